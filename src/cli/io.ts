@@ -1,0 +1,18 @@
+/**
+ * What a command may touch of the outside world. Commands never use `process` directly, so
+ * the whole CLI runs in-process in tests: `runCli(argv, io)` returns the exit code.
+ */
+export interface OutputStream {
+  write(chunk: string): unknown;
+  /** True when the stream is a terminal (colour, pretty logs). */
+  isTTY?: boolean;
+}
+
+export interface CliIo {
+  stdout: OutputStream;
+  stderr: OutputStream;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  /** Aborted on SIGTERM/SIGINT (process) or by a test, for the long-running commands. */
+  signal: AbortSignal;
+}

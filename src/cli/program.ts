@@ -1,0 +1,66 @@
+/**
+ * The command-line program: one commander `Command`, one module per sub-command.
+ * Every command returns an exit code; nothing here calls `process.exit`.
+ */
+import { Command, CommanderError } from 'commander';
+import { ReconcileError } from '../errors.js';
+import type { CliIo } from './io.js';
+
+export type { CliIo } from './io.js';
+
+/** A sub-command module registers itself on the program and reports its exit code. */
+export type CommandRegistrar = (program: Command, io: CliIo, setExitCode: (code: number) => void) => void;
+
+const COMMANDS: readonly CommandRegistrar[] = [];
+
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let exitCode = 0;
+  const program = new Command('edgesync')
+    .description('GitOps reconciler for bunny.net Shield/WAF, Magic Containers and DNSSEC')
+    .version(VERSION)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .showHelpAfterError();
+  for (const register of COMMANDS) {
+    register(program, io, (code) => {
+      exitCode = code;
+    });
+  }
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end through exitOverride with exit code 0.
+      return err.exitCode === 0 ? 0 : 1;
+    }
+    if (err instanceof ReconcileError) {
+      io.stderr.write(`edgesync: ${err.message}\n`);
+      return 1;
+    }
+    io.stderr.write(
+      `edgesync: internal error, please report it: ${err instanceof Error ? err.stack : String(err)}\n`,
+    );
+    return 1;
+  }
+}
+
+const VERSION = '0.1.0';
+
+/** The real process as a CliIo; SIGTERM/SIGINT abort the signal once. */
+export function processIo(): CliIo {
+  const controller = new AbortController();
+  const onSignal = (): void => controller.abort();
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    signal: controller.signal,
+  };
+}
