@@ -1,0 +1,133 @@
+/**
+ * The API client's contract: one typed function per operation, plus `execute` for the plain
+ * `ApiRequest` values that plans hold. Implemented in `client.ts` over one undici dispatcher.
+ */
+import type { Dispatcher } from 'undici';
+import type { Logger } from '../log.js';
+import type { ApiRequest, OperationId, WriteOperationId } from './operations.js';
+import type { DnssecStatusWire, DnsZoneWire } from './wire/dns.js';
+import type { AppWire, OptimalRegionWire, PatchAppRequest } from './wire/mc.js';
+import type {
+  AccessListsWire,
+  ApiGuardianMetricsWire,
+  BotCategorizationWire,
+  CustomAccessListWire,
+  CustomWafRuleWire,
+  UpdateAccessListConfigurationRequest,
+  UpdateCustomAccessListRequest,
+  UpdateCustomWafRuleRequest,
+  WafPlanSegmentationWire,
+} from './wire/shield.js';
+
+export interface RetryOptions {
+  /** Attempts in all, including the first. Default 4. */
+  maxAttempts?: number;
+  /** Base of the exponential backoff (full jitter). Default 200 ms. */
+  baseDelayMs?: number;
+  /** Cap of one backoff delay. Default 10 s. */
+  maxDelayMs?: number;
+  /** Cap of a Retry-After delay; longer waits fail with API_RATE_LIMITED. Default 60 s. */
+  maxRetryAfterMs?: number;
+}
+
+/** One finished HTTP exchange, for metrics. `status` is 0 when no reply arrived. */
+export interface RequestEvent {
+  operation: OperationId;
+  route: string;
+  method: string;
+  status: number;
+  attempt: number;
+  durationMs: number;
+}
+
+export interface ApiClientOptions {
+  baseUrl: string;
+  accessKey: string;
+  /** Per-request timeout (headers and body). Default 30 s. */
+  timeoutMs?: number;
+  retry?: RetryOptions;
+  /** Optional client-side rate limit, requests per second across the client. */
+  rateLimitPerSecond?: number;
+  /** Connections per origin of the pooled dispatcher. Default 16. */
+  connections?: number;
+  /** Tests pass their own dispatcher (short keep-alive); the client never sets a global one. */
+  dispatcher?: Dispatcher;
+  logger?: Logger;
+  onRequest?: (event: RequestEvent) => void;
+  /** Injectable randomness for jitter (tests). */
+  random?: () => number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface AccessListConfigurationReply {
+  isEnabled: boolean | null;
+  action: number | null;
+}
+
+/** The validated reply of each write operation. */
+export interface WriteReplies {
+  updateCustomWafRule: CustomWafRuleWire;
+  updateCustomAccessList: CustomAccessListWire;
+  updateAccessListConfiguration: AccessListConfigurationReply;
+  patchApp: { id: string };
+  disableDnssec: DnssecStatusWire;
+  enableDnssec: DnssecStatusWire;
+}
+
+export interface ApiClient {
+  /** E1 */
+  updateCustomWafRule(
+    id: number,
+    body: UpdateCustomWafRuleRequest,
+    options?: CallOptions,
+  ): Promise<CustomWafRuleWire>;
+  /** E2 */
+  updateCustomAccessList(
+    shieldZoneId: number,
+    listId: number,
+    body: UpdateCustomAccessListRequest,
+    options?: CallOptions,
+  ): Promise<CustomAccessListWire>;
+  /** E3 (path id = configuration id) */
+  updateAccessListConfiguration(
+    shieldZoneId: number,
+    configurationId: number,
+    body: UpdateAccessListConfigurationRequest,
+    options?: CallOptions,
+  ): Promise<AccessListConfigurationReply>;
+  /** E4 */
+  patchApp(appId: string, body: PatchAppRequest, options?: CallOptions): Promise<{ id: string }>;
+  /** E5 */
+  disableDnssec(zoneId: number, options?: CallOptions): Promise<DnssecStatusWire>;
+  /** E6 */
+  getBotCategorization(shieldZoneId: number, options?: CallOptions): Promise<BotCategorizationWire>;
+  /** E7 */
+  getOptimalRegion(options?: CallOptions): Promise<OptimalRegionWire>;
+  /** E8 */
+  getWafPlanSegmentation(options?: CallOptions): Promise<WafPlanSegmentationWire>;
+  /** E9 */
+  getApiGuardianMetrics(shieldZoneId: number, options?: CallOptions): Promise<ApiGuardianMetricsWire>;
+  /** Every custom rule of a zone, all pages. */
+  listCustomWafRules(shieldZoneId: number, options?: CallOptions): Promise<CustomWafRuleWire[]>;
+  getCustomWafRule(id: number, options?: CallOptions): Promise<CustomWafRuleWire>;
+  /** Custom and managed lists of a zone with their configuration ids (not paged). */
+  listAccessLists(shieldZoneId: number, options?: CallOptions): Promise<AccessListsWire>;
+  getCustomAccessList(
+    shieldZoneId: number,
+    listId: number,
+    options?: CallOptions,
+  ): Promise<CustomAccessListWire>;
+  getApp(appId: string, options?: CallOptions): Promise<AppWire>;
+  getDnsZone(zoneId: number, options?: CallOptions): Promise<DnsZoneWire>;
+  enableDnssec(zoneId: number, options?: CallOptions): Promise<DnssecStatusWire>;
+  /** Sends a plan's write request and returns its operation's validated reply. */
+  execute<Op extends WriteOperationId>(
+    request: ApiRequest<Op>,
+    options?: CallOptions,
+  ): Promise<WriteReplies[Op]>;
+  /** Closes the pooled connections (only those the client created). */
+  close(): Promise<void>;
+}

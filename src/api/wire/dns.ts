@@ -1,0 +1,24 @@
+/** Wire schemas of the core API's DNS zones (`/dnszone`, PascalCase). */
+import { z } from 'zod';
+import { WireInt } from './common.js';
+
+export const DnsZoneWire = z.object({
+  Id: WireInt,
+  Domain: z.string().nullish(),
+  DnsSecEnabled: z.boolean().nullish(),
+});
+export type DnsZoneWire = z.infer<typeof DnsZoneWire>;
+
+/** DnsSecDsRecordModel: the reply of E5 (DELETE) and of the enable POST. */
+export const DnssecStatusWire = z.object({
+  Enabled: z.boolean(),
+  DsRecord: z.string().nullish(),
+  Digest: z.string().nullish(),
+  DigestType: z.string().nullish(),
+  Algorithm: WireInt.nullish(),
+  PublicKey: z.string().nullish(),
+  KeyTag: WireInt.nullish(),
+  Flags: WireInt.nullish(),
+  DsConfigured: z.boolean().nullish(),
+});
+export type DnssecStatusWire = z.infer<typeof DnssecStatusWire>;

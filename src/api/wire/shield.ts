@@ -1,0 +1,205 @@
+/** Wire schemas of the Shield area (`/shield`, camelCase). */
+import { z } from 'zod';
+import { envelope, GenericRequestResponseWire, WireInt } from './common.js';
+
+const VariableTypesWire = z.record(z.string(), z.string().nullable()).nullish();
+
+export const ChainedRuleConditionWire = z.object({
+  variableTypes: VariableTypesWire,
+  operatorType: WireInt.nullish(),
+  value: z.string().nullish(),
+  isNegated: z.boolean().nullish(),
+  isRegexVariable: z.boolean().nullish(),
+});
+export type ChainedRuleConditionWire = z.infer<typeof ChainedRuleConditionWire>;
+
+export const RuleConfigurationWire = z.object({
+  actionType: WireInt.nullish(),
+  variableTypes: VariableTypesWire,
+  operatorType: WireInt.nullish(),
+  severityType: WireInt.nullish(),
+  transformationTypes: z.array(WireInt).nullish(),
+  value: z.string().nullish(),
+  isNegated: z.boolean().nullish(),
+  isRegexVariable: z.boolean().nullish(),
+  chainedRuleConditions: z.array(ChainedRuleConditionWire).nullish(),
+});
+export type RuleConfigurationWire = z.infer<typeof RuleConfigurationWire>;
+
+export const CustomWafRuleWire = z.object({
+  id: WireInt,
+  shieldZoneId: WireInt.nullish(),
+  ruleName: z.string().nullish(),
+  ruleDescription: z.string().nullish(),
+  ruleConfiguration: RuleConfigurationWire.nullish(),
+  errorResponse: GenericRequestResponseWire.nullish(),
+});
+export type CustomWafRuleWire = z.infer<typeof CustomWafRuleWire>;
+
+/** The body E1 takes (UpdateCustomWafRuleRequest); built by edgesync, so exact. */
+export interface UpdateCustomWafRuleRequest {
+  ruleName: string | null;
+  ruleDescription: string | null;
+  ruleConfiguration: {
+    actionType: number;
+    variableTypes: Record<string, string> | null;
+    operatorType: number;
+    severityType: number;
+    transformationTypes: number[] | null;
+    value: string | null;
+    isNegated: boolean | null;
+    isRegexVariable: boolean | null;
+    chainedRuleConditions: Array<{
+      variableTypes: Record<string, string> | null;
+      operatorType: number;
+      value: string | null;
+      isNegated: boolean | null;
+      isRegexVariable: boolean | null;
+    }> | null;
+  };
+}
+
+export const PaginationWire = z.object({
+  totalCount: WireInt.nullish(),
+  totalPages: WireInt.nullish(),
+  currentPage: WireInt.nullish(),
+  nextPage: WireInt.nullish(),
+  pageSize: WireInt.nullish(),
+});
+
+export const CustomWafRuleListWire = z.object({
+  data: z.array(CustomWafRuleWire).nullish(),
+  page: PaginationWire.nullish(),
+  error: GenericRequestResponseWire.nullish(),
+});
+
+export const CustomAccessListWire = z.object({
+  id: WireInt,
+  name: z.string().nullish(),
+  description: z.string().nullish(),
+  type: WireInt.nullish(),
+  content: z.string().nullish(),
+  checksum: z.string().nullish(),
+  entryCount: WireInt.nullish(),
+  lastModified: z.string().nullish(),
+});
+export type CustomAccessListWire = z.infer<typeof CustomAccessListWire>;
+export const CustomAccessListEnvelopeWire = envelope(CustomAccessListWire);
+
+/** The body E2 takes; a null or omitted member keeps the live value (checksum: computed). */
+export interface UpdateCustomAccessListRequest {
+  name?: string | null;
+  content?: string | null;
+  checksum?: string | null;
+}
+
+export const AccessListDetailsWire = z.object({
+  listId: WireInt,
+  configurationId: WireInt,
+  name: z.string().nullish(),
+  description: z.string().nullish(),
+  isEnabled: z.boolean(),
+  type: WireInt.nullish(),
+  category: WireInt.nullish(),
+  action: WireInt.nullish(),
+  requiredPlan: WireInt.nullish(),
+  entryCount: WireInt.nullish(),
+  updateFrequency: z.string().nullish(),
+  lastUpdated: z.string().nullish(),
+});
+export type AccessListDetailsWire = z.infer<typeof AccessListDetailsWire>;
+
+export const AccessListsWire = z.object({
+  managedLists: z.array(AccessListDetailsWire).nullish(),
+  customLists: z.array(AccessListDetailsWire).nullish(),
+  customEntryCount: WireInt.nullish(),
+  customEntryLimit: WireInt.nullish(),
+  customListCount: WireInt.nullish(),
+  customListLimit: WireInt.nullish(),
+  error: GenericRequestResponseWire.nullish(),
+});
+export type AccessListsWire = z.infer<typeof AccessListsWire>;
+
+export const AccessListConfigurationWire = z.object({
+  isEnabled: z.boolean().nullish(),
+  action: WireInt.nullish(),
+});
+export const AccessListConfigurationEnvelopeWire = envelope(AccessListConfigurationWire);
+
+/** The body E3 takes. The seed has only isEnabled; `action` is in the real API since 2025-10. */
+export interface UpdateAccessListConfigurationRequest {
+  isEnabled?: boolean | null;
+  action?: number;
+}
+
+export const BotWire = z.object({
+  botId: WireInt,
+  userAgentMatch: z.string().nullish(),
+  isVerifiable: z.boolean().nullish(),
+  category: WireInt.nullish(),
+  action: WireInt.nullish(),
+});
+export const BotCategoryWire = z.object({
+  category: WireInt.nullish(),
+  categoryAction: WireInt.nullish(),
+  bots: z.array(BotWire).nullish(),
+});
+export const BotCategorizationWire = z.object({
+  categories: z.array(BotCategoryWire).nullish(),
+  error: GenericRequestResponseWire.nullish(),
+});
+export type BotCategorizationWire = z.infer<typeof BotCategorizationWire>;
+
+export const WafRuleGroupWire = z.object({
+  id: WireInt.nullish(),
+  name: z.string().nullish(),
+  code: z.string().nullish(),
+  fileName: z.string().nullish(),
+  mainGroup: z.string().nullish(),
+  ruleset: z.string().nullish(),
+  description: z.string().nullish(),
+  rules: z.array(z.object({ ruleId: z.string().nullish(), description: z.string().nullish() })).nullish(),
+});
+export const WafPlanWire = z.object({
+  planValue: WireInt.nullish(),
+  planName: z.string().nullish(),
+  rules: z
+    .array(
+      z.object({
+        name: z.string().nullish(),
+        ruleset: z.string().nullish(),
+        ruleGroups: z.array(WafRuleGroupWire).nullish(),
+      }),
+    )
+    .nullish(),
+});
+export const WafPlanSegmentationWire = z.object({
+  data: z.array(WafPlanWire).nullish(),
+  error: GenericRequestResponseWire.nullish(),
+});
+export type WafPlanSegmentationWire = z.infer<typeof WafPlanSegmentationWire>;
+
+export const ApiGuardianEndpointActivityWire = z.object({
+  blockedRequests: WireInt.nullish(),
+  loggedRequests: WireInt.nullish(),
+  rateLimited: WireInt.nullish(),
+  requestsInspected: WireInt.nullish(),
+  failedRequestValidation: WireInt.nullish(),
+  failedAuthenticationEnforcement: WireInt.nullish(),
+});
+export const ApiGuardianMetricsWire = z.object({
+  data: z
+    .object({
+      totalBlockedRequests: WireInt.nullish(),
+      totalLoggedRequests: WireInt.nullish(),
+      totalRateLimited: WireInt.nullish(),
+      totalRequestsInspected: WireInt.nullish(),
+      totalFailedRequestValidation: WireInt.nullish(),
+      totalFailedAuthenticationEnforcement: WireInt.nullish(),
+      /** The seed says "object"; the OpenAPI file says a map of activity records. Accept both. */
+      overviewPastTwentyEightDays: z.record(z.string(), z.unknown()).nullish(),
+    })
+    .nullish(),
+  error: GenericRequestResponseWire.nullish(),
+});
+export type ApiGuardianMetricsWire = z.infer<typeof ApiGuardianMetricsWire>;

@@ -1,0 +1,123 @@
+/**
+ * `AccessList` desired state → E2 (name, content, checksum at the list id) and E3 (enabled,
+ * action at the list's configuration id).
+ *
+ * The canonical content is what gets sent and diffed: entries trimmed, blank and `#` lines of
+ * an entriesFile dropped, joined by "\n" with no trailing newline; its checksum is the
+ * lowercase hex SHA-256 of the UTF-8 bytes (the PHP client's example checksum confirms this).
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { AccessListAction } from '../../domain/enums.js';
+import { enumField, IntId } from '../common/fields.js';
+import type { KindSpecModule, ResolveContext } from '../common/spec-module.js';
+
+export const AccessListSpec = z
+  .strictObject({
+    shieldZoneId: IntId,
+    id: IntId,
+    /** Omitted keeps the live name. */
+    name: z.string().min(1, 'must not be empty').optional(),
+    entries: z.array(z.string({ error: 'each entry must be a string' })).optional(),
+    /** Path relative to the YAML file that declares it; must stay inside the config dir. */
+    entriesFile: z.string().min(1).optional(),
+    enabled: z.boolean().optional(),
+    action: enumField('action', AccessListAction).optional(),
+    /** E3 path id; resolved from the zone's access-list listing when omitted. */
+    configurationId: IntId.optional(),
+  })
+  .refine((s) => !(s.entries !== undefined && s.entriesFile !== undefined), {
+    message: 'give either entries or entriesFile, not both',
+    path: ['entriesFile'],
+  });
+export type AccessListSpec = z.infer<typeof AccessListSpec>;
+
+/** The canonical form the engine diffs. `content`/`checksum` are absent when content is unmanaged. */
+export interface AccessListCanonical {
+  shieldZoneId: number;
+  id: number;
+  name?: string;
+  content?: string;
+  checksum?: string;
+  entryCount?: number;
+  enabled?: boolean;
+  action?: number;
+  configurationId?: number;
+}
+
+/** Lowercase hex SHA-256 of the UTF-8 bytes of `content`. */
+export function sha256Hex(content: string): string {
+  return createHash('sha256').update(content, 'utf8').digest('hex');
+}
+
+/**
+ * Canonical lines of access-list content as the API may hold it: split on newlines (CRLF
+ * too), trimmed, blank lines dropped. Used for live content, so a trailing newline or a blank
+ * line added out of band never makes a diff that returns after every apply.
+ */
+export function canonicalLines(content: string): string[] {
+  return content
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+}
+
+/** Canonical content of live text: `canonicalLines` joined by "\n". */
+export function canonicalContent(content: string): string {
+  return canonicalLines(content).join('\n');
+}
+
+function resolveEntries(spec: AccessListSpec, ctx: ResolveContext): string[] | undefined {
+  if (spec.entries !== undefined) {
+    const entries: string[] = [];
+    for (const [index, raw] of spec.entries.entries()) {
+      const entry = raw.trim();
+      if (entry === '') ctx.issue(['entries', index], 'entry is empty');
+      else if (/[\r\n]/.test(entry)) ctx.issue(['entries', index], 'entry contains a newline');
+      else entries.push(entry);
+    }
+    return entries;
+  }
+  if (spec.entriesFile !== undefined) {
+    const text = ctx.readRelativeFile(spec.entriesFile, ['entriesFile']);
+    if (text === undefined) return undefined;
+    return text
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== '' && !line.startsWith('#'));
+  }
+  return undefined;
+}
+
+function resolveAccessList(spec: AccessListSpec, ctx: ResolveContext): AccessListCanonical {
+  const canonical: AccessListCanonical = { shieldZoneId: spec.shieldZoneId, id: spec.id };
+  if (spec.name !== undefined) canonical.name = spec.name;
+  const entries = resolveEntries(spec, ctx);
+  if (entries !== undefined) {
+    const seen = new Set<string>();
+    for (const entry of entries) {
+      if (seen.has(entry)) {
+        ctx.issue(
+          [spec.entriesFile !== undefined ? 'entriesFile' : 'entries'],
+          `duplicate entry ${JSON.stringify(entry)}`,
+        );
+      }
+      seen.add(entry);
+    }
+    canonical.content = entries.join('\n');
+    canonical.checksum = sha256Hex(canonical.content);
+    canonical.entryCount = entries.length;
+  }
+  if (spec.enabled !== undefined) canonical.enabled = spec.enabled;
+  if (spec.action !== undefined) canonical.action = spec.action;
+  if (spec.configurationId !== undefined) canonical.configurationId = spec.configurationId;
+  return canonical;
+}
+
+export const accessListSpec: KindSpecModule<AccessListSpec, AccessListCanonical> = {
+  kind: 'AccessList',
+  schema: AccessListSpec,
+  resolve: resolveAccessList,
+  target: (spec) => `shield-zone:${spec.shieldZoneId}/access-list:${spec.id}`,
+  shieldZoneId: (spec) => spec.shieldZoneId,
+};

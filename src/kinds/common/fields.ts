@@ -1,0 +1,85 @@
+/**
+ * zod building blocks shared by the desired-state schemas of every kind.
+ *
+ * Enum fields accept the seed's names (any casing) or their integers and always output the
+ * integer, so the canonical form the engine diffs is numeric; plans print names again.
+ */
+import { z } from 'zod';
+import { type EnumTable, enumValue } from '../../domain/enums.js';
+
+/** Positive integer id in JSON's safe range (ids above 2^53-1 cannot round-trip a JS number). */
+export const IntId = z
+  .number({ error: 'must be an integer id' })
+  .int('must be an integer id')
+  .positive('must be a positive id')
+  .max(Number.MAX_SAFE_INTEGER, 'is above 2^53-1, which edgesync cannot represent exactly');
+
+/** Registry of the enum tables behind enum fields, so JSON Schema generation can list names. */
+export const enumFieldRegistry = z.registry<{
+  enumName: string;
+  table: EnumTable;
+  forbidden?: readonly number[];
+}>();
+
+/**
+ * An integer enum given by name (case-insensitive) or by number; outputs the number.
+ * `forbidden` lists integers that get their own message (the operator values 10, 11, 13, 16).
+ */
+export function enumField(enumName: string, table: EnumTable, forbidden: readonly number[] = []) {
+  const names = Object.keys(table);
+  const schema = z
+    .union([z.number(), z.string()], { error: `must be a ${enumName} name or integer` })
+    .transform((input, ctx) => {
+      const value = enumValue(table, input);
+      if (value !== undefined) return value;
+      const asNumber = typeof input === 'number' ? input : Number.NaN;
+      ctx.issues.push({
+        code: 'custom',
+        input,
+        message: forbidden.includes(asNumber)
+          ? `${enumName} ${asNumber} is not allowed (the API refuses ${forbidden.join(', ')})`
+          : `unknown ${enumName} ${JSON.stringify(input)}; expected one of ${names.join(', ')}`,
+      });
+      return z.NEVER;
+    });
+  enumFieldRegistry.add(schema, { enumName, table, forbidden });
+  return schema;
+}
+
+/** A string enum compared case-insensitively; outputs the canonical spelling from `values`. */
+export function caseInsensitiveEnum<const T extends readonly string[]>(label: string, values: T) {
+  return z.string({ error: `must be one of ${values.join(', ')}` }).transform((input, ctx) => {
+    const found = values.find((v) => v.toLowerCase() === input.trim().toLowerCase());
+    if (found !== undefined) return found as T[number];
+    ctx.issues.push({
+      code: 'custom',
+      input,
+      message: `unknown ${label} ${JSON.stringify(input)}; expected one of ${values.join(', ')}`,
+    });
+    return z.NEVER;
+  });
+}
+
+/** Rejects a list whose items repeat a key; `what` names the key in the message. */
+export function uniqueBy<T>(
+  items: readonly T[],
+  key: (item: T) => string,
+  what: string,
+  ctx: z.RefinementCtx,
+  path: (string | number)[] = [],
+): void {
+  const seen = new Map<string, number>();
+  for (const [index, item] of items.entries()) {
+    const k = key(item);
+    const first = seen.get(k);
+    if (first === undefined) {
+      seen.set(k, index);
+    } else {
+      ctx.addIssue({
+        code: 'custom',
+        path: [...path, index],
+        message: `duplicate ${what} ${JSON.stringify(k)} (first at index ${first})`,
+      });
+    }
+  }
+}

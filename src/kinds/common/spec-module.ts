@@ -1,0 +1,40 @@
+/**
+ * The desired-state half of a resource kind: what the config loader needs and nothing that
+ * speaks HTTP. Each kind's `spec.ts` exports one of these; `src/kinds/specs.ts` lists them.
+ */
+import type { z } from 'zod';
+
+export const KIND_NAMES = [
+  'WafCustomRule',
+  'AccessList',
+  'ManagedAccessList',
+  'ContainerApp',
+  'DnsZone',
+] as const;
+export type KindName = (typeof KIND_NAMES)[number];
+
+/** A path inside a document's `spec`, as zod and the yaml Document use it. */
+export type SpecPath = readonly (string | number)[];
+
+/** What `resolve` may ask of the loader: file access confined to the config dir, and issue reporting. */
+export interface ResolveContext {
+  /**
+   * Reads a text file named relative to the YAML file that declares it. Reports an issue at
+   * `at` and returns undefined when the file is missing, escapes the config dir or is not UTF-8.
+   */
+  readRelativeFile(relativePath: string, at: SpecPath): string | undefined;
+  /** Reports a validation problem at a path inside `spec`. */
+  issue(at: SpecPath, message: string): void;
+}
+
+export interface KindSpecModule<Parsed = unknown, Canonical = unknown> {
+  readonly kind: KindName;
+  /** Strict schema of `spec` (unknown keys are errors); enums come out as integers. */
+  readonly schema: z.ZodType<Parsed>;
+  /** Turns the parsed spec into the canonical form the engine diffs (reads entriesFile, etc.). */
+  resolve(parsed: Parsed, ctx: ResolveContext): Canonical;
+  /** The live object a spec targets; two documents with the same kind and target are an error. */
+  target(spec: Canonical): string;
+  /** The Shield Zone written to, if any: writes to one zone are serialised. */
+  shieldZoneId(spec: Canonical): number | undefined;
+}

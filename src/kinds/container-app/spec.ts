@@ -1,0 +1,234 @@
+/**
+ * `ContainerApp` desired state → E4 `PATCH /mc/apps/{appId}` (merge-patch).
+ *
+ * Ranges and patterns are the seed's and the Magic Containers OpenAPI file's (api-notes E4).
+ * Containers and volumes are keyed by `name`, endpoints by `displayName`: the engine matches
+ * desired items to live ones by those keys, so each must be unique.
+ */
+import { z } from 'zod';
+import { IMAGE_PULL_POLICIES, PORT_PROTOCOLS, RUNTIME_TYPES } from '../../domain/enums.js';
+import { caseInsensitiveEnum, uniqueBy } from '../common/fields.js';
+import type { KindSpecModule } from '../common/spec-module.js';
+
+/** Placeholder resolved with E7 (optimal region) at plan time. */
+export const OPTIMAL_REGION = '@optimal';
+
+const Port = z.number().int('must be an integer').min(1, 'must be 1-65535').max(65535, 'must be 1-65535');
+const Seconds = z.number().int('must be an integer').min(1, 'must be 1-3600').max(3600, 'must be 1-3600');
+const Threshold = z.number().int('must be an integer').min(1, 'must be 1-1000').max(1000, 'must be 1-1000');
+const ShortName = z.string().min(1, 'must not be empty').max(50, 'must be at most 50 characters');
+
+const RegionId = z
+  .string()
+  .min(1, 'must not be empty')
+  .refine((id) => !id.startsWith('@') || id === OPTIMAL_REGION, {
+    message: `unknown region placeholder; the only one is ${OPTIMAL_REGION}`,
+  });
+
+export const RegionSettingsSpec = z
+  .strictObject({
+    allowedRegionIds: z.array(RegionId).optional(),
+    requiredRegionIds: z.array(RegionId).optional(),
+    maxAllowedRegions: z.number().int().min(1, 'must be at least 1').optional(),
+    /** Write-only in the real API (GET does not return it), so drift on it cannot be seen. */
+    nodeSelectors: z.record(z.string(), z.string()).optional(),
+  })
+  .superRefine((r, ctx) => {
+    if (r.allowedRegionIds === undefined || r.requiredRegionIds === undefined) return;
+    for (const [index, id] of r.requiredRegionIds.entries()) {
+      if (!r.allowedRegionIds.includes(id)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['requiredRegionIds', index],
+          message: `region ${id} is required but not in allowedRegionIds`,
+        });
+      }
+    }
+  });
+export type RegionSettingsSpec = z.infer<typeof RegionSettingsSpec>;
+
+const Protocols = z.array(caseInsensitiveEnum('protocol', PORT_PROTOCOLS));
+
+export const PortMappingSpec = z.strictObject({
+  containerPort: Port,
+  exposedPort: Port.optional(),
+  protocols: Protocols.optional(),
+});
+
+export const EndpointSpec = z
+  .strictObject({
+    displayName: ShortName,
+    cdn: z
+      .strictObject({
+        isSslEnabled: z.boolean().optional(),
+        pullZoneId: z.number().int().positive().optional(),
+        stickySessions: z
+          .strictObject({
+            enabled: z.boolean(),
+            sessionHeaders: z.array(z.string().min(1)).min(1).max(3).optional(),
+            cookieName: z.string().optional(),
+          })
+          .optional(),
+        portMappings: z.array(PortMappingSpec).length(1, 'a CDN endpoint has exactly one port mapping'),
+      })
+      .optional(),
+    anycast: z
+      .strictObject({
+        type: caseInsensitiveEnum('anycast type', ['iPv4'] as const),
+        portMappings: z.array(PortMappingSpec).min(1, 'needs at least one port mapping'),
+      })
+      .optional(),
+  })
+  .refine((e) => (e.cdn === undefined) !== (e.anycast === undefined), {
+    message: 'give exactly one of cdn or anycast',
+    path: ['cdn'],
+  });
+export type EndpointSpec = z.infer<typeof EndpointSpec>;
+
+export const ProbeSpec = z
+  .strictObject({
+    initialDelaySeconds: Seconds.optional(),
+    periodSeconds: Seconds.optional(),
+    timeoutSeconds: Seconds.optional(),
+    failureThreshold: Threshold.optional(),
+    successThreshold: Threshold.optional(),
+    httpGet: z
+      .strictObject({
+        request: z.strictObject({ path: z.string().startsWith('/', 'must start with /'), portNumber: Port }),
+        response: z.strictObject({ expectedStatusCode: z.string().min(1).optional() }).optional(),
+      })
+      .optional(),
+    tcpSocket: z.strictObject({ request: z.strictObject({ portNumber: Port }) }).optional(),
+    grpc: z
+      .strictObject({ request: z.strictObject({ portNumber: Port, serviceName: z.string().optional() }) })
+      .optional(),
+  })
+  .refine((p) => [p.httpGet, p.tcpSocket, p.grpc].filter((x) => x !== undefined).length === 1, {
+    message: 'give exactly one of httpGet, tcpSocket or grpc',
+  });
+export type ProbeSpec = z.infer<typeof ProbeSpec>;
+
+const MountPath = z
+  .string()
+  .startsWith('/', 'must be an absolute path')
+  .refine((p) => !p.includes('..') && !p.includes('//') && !/\s/.test(p), {
+    message: 'must not contain "..", "//" or spaces',
+  });
+
+export const ContainerSpec = z.strictObject({
+  name: ShortName,
+  /** Registry ids are strings in the API; a YAML number is accepted and kept as its digits. */
+  imageRegistryId: z.union([z.string().min(1), z.number().int().nonnegative().transform(String)]).optional(),
+  imageNamespace: z.string().min(1).optional(),
+  imageName: z.string().min(1).optional(),
+  imageTag: z
+    .string()
+    .regex(/^[\w][\w.-]{0,127}$/, 'is not a valid image tag')
+    .optional(),
+  image: z.string().min(1).optional(),
+  imageDigest: z
+    .string()
+    .regex(/^sha256:[a-z0-9]{64}$/, 'must look like sha256:<64 hex characters>')
+    .optional(),
+  imagePullPolicy: caseInsensitiveEnum('imagePullPolicy', IMAGE_PULL_POLICIES).optional(),
+  entryPoint: z
+    .strictObject({
+      command: z.string().optional(),
+      commandArray: z.array(z.string()).optional(),
+      arguments: z.string().optional(),
+      argumentsArray: z.array(z.string()).optional(),
+      workingDirectory: z.string().optional(),
+    })
+    .optional(),
+  probes: z
+    .strictObject({
+      startup: ProbeSpec.optional(),
+      readiness: ProbeSpec.optional(),
+      liveness: ProbeSpec.optional(),
+    })
+    .optional(),
+  environmentVariables: z
+    .array(
+      z.strictObject({
+        name: z.string().min(1, 'must not be empty'),
+        value: z
+          .string()
+          .nullable()
+          .transform((v) => v ?? '')
+          .optional(),
+      }),
+    )
+    .superRefine((vars, ctx) => uniqueBy(vars, (v) => v.name, 'environment variable', ctx))
+    .optional(),
+  endpoints: z.array(EndpointSpec).optional(),
+  volumeMounts: z.array(z.strictObject({ name: ShortName, mountPath: MountPath })).optional(),
+});
+export type ContainerSpec = z.infer<typeof ContainerSpec>;
+
+export const VolumeSpec = z.strictObject({
+  name: ShortName,
+  /** Gigabytes (10^9 bytes). */
+  size: z.number().int('must be an integer (GB)').min(1, 'must be 1-100 (GB)').max(100, 'must be 1-100 (GB)'),
+});
+export type VolumeSpec = z.infer<typeof VolumeSpec>;
+
+export const ContainerAppSpec = z
+  .strictObject({
+    appId: z.string().min(1, 'must not be empty'),
+    name: z
+      .string()
+      .min(1, 'must be 1-100 characters')
+      .max(100, 'must be 1-100 characters')
+      .regex(/^[A-Za-z0-9\-\s]+$/, 'may contain only letters, digits, "-" and spaces')
+      .optional(),
+    runtimeType: caseInsensitiveEnum('runtimeType', RUNTIME_TYPES).optional(),
+    autoScaling: z
+      .strictObject({
+        min: z.number().int().min(1, 'must be 1-1000').max(1000, 'must be 1-1000'),
+        max: z.number().int().min(1, 'must be 1-1000').max(1000, 'must be 1-1000'),
+      })
+      .refine((a) => a.min <= a.max, { message: 'min must not exceed max', path: ['min'] })
+      .optional(),
+    regionSettings: RegionSettingsSpec.optional(),
+    containerTemplates: z.array(ContainerSpec).min(1, 'an app needs at least one container').optional(),
+    volumes: z.array(VolumeSpec).optional(),
+    /** Lets the plan delete live containers, endpoints and volumes the YAML no longer lists. */
+    allowDeletions: z.boolean().optional(),
+  })
+  .superRefine((app, ctx) => {
+    const containers = app.containerTemplates ?? [];
+    uniqueBy(containers, (c) => c.name, 'container name', ctx, ['containerTemplates']);
+    uniqueBy(app.volumes ?? [], (v) => v.name, 'volume name', ctx, ['volumes']);
+    const endpointNames = new Set<string>();
+    const volumeNames = app.volumes === undefined ? undefined : new Set(app.volumes.map((v) => v.name));
+    for (const [ci, container] of containers.entries()) {
+      for (const [ei, endpoint] of (container.endpoints ?? []).entries()) {
+        if (endpointNames.has(endpoint.displayName)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['containerTemplates', ci, 'endpoints', ei, 'displayName'],
+            message: `duplicate endpoint displayName ${JSON.stringify(endpoint.displayName)} in this app`,
+          });
+        }
+        endpointNames.add(endpoint.displayName);
+      }
+      for (const [mi, mount] of (container.volumeMounts ?? []).entries()) {
+        if (volumeNames !== undefined && !volumeNames.has(mount.name)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['containerTemplates', ci, 'volumeMounts', mi, 'name'],
+            message: `mounts volume ${JSON.stringify(mount.name)}, which is not in volumes`,
+          });
+        }
+      }
+    }
+  });
+export type ContainerAppSpec = z.infer<typeof ContainerAppSpec>;
+
+export const containerAppSpec: KindSpecModule<ContainerAppSpec, ContainerAppSpec> = {
+  kind: 'ContainerApp',
+  schema: ContainerAppSpec,
+  resolve: (parsed) => parsed,
+  target: (spec) => `app:${spec.appId}`,
+  shieldZoneId: () => undefined,
+};

@@ -1,0 +1,18 @@
+/** `DnsZone` desired state → E5 `DELETE /dnszone/{id}/dnssec` (and `POST` to enable). */
+import { z } from 'zod';
+import { IntId } from '../common/fields.js';
+import type { KindSpecModule } from '../common/spec-module.js';
+
+export const DnsZoneSpec = z.strictObject({
+  id: IntId,
+  dnssec: z.boolean({ error: 'is required: true or false' }),
+});
+export type DnsZoneSpec = z.infer<typeof DnsZoneSpec>;
+
+export const dnsZoneSpec: KindSpecModule<DnsZoneSpec, DnsZoneSpec> = {
+  kind: 'DnsZone',
+  schema: DnsZoneSpec,
+  resolve: (parsed) => parsed,
+  target: (spec) => `dns-zone:${spec.id}`,
+  shieldZoneId: () => undefined,
+};

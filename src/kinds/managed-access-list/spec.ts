@@ -1,0 +1,32 @@
+/**
+ * `ManagedAccessList` desired state → E3 only. Curated lists cannot be edited, only switched
+ * on or off and given an action; they are found by `listId` or by `name` in the zone listing.
+ */
+import { z } from 'zod';
+import { AccessListAction } from '../../domain/enums.js';
+import { enumField, IntId } from '../common/fields.js';
+import type { KindSpecModule } from '../common/spec-module.js';
+
+export const ManagedAccessListSpec = z
+  .strictObject({
+    shieldZoneId: IntId,
+    listId: IntId.optional(),
+    name: z.string().min(1, 'must not be empty').optional(),
+    enabled: z.boolean({ error: 'is required: true or false' }),
+    action: enumField('action', AccessListAction).optional(),
+    configurationId: IntId.optional(),
+  })
+  .refine((s) => (s.listId === undefined) !== (s.name === undefined), {
+    message: 'give exactly one of listId or name',
+    path: ['listId'],
+  });
+export type ManagedAccessListSpec = z.infer<typeof ManagedAccessListSpec>;
+
+export const managedAccessListSpec: KindSpecModule<ManagedAccessListSpec, ManagedAccessListSpec> = {
+  kind: 'ManagedAccessList',
+  schema: ManagedAccessListSpec,
+  resolve: (parsed) => parsed,
+  target: (spec) =>
+    `shield-zone:${spec.shieldZoneId}/managed-list:${spec.listId !== undefined ? spec.listId : `name=${spec.name?.toLowerCase()}`}`,
+  shieldZoneId: (spec) => spec.shieldZoneId,
+};
