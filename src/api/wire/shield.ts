@@ -44,14 +44,15 @@ export interface UpdateCustomWafRuleRequest {
     actionType: number;
     variableTypes: Record<string, string> | null;
     operatorType: number;
-    severityType: number;
+    /** Left out only when neither the YAML nor the live rule has one. */
+    severityType?: number;
     transformationTypes: number[] | null;
     value: string | null;
     isNegated: boolean | null;
     isRegexVariable: boolean | null;
     chainedRuleConditions: Array<{
       variableTypes: Record<string, string> | null;
-      operatorType: number;
+      operatorType: number | null;
       value: string | null;
       isNegated: boolean | null;
       isRegexVariable: boolean | null;

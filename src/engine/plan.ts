@@ -1,0 +1,141 @@
+/**
+ * Plan phase, pure: desired resources + live snapshot + state → a Plan of plain data.
+ * Safety checks live here too, so `plan` shows exactly what `apply` would refuse.
+ */
+import type { DesiredResource } from '../config/types.js';
+import type { KindPlan, PlanContext } from '../kinds/common/kind.js';
+import { KINDS } from '../kinds/registry.js';
+import type { LiveSnapshot } from './read.js';
+import { driftCause, type ResourceRecord } from './state.js';
+import type { ChangeAction, Plan, PlannedChange, PlanSummary } from './types.js';
+
+export interface PlanOptions {
+  revision: string;
+  /** Global drift mode (`--drift report`): nothing is written. */
+  driftMode: 'correct' | 'report';
+  /** Refuse a plan that updates more than this share of the managed resources (octoDNS's guard). */
+  maxChangePercent: number;
+  /** Resources under management, for the threshold; defaults to the planned resources. */
+  managedCount?: number;
+  force: boolean;
+  /** The state store's record of a subject. */
+  record(subject: string): ResourceRecord | undefined;
+  now?: () => Date;
+}
+
+/** The threshold applies only from this many managed resources on. */
+export const MIN_RESOURCES_FOR_THRESHOLD = 10;
+
+function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: PlanOptions): PlannedChange {
+  const kind = KINDS[resource.kind];
+  const shieldZoneId = kind.spec.shieldZoneId(resource.spec);
+  const base = {
+    subject: resource.subject,
+    kind: resource.kind,
+    name: resource.name,
+    source: resource.source,
+    digest: resource.digest,
+    ...(shieldZoneId === undefined ? {} : { shieldZoneId }),
+  };
+  const read = snapshot.reads.get(resource.subject);
+  if (read === undefined || read.lookup.status === 'error') {
+    const error = read?.lookup.status === 'error' ? read.lookup.error : undefined;
+    return {
+      ...base,
+      action: 'error',
+      cause: 'unknown',
+      diffs: [],
+      requests: [],
+      error: {
+        code: error?.code ?? 'READ_FAILED',
+        message: `cannot read live state: ${error?.message ?? 'no reply'}`,
+      },
+    };
+  }
+  const record = options.record(resource.subject);
+  const ctx: PlanContext = {
+    optimalRegion: snapshot.optimalRegion,
+    remembered: (subject) => (subject === resource.subject ? record?.remember : undefined),
+  };
+  const result: KindPlan = kind.plan(resource, read.lookup.live, ctx);
+  const action: ChangeAction =
+    result.error !== undefined ? 'error' : result.requests.length > 0 ? 'update' : 'noop';
+  const skip =
+    action !== 'update'
+      ? undefined
+      : resource.metadata.suspend
+        ? ('suspended' as const)
+        : resource.metadata.drift === 'report' || options.driftMode === 'report'
+          ? ('report-only' as const)
+          : undefined;
+  return {
+    ...base,
+    action,
+    cause: result.diffs.length > 0 ? driftCause(record, resource.digest) : 'unknown',
+    diffs: result.diffs,
+    requests: action === 'update' ? result.requests : [],
+    ...(skip === undefined ? {} : { skip }),
+    ...(result.error === undefined ? {} : { error: result.error }),
+    ...(result.remember === undefined ? {} : { remember: result.remember }),
+  };
+}
+
+function summarize(changes: readonly PlannedChange[]): PlanSummary {
+  let toUpdate = 0;
+  let unchanged = 0;
+  let skipped = 0;
+  let errors = 0;
+  let destructive = 0;
+  for (const change of changes) {
+    if (change.action === 'error') errors += 1;
+    else if (change.action === 'noop') unchanged += 1;
+    else if (change.skip !== undefined) skipped += 1;
+    else toUpdate += 1;
+    if (change.diffs.some((d) => d.destructive)) destructive += 1;
+  }
+  return { resources: changes.length, toUpdate, unchanged, skipped, errors, destructive };
+}
+
+/** The change threshold: refuses every write when too large a share would change. */
+function applyThreshold(changes: PlannedChange[], options: PlanOptions): PlannedChange[] {
+  const managed = options.managedCount ?? changes.length;
+  const writes = changes.filter((c) => c.action === 'update' && c.skip === undefined).length;
+  if (options.force || managed < MIN_RESOURCES_FOR_THRESHOLD) return changes;
+  const percent = (writes * 100) / managed;
+  if (percent <= options.maxChangePercent) return changes;
+  const message =
+    `the plan changes ${writes} of ${managed} managed resources (${percent.toFixed(0)}%), ` +
+    `more than --max-change-percent ${options.maxChangePercent}; re-run with --force if this is intended`;
+  return changes.map((c) =>
+    c.action === 'update' && c.skip === undefined
+      ? { ...c, action: 'error', requests: [], error: { code: 'PLAN_UNSAFE', message } }
+      : c,
+  );
+}
+
+const KIND_ORDER = Object.keys(KINDS);
+
+/** Plans list kinds in registry order, then resources by name, so output is stable. */
+function byKindThenName(a: DesiredResource, b: DesiredResource): number {
+  return (
+    KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) ||
+    (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  );
+}
+
+/** Builds the plan. Pure: no I/O, the same inputs give the same plan. */
+export function buildPlan(
+  resources: readonly DesiredResource[],
+  snapshot: LiveSnapshot,
+  options: PlanOptions,
+): Plan {
+  const planned = [...resources].sort(byKindThenName).map((resource) => planOne(resource, snapshot, options));
+  const changes = applyThreshold(planned, options);
+  return {
+    version: 1,
+    revision: options.revision,
+    createdAt: (options.now?.() ?? new Date()).toISOString(),
+    changes,
+    summary: summarize(changes),
+  };
+}

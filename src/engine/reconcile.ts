@@ -1,0 +1,193 @@
+/**
+ * One reconcile: read live → plan → (apply) → record. `plan`, `apply` and the daemon all call
+ * `reconcile`; they differ only in `mode` and in what they do with the outcome.
+ *
+ * Audit events are emitted here, once, with a stable `event` field: `reconcile.started`,
+ * `drift.detected`, `change.applied`, `change.failed`, `reconcile.finished`.
+ */
+import type { ApiClient } from '../api/types.js';
+import type { DesiredResource } from '../config/types.js';
+import type { Logger } from '../log.js';
+import { applyChanges } from './apply.js';
+import { buildPlan, type PlanOptions } from './plan.js';
+import { readLiveState } from './read.js';
+import type { StateStore } from './state.js';
+import type { ApplyResult, ChangeResult, Plan, PlannedChange } from './types.js';
+
+export interface ReconcileOptions {
+  api: ApiClient;
+  state: StateStore;
+  mode: 'plan' | 'apply';
+  revision: string;
+  /** What asked for this run: `cli`, `schedule`, `file-change`, `webhook`, `startup`. */
+  trigger: string;
+  concurrency: number;
+  maxChangePercent: number;
+  force: boolean;
+  driftMode: 'correct' | 'report';
+  signal: AbortSignal;
+  /** Resources under management when `resources` is a subset (the daemon's file-change runs). */
+  managedCount?: number;
+  /** Receives the audit events; silent when absent. */
+  audit?: Logger;
+  onResult?(change: PlannedChange, result: ChangeResult): void;
+}
+
+export interface ReconcileOutcome {
+  readonly plan: Plan;
+  /** Present in `apply` mode. */
+  readonly apply?: ApplyResult;
+  readonly durationMs: number;
+}
+
+function planOptions(options: ReconcileOptions): PlanOptions {
+  return {
+    revision: options.revision,
+    driftMode: options.driftMode,
+    maxChangePercent: options.maxChangePercent,
+    force: options.force,
+    ...(options.managedCount === undefined ? {} : { managedCount: options.managedCount }),
+    record: (subject) => options.state.resource(subject),
+  };
+}
+
+function auditDrift(audit: Logger | undefined, plan: Plan): void {
+  if (audit === undefined) return;
+  for (const change of plan.changes) {
+    if (change.diffs.length === 0) continue;
+    audit.info(
+      {
+        event: 'drift.detected',
+        subject: change.subject,
+        cause: change.cause,
+        fields: change.diffs.map((d) => ({
+          path: d.path,
+          live: d.live,
+          desired: d.desired,
+          cause: change.cause,
+        })),
+        ...(change.skip === undefined ? {} : { skip: change.skip }),
+      },
+      'drift detected',
+    );
+  }
+}
+
+function auditResult(audit: Logger | undefined, change: PlannedChange, result: ChangeResult): void {
+  if (audit === undefined) return;
+  if (result.outcome === 'applied') {
+    audit.info(
+      {
+        event: 'change.applied',
+        subject: change.subject,
+        requests: result.sent,
+        durationMs: result.durationMs,
+      },
+      'change applied',
+    );
+  } else if (result.outcome === 'failed') {
+    audit.error(
+      {
+        event: 'change.failed',
+        subject: change.subject,
+        error: result.error,
+        requests: result.sent,
+        durationMs: result.durationMs,
+      },
+      'change failed',
+    );
+  }
+}
+
+/** Reads, plans and — in `apply` mode — applies and records. Never throws for one resource. */
+export async function reconcile(
+  resources: readonly DesiredResource[],
+  options: ReconcileOptions,
+): Promise<ReconcileOutcome> {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  options.audit?.info(
+    {
+      event: 'reconcile.started',
+      revision: options.revision,
+      trigger: options.trigger,
+      resources: resources.length,
+      mode: options.mode,
+    },
+    'reconcile started',
+  );
+  const readOptions = {
+    api: options.api,
+    signal: options.signal,
+    concurrency: options.concurrency,
+    hint: (subject: string) => options.state.hint(subject),
+  };
+  const snapshot = await readLiveState(resources, readOptions);
+  const plan = buildPlan(resources, snapshot, planOptions(options));
+  auditDrift(options.audit, plan);
+
+  let apply: ApplyResult | undefined;
+  if (options.mode === 'apply') {
+    for (const [subject, read] of snapshot.reads) {
+      if (read.lookup.status === 'found') options.state.setHint(subject, read.hint);
+    }
+    const bySubject = new Map(resources.map((r) => [r.subject, r]));
+    apply = await applyChanges(plan.changes, {
+      api: options.api,
+      concurrency: options.concurrency,
+      signal: options.signal,
+      replan: async (change) => {
+        const resource = bySubject.get(change.subject);
+        if (resource === undefined) return change;
+        const fresh = await readLiveState([resource], readOptions);
+        // The threshold was already passed by the whole plan; this is the same change re-read.
+        const replanned = buildPlan([resource], fresh, { ...planOptions(options), force: true });
+        return replanned.changes[0] ?? change;
+      },
+      onResult: (change, result) => {
+        if (result.outcome === 'applied' || result.outcome === 'unchanged') {
+          options.state.markInSync(
+            change.subject,
+            change.digest,
+            options.revision,
+            result.outcome,
+            change.remember,
+          );
+        }
+        auditResult(options.audit, change, result);
+        options.onResult?.(change, result);
+      },
+    });
+  }
+  const durationMs = Math.round(performance.now() - started);
+  const failed = (apply?.counts.failed ?? 0) + (options.mode === 'plan' ? plan.summary.errors : 0);
+  if (options.mode === 'apply') {
+    options.state.addRun({
+      revision: options.revision,
+      trigger: options.trigger,
+      startedAt,
+      durationMs,
+      result: failed > 0 ? 'failed' : 'success',
+      counts: { ...(apply?.counts ?? {}) },
+    });
+    await options.state.save();
+  }
+  options.audit?.info(
+    {
+      event: 'reconcile.finished',
+      revision: options.revision,
+      trigger: options.trigger,
+      mode: options.mode,
+      counts: apply?.counts ?? {
+        toUpdate: plan.summary.toUpdate,
+        unchanged: plan.summary.unchanged,
+        skipped: plan.summary.skipped,
+        errors: plan.summary.errors,
+      },
+      durationMs,
+      result: failed > 0 ? 'failed' : 'success',
+    },
+    'reconcile finished',
+  );
+  return { plan, ...(apply === undefined ? {} : { apply }), durationMs };
+}

@@ -1,0 +1,149 @@
+/**
+ * Plan and apply results as text (terminal), Markdown (pull-request comments) and JSON.
+ * One block per resource (`~ Kind/name`), one line per field `path: live → desired`.
+ */
+import { styleText } from 'node:util';
+import type { ApplyResult, FieldDiff, Plan, PlannedChange, PlanSummary } from './types.js';
+
+type Style = Parameters<typeof styleText>[0];
+
+export interface RenderOptions {
+  /** ANSI colours (a TTY without NO_COLOR). */
+  color: boolean;
+}
+
+const MAX_VALUE_LENGTH = 160;
+const MAX_ENTRY_LINES = 20;
+
+/** A value as one short line: strings quoted, objects as compact JSON, absent as `(absent)`. */
+export function formatValue(value: unknown): string {
+  if (value === undefined) return '(absent)';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > MAX_VALUE_LENGTH ? `${text.slice(0, MAX_VALUE_LENGTH - 1)}…` : text;
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string');
+}
+
+/** Lines for one field diff; access-list entries show as added/removed entries. */
+function diffLines(diff: FieldDiff, paint: (style: Style, text: string) => string): string[] {
+  if (diff.path === 'entries' && isStringList(diff.desired)) {
+    const desired = new Set(diff.desired);
+    const live = isStringList(diff.live) ? new Set(diff.live) : undefined;
+    if (live === undefined) {
+      return [`${diff.path}: ${formatValue(diff.live)} → ${diff.desired.length} entries`];
+    }
+    const added = [...desired].filter((e) => !live.has(e));
+    const removed = [...live].filter((e) => !desired.has(e));
+    const lines = [
+      `${diff.path}: ${paint('green', `+${added.length}`)} ${paint('red', `-${removed.length}`)}`,
+    ];
+    const detail = [
+      ...added.map((e) => paint('green', `  + ${e}`)),
+      ...removed.map((e) => paint('red', `  - ${e}`)),
+    ];
+    if (added.length === 0 && removed.length === 0) lines.push('  (same entries, different order)');
+    lines.push(...detail.slice(0, MAX_ENTRY_LINES));
+    if (detail.length > MAX_ENTRY_LINES) lines.push(`  … ${detail.length - MAX_ENTRY_LINES} more`);
+    return lines;
+  }
+  const desired = diff.desired === undefined ? '(deleted)' : formatValue(diff.desired);
+  const line = `${diff.path}: ${paint('red', formatValue(diff.live))} → ${paint('green', desired)}`;
+  return [diff.destructive ? `${paint('red', '-')} ${line} ${paint('red', '[destructive]')}` : line];
+}
+
+function marker(change: PlannedChange): string {
+  if (change.action === 'error') return '!';
+  if (change.skip !== undefined) return '#';
+  return '~';
+}
+
+function headerNote(change: PlannedChange): string {
+  const notes: string[] = [];
+  if (change.diffs.length > 0) notes.push(change.cause);
+  if (change.skip === 'suspended') notes.push('suspended: not written');
+  if (change.skip === 'report-only') notes.push('drift report only: not written');
+  return notes.length === 0 ? '' : ` (${notes.join(', ')})`;
+}
+
+/** One-line summary of a plan. */
+export function summaryLine(summary: PlanSummary): string {
+  const parts = [`${summary.toUpdate} to change`];
+  if (summary.errors > 0) parts.push(`${summary.errors} failed or refused`);
+  if (summary.skipped > 0) parts.push(`${summary.skipped} not written (suspended or report-only)`);
+  parts.push(`${summary.unchanged} unchanged`);
+  if (summary.destructive > 0) parts.push(`${summary.destructive} with deletions`);
+  return `Plan: ${parts.join(', ')}.`;
+}
+
+/** The plan for a terminal. Unchanged resources are not listed. */
+export function renderPlanText(plan: Plan, options: RenderOptions): string {
+  const paint = (style: Style, text: string): string => (options.color ? styleText(style, text) : text);
+  const out: string[] = [];
+  for (const change of plan.changes) {
+    if (change.action === 'noop') continue;
+    const where = `${change.source.file}:${change.source.line}`;
+    const style: Style = change.action === 'error' ? 'red' : change.skip !== undefined ? 'gray' : 'yellow';
+    out.push(
+      `${paint(style, `${marker(change)} ${change.subject}`)} ${paint('gray', where)}${headerNote(change)}`,
+    );
+    for (const diff of change.diffs) for (const line of diffLines(diff, paint)) out.push(`    ${line}`);
+    if (change.error !== undefined) out.push(`    ${paint('red', `error: ${change.error.message}`)}`);
+  }
+  if (out.length === 0) out.push('No changes. Live state matches the desired state.');
+  out.push('', summaryLine(plan.summary));
+  return `${out.join('\n')}\n`;
+}
+
+function mdCode(value: string): string {
+  return `\`${value.replaceAll('`', "'").replaceAll('|', '\\|')}\``;
+}
+
+/** The plan as Markdown for a pull-request comment. */
+export function renderPlanMarkdown(plan: Plan): string {
+  const out = [`### edgesync plan for \`${plan.revision}\``, '', `**${summaryLine(plan.summary)}**`, ''];
+  const changed = plan.changes.filter((c) => c.action !== 'noop');
+  if (changed.length === 0) {
+    out.push('No changes. Live state matches the desired state.');
+    return `${out.join('\n')}\n`;
+  }
+  out.push('| | Resource | Field | Live | Desired |', '|---|---|---|---|---|');
+  for (const change of changed) {
+    const rows = change.diffs.length === 0 ? [undefined] : change.diffs;
+    for (const diff of rows) {
+      const mark =
+        change.action === 'error' ? '❌' : change.skip !== undefined ? '⏸️' : diff?.destructive ? '🗑️' : '✏️';
+      out.push(
+        `| ${mark} | ${mdCode(change.subject)} | ${diff ? mdCode(diff.path) : ''} | ${diff ? mdCode(formatValue(diff.live)) : ''} | ${
+          diff ? mdCode(diff.desired === undefined ? '(deleted)' : formatValue(diff.desired)) : ''
+        } |`,
+      );
+    }
+  }
+  const errors = changed.filter((c) => c.error !== undefined);
+  if (errors.length > 0) {
+    out.push('', '<details open><summary>Errors</summary>', '');
+    for (const change of errors) out.push(`- ${mdCode(change.subject)}: ${change.error?.message ?? ''}`);
+    out.push('', '</details>');
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/** Apply outcomes for a terminal: one line per resource that was not unchanged. */
+export function renderApplyText(result: ApplyResult, options: RenderOptions): string {
+  const paint = (style: Style, text: string): string => (options.color ? styleText(style, text) : text);
+  const out: string[] = [];
+  for (const r of result.results) {
+    if (r.outcome === 'unchanged') continue;
+    const style: Style = r.outcome === 'applied' ? 'green' : r.outcome === 'failed' ? 'red' : 'gray';
+    const detail = r.error ? `: ${r.error.message}` : r.skip ? ` (${r.skip})` : '';
+    out.push(`${paint(style, r.outcome.padEnd(9))} ${r.subject}${detail}`);
+  }
+  const c = result.counts;
+  out.push(
+    '',
+    `Apply: ${c.applied} applied, ${c.failed} failed, ${c.skipped} skipped, ${c.unchanged} unchanged.`,
+  );
+  return `${out.join('\n')}\n`;
+}

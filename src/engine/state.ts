@@ -1,0 +1,187 @@
+/**
+ * The state directory: per resource the digest of the desired state last applied (or seen in
+ * sync), read hints, and the last 20 reconcile records. It lets edgesync say *why* something
+ * differs (desired-changed vs out-of-band). Losing it loses nothing but that label and the
+ * hints. Every save writes a temporary file, fsyncs it and renames it over the old one, so a
+ * kill -9 at any moment leaves either the old or the new file, never a torn one.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ReconcileError } from '../errors.js';
+import type { ChangeOutcome, DriftCause } from './types.js';
+
+export const STATE_FILE = 'state.json';
+export const MAX_RUN_RECORDS = 20;
+
+const ResourceRecord = z.object({
+  digest: z.string(),
+  at: z.string(),
+  revision: z.string(),
+  remember: z.record(z.string(), z.unknown()).optional(),
+});
+export type ResourceRecord = z.infer<typeof ResourceRecord>;
+
+const RunRecord = z.object({
+  revision: z.string(),
+  trigger: z.string(),
+  startedAt: z.string(),
+  durationMs: z.number(),
+  result: z.enum(['success', 'failed', 'invalid']),
+  counts: z.record(z.string(), z.number()),
+  error: z.string().optional(),
+});
+export type RunRecord = z.infer<typeof RunRecord>;
+
+const StateFileSchema = z.object({
+  version: z.literal(1),
+  resources: z.record(z.string(), ResourceRecord),
+  hints: z.record(z.string(), z.unknown()),
+  runs: z.array(RunRecord),
+});
+type StateFile = z.infer<typeof StateFileSchema>;
+
+function emptyState(): StateFile {
+  return { version: 1, resources: {}, hints: {}, runs: [] };
+}
+
+/** What the state store says about a subject's drift. */
+export function driftCause(record: ResourceRecord | undefined, desiredDigest: string): DriftCause {
+  if (record === undefined) return 'unknown';
+  return record.digest === desiredDigest ? 'out-of-band' : 'desired-changed';
+}
+
+export interface StateStore {
+  readonly dir: string | undefined;
+  /** A warning from opening (e.g. an unreadable file that was set aside). */
+  readonly warning: string | undefined;
+  resource(subject: string): ResourceRecord | undefined;
+  hint(subject: string): unknown;
+  setHint(subject: string, hint: unknown): void;
+  /** Records that `subject` is in sync with `digest` (applied or found unchanged). */
+  markInSync(
+    subject: string,
+    digest: string,
+    revision: string,
+    outcome: ChangeOutcome,
+    remember?: Readonly<Record<string, unknown>>,
+  ): void;
+  addRun(run: RunRecord): void;
+  runs(): readonly RunRecord[];
+  /** Writes atomically; a no-op for an in-memory store. */
+  save(): Promise<void>;
+}
+
+class FileBackedState implements StateStore {
+  readonly dir: string | undefined;
+  readonly warning: string | undefined;
+  private state: StateFile;
+
+  constructor(dir: string | undefined, state: StateFile, warning?: string) {
+    this.dir = dir;
+    this.state = state;
+    this.warning = warning;
+  }
+
+  resource(subject: string): ResourceRecord | undefined {
+    return this.state.resources[subject];
+  }
+
+  hint(subject: string): unknown {
+    return this.state.hints[subject];
+  }
+
+  setHint(subject: string, hint: unknown): void {
+    if (hint === undefined) delete this.state.hints[subject];
+    else this.state.hints[subject] = hint;
+  }
+
+  markInSync(
+    subject: string,
+    digest: string,
+    revision: string,
+    _outcome: ChangeOutcome,
+    remember?: Readonly<Record<string, unknown>>,
+  ): void {
+    const previous = this.state.resources[subject];
+    const keep = remember ?? (previous?.digest === digest ? previous.remember : undefined);
+    this.state.resources[subject] = {
+      digest,
+      at: new Date().toISOString(),
+      revision,
+      ...(keep === undefined ? {} : { remember: { ...keep } }),
+    };
+  }
+
+  addRun(run: RunRecord): void {
+    this.state.runs = [...this.state.runs, run].slice(-MAX_RUN_RECORDS);
+  }
+
+  runs(): readonly RunRecord[] {
+    return this.state.runs;
+  }
+
+  async save(): Promise<void> {
+    if (this.dir === undefined) return;
+    await writeFileAtomic(join(this.dir, STATE_FILE), `${JSON.stringify(this.state)}\n`);
+  }
+}
+
+/** Writes `content` to `path` through a temporary file, fsync and rename. */
+export async function writeFileAtomic(path: string, content: string): Promise<void> {
+  const temporary = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const handle = await open(temporary, 'w', 0o600);
+  try {
+    await handle.writeFile(content, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(temporary, path);
+  } catch (err) {
+    await unlink(temporary).catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Opens the state in `dir` (created if missing). An unreadable or corrupt file is set aside as
+ * `state.json.corrupt-<time>` with a warning: it only costs the drift labels.
+ */
+export async function openStateStore(dir: string): Promise<StateStore> {
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (err) {
+    throw new ReconcileError(
+      'STATE_IO',
+      `cannot create the state directory ${dir}: ${(err as Error).message}`,
+      { cause: err },
+    );
+  }
+  const file = join(dir, STATE_FILE);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new FileBackedState(dir, emptyState());
+    throw new ReconcileError('STATE_IO', `cannot read ${file}: ${(err as Error).message}`, { cause: err });
+  }
+  try {
+    return new FileBackedState(dir, StateFileSchema.parse(JSON.parse(text)));
+  } catch {
+    const aside = `${file}.corrupt-${Date.now()}`;
+    await rename(file, aside).catch(() => undefined);
+    return new FileBackedState(
+      dir,
+      emptyState(),
+      `state file ${file} was unreadable and was moved to ${aside}`,
+    );
+  }
+}
+
+/** A state store that keeps nothing on disk (`plan` without a state dir, tests). */
+export function memoryStateStore(): StateStore {
+  return new FileBackedState(undefined, emptyState());
+}

@@ -1,0 +1,109 @@
+/**
+ * The plan and its results as plain data. A plan can be printed, rendered as JSON or
+ * Markdown, compared in tests and applied later; it holds no closures.
+ */
+import type { ApiRequest, WriteOperationId } from '../api/operations.js';
+import type { SourceLocation } from '../config/types.js';
+import type { ErrorCode } from '../errors.js';
+import type { KindName } from '../kinds/common/spec-module.js';
+
+/**
+ * Why live differs from desired, from the state store: the YAML changed since the last apply
+ * (`desired-changed`), or it did not and live was edited by someone else (`out-of-band`).
+ */
+export type DriftCause = 'desired-changed' | 'out-of-band' | 'unknown';
+
+/** One field that differs. Values are display values (enum names, not integers). */
+export interface FieldDiff {
+  /** e.g. `ruleConfiguration.operatorType`, `containerTemplates[web].imageTag`. */
+  readonly path: string;
+  /** `undefined` when the live object lacks the item (a new container). */
+  readonly live: unknown;
+  /** `undefined` when the item is deleted (a live container the YAML no longer lists). */
+  readonly desired: unknown;
+  /** True for deletions of containers, endpoints and volumes. */
+  readonly destructive?: boolean;
+}
+
+/** Error attached to a change that cannot be planned or was refused. */
+export interface PlanError {
+  readonly code: ErrorCode;
+  readonly message: string;
+}
+
+/**
+ * `update`: requests will be sent. `noop`: live equals desired. `error`: live could not be
+ * read, the change is refused (deletion without allowDeletions, change threshold) or it cannot
+ * be expressed; nothing is sent for it.
+ */
+export type ChangeAction = 'update' | 'noop' | 'error';
+
+/** Why an `update` is not written: `metadata.suspend`, or drift mode `report`. */
+export type SkipReason = 'suspended' | 'report-only';
+
+export interface PlannedChange {
+  readonly subject: string;
+  readonly kind: KindName;
+  readonly name: string;
+  readonly source: SourceLocation;
+  readonly action: ChangeAction;
+  readonly cause: DriftCause;
+  readonly diffs: readonly FieldDiff[];
+  /** The exact requests apply sends, in order. Empty unless `action` is `update`. */
+  readonly requests: readonly ApiRequest<WriteOperationId>[];
+  readonly skip?: SkipReason;
+  readonly error?: PlanError;
+  /** The desired resource's digest, recorded in the state store once applied. */
+  readonly digest: string;
+  /** Shield Zone the requests write to: writes to one zone are serialised. */
+  readonly shieldZoneId?: number;
+  /** Write-only values to store once applied (see KindPlan.remember). */
+  readonly remember?: Readonly<Record<string, unknown>>;
+}
+
+export interface PlanSummary {
+  readonly resources: number;
+  readonly toUpdate: number;
+  readonly unchanged: number;
+  readonly skipped: number;
+  readonly errors: number;
+  readonly destructive: number;
+}
+
+export interface Plan {
+  readonly version: 1;
+  /** Git SHA or config digest the plan was made from. */
+  readonly revision: string;
+  readonly createdAt: string;
+  readonly changes: readonly PlannedChange[];
+  readonly summary: PlanSummary;
+}
+
+/** Outcome of one change at apply time (flux's vocabulary). */
+export type ChangeOutcome = 'applied' | 'unchanged' | 'skipped' | 'failed';
+
+export interface RequestRecord {
+  readonly operation: WriteOperationId;
+  readonly method: string;
+  readonly path: string;
+  /** Reply of the request, reduced to what is worth auditing (e.g. the DNSSEC status object). */
+  readonly reply?: unknown;
+}
+
+export interface ChangeResult {
+  readonly subject: string;
+  readonly kind: KindName;
+  readonly outcome: ChangeOutcome;
+  /** Requests that were sent and succeeded. */
+  readonly sent: readonly RequestRecord[];
+  readonly error?: PlanError;
+  readonly skip?: SkipReason;
+  readonly durationMs: number;
+}
+
+export interface ApplyResult {
+  readonly results: readonly ChangeResult[];
+  readonly counts: Readonly<Record<ChangeOutcome, number>>;
+  /** True when nothing failed (neither at plan time nor at apply time). */
+  readonly ok: boolean;
+}

@@ -1,0 +1,214 @@
+/**
+ * `AccessList`: content and name through E2 at the list id, `enabled`/`action` through E3 at
+ * the configuration id found in the zone's listing.
+ *
+ * Reads are batched: the zone listing (shared with ManagedAccessList) gives name, state and
+ * `lastUpdated` for every list. The content itself needs one GET per list, so the checksum
+ * seen on the last read is kept as a hint with that `lastUpdated`; while the listing still
+ * shows the same `lastUpdated` and entry count, the hint settles the content without a GET.
+ */
+import { writeRequests } from '../../api/operations.js';
+import type { CustomAccessListWire } from '../../api/wire/shield.js';
+import type { DesiredResource } from '../../config/types.js';
+import type { FieldDiff } from '../../engine/types.js';
+import { ReconcileError } from '../../errors.js';
+import {
+  displayAccessListValue,
+  type LiveConfiguration,
+  liveConfiguration,
+  readZoneAccessLists,
+} from '../common/access-lists.js';
+import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
+import { groupBy, notFound, readFailure } from '../common/read.js';
+import {
+  type AccessListCanonical,
+  accessListSpec,
+  canonicalContent,
+  canonicalLines,
+  sha256Hex,
+} from './spec.js';
+
+/** Live content: known from a GET, or settled by the checksum hint without one. */
+export type LiveContent = { readonly checksum: string; readonly content?: string };
+
+export interface LiveAccessList {
+  listId: number;
+  name: string;
+  configuration: LiveConfiguration;
+  /** Absent when the desired spec does not manage content (no GET made). */
+  content?: LiveContent;
+}
+
+/** Kept between reconciles: the content checksum as of the listing's `lastUpdated`. */
+interface ContentHint {
+  lastUpdated: string;
+  entryCount: number | null;
+  checksum: string;
+}
+
+function isContentHint(value: unknown): value is ContentHint {
+  const h = value as ContentHint | undefined;
+  return typeof h?.lastUpdated === 'string' && typeof h.checksum === 'string';
+}
+
+/** The checksum of live content as the API computes it, when the reply omits it. */
+function liveChecksum(wire: CustomAccessListWire): string {
+  return wire.checksum?.toLowerCase() ?? sha256Hex(wire.content ?? '');
+}
+
+/** True when live content equals the desired canonical content. */
+export function contentMatches(desired: AccessListCanonical, live: LiveContent): boolean {
+  if (desired.checksum === live.checksum) return true;
+  // The API stores content as sent: a trailing newline or blank line written out of band
+  // changes the checksum but not the entries, and must not make a diff after every apply.
+  return live.content !== undefined && canonicalContent(live.content) === desired.content;
+}
+
+function planAccessList(desired: DesiredResource<AccessListCanonical>, live: LiveAccessList): KindPlan {
+  const spec = desired.spec;
+  const diffs: FieldDiff[] = [];
+  const e2: { name?: string; content?: string; checksum?: string } = {};
+  if (spec.name !== undefined && spec.name !== live.name) {
+    diffs.push({ path: 'name', live: live.name, desired: spec.name });
+    e2.name = spec.name;
+  }
+  if (spec.content !== undefined && spec.checksum !== undefined && live.content !== undefined) {
+    if (!contentMatches(spec, live.content)) {
+      diffs.push({
+        path: 'entries',
+        live:
+          live.content.content === undefined
+            ? `sha256:${live.content.checksum}`
+            : canonicalLines(live.content.content),
+        desired: spec.content === '' ? [] : spec.content.split('\n'),
+      });
+      e2.content = spec.content;
+      e2.checksum = spec.checksum;
+    }
+  }
+  const config = live.configuration;
+  const configurationId = spec.configurationId ?? config.configurationId;
+  const enabledDiffers = spec.enabled !== undefined && spec.enabled !== config.isEnabled;
+  const actionDiffers = spec.action !== undefined && spec.action !== config.action;
+  if (enabledDiffers) diffs.push({ path: 'enabled', live: config.isEnabled, desired: spec.enabled });
+  if (actionDiffers) {
+    diffs.push({
+      path: 'action',
+      live: displayAccessListValue('action', config.action),
+      desired: displayAccessListValue('action', spec.action),
+    });
+  }
+  const requests = [];
+  if (Object.keys(e2).length > 0)
+    requests.push(writeRequests.updateCustomAccessList(spec.shieldZoneId, spec.id, e2));
+  if (enabledDiffers || actionDiffers) {
+    requests.push(
+      writeRequests.updateAccessListConfiguration(spec.shieldZoneId, configurationId, {
+        isEnabled: spec.enabled ?? config.isEnabled,
+        ...(spec.action === undefined ? {} : { action: spec.action }),
+      }),
+    );
+  }
+  return { diffs, requests };
+}
+
+async function readOne(
+  resource: DesiredResource<AccessListCanonical>,
+  zoneId: number,
+  ctx: ReadContext,
+  listing: Awaited<ReturnType<typeof readZoneAccessLists>>,
+): Promise<LiveRead<LiveAccessList>> {
+  const spec = resource.spec;
+  const details = (listing.customLists ?? []).find((l) => l.listId === spec.id);
+  if (details === undefined)
+    return notFound(resource, `custom access list ${spec.id} is not in Shield Zone ${zoneId}`);
+  if (spec.configurationId !== undefined && spec.configurationId !== details.configurationId) {
+    return notFound(
+      resource,
+      `configurationId ${spec.configurationId} is not the configuration of list ${spec.id} (the zone lists ${details.configurationId})`,
+    );
+  }
+  const live: LiveAccessList = {
+    listId: details.listId,
+    name: details.name ?? '',
+    configuration: liveConfiguration(details),
+  };
+  if (spec.content === undefined) return { lookup: { status: 'found', live } };
+
+  const hint = ctx.hint(resource.subject);
+  const lastUpdated = details.lastUpdated ?? undefined;
+  if (
+    isContentHint(hint) &&
+    lastUpdated !== undefined &&
+    hint.lastUpdated === lastUpdated &&
+    hint.entryCount === (details.entryCount ?? null) &&
+    hint.checksum === spec.checksum
+  ) {
+    // Unchanged since the last read, and that read matched: no GET needed.
+    return { lookup: { status: 'found', live: { ...live, content: { checksum: hint.checksum } } }, hint };
+  }
+  const wire = await ctx.limit(() => ctx.api.getCustomAccessList(zoneId, spec.id, { signal: ctx.signal }));
+  const content: LiveContent = { checksum: liveChecksum(wire), content: wire.content ?? '' };
+  const newHint: ContentHint | undefined =
+    lastUpdated === undefined
+      ? undefined
+      : {
+          lastUpdated,
+          entryCount: details.entryCount ?? null,
+          // Store the desired checksum when the content matches canonically, so a live
+          // trailing newline does not defeat the hint on every later read.
+          checksum:
+            spec.checksum !== undefined && contentMatches(spec, content) ? spec.checksum : content.checksum,
+        };
+  return { lookup: { status: 'found', live: { ...live, content } }, hint: newHint };
+}
+
+async function readAccessLists(
+  resources: readonly DesiredResource<AccessListCanonical>[],
+  ctx: ReadContext,
+): Promise<Map<string, LiveRead<LiveAccessList>>> {
+  const out = new Map<string, LiveRead<LiveAccessList>>();
+  await Promise.all(
+    [...groupBy(resources, (r) => r.spec.shieldZoneId)].map(async ([zoneId, zoneResources]) => {
+      let listing: Awaited<ReturnType<typeof readZoneAccessLists>>;
+      try {
+        listing = await readZoneAccessLists(zoneId, ctx);
+      } catch (err) {
+        for (const resource of zoneResources) out.set(resource.subject, readFailure(resource, err));
+        return;
+      }
+      await Promise.all(
+        zoneResources.map(async (resource) => {
+          try {
+            out.set(resource.subject, await readOne(resource, zoneId, ctx, listing));
+          } catch (err) {
+            out.set(resource.subject, readFailure(resource, err));
+          }
+        }),
+      );
+    }),
+  );
+  return out;
+}
+
+export const accessListKind: ResourceKind<AccessListCanonical, LiveAccessList> = {
+  kind: 'AccessList',
+  spec: accessListSpec as ResourceKind<AccessListCanonical>['spec'],
+  readLive: readAccessLists,
+  plan: planAccessList,
+  checkReply(request, reply) {
+    if (request.operation !== 'updateCustomAccessList') return undefined;
+    const sent = (request.body as { checksum?: string } | undefined)?.checksum;
+    const wire = reply as CustomAccessListWire;
+    const returned = wire.checksum?.toLowerCase();
+    // The API's checksum is the integrity check: a different one means the content it stored
+    // is not the content we sent, so the change has failed.
+    if (sent !== undefined && returned !== sent) {
+      throw new ReconcileError(
+        'CHECKSUM_MISMATCH',
+        `the API returned checksum ${returned ?? '(none)'} for list ${wire.id}, expected ${sent}`,
+      );
+    }
+    return { id: wire.id, checksum: returned, entryCount: wire.entryCount ?? null };
+  },
+};

@@ -1,0 +1,72 @@
+/**
+ * The engine half of a resource kind: read live state in batches, plan (pure), and check
+ * replies. Every kind module (`src/kinds/<kind>/index.ts`) exports one `ResourceKind`, and
+ * `src/kinds/registry.ts` lists them. Adding a kind = one folder + one registry line.
+ */
+import type { ApiRequest, WriteOperationId } from '../../api/operations.js';
+import type { ApiClient, WriteReplies } from '../../api/types.js';
+import type { DesiredResource } from '../../config/types.js';
+import type { FieldDiff, PlanError } from '../../engine/types.js';
+import type { ReconcileError } from '../../errors.js';
+import type { KindName, KindSpecModule } from './spec-module.js';
+
+/** What a kind found for one desired resource. */
+export type LiveLookup<Live> =
+  | { readonly status: 'found'; readonly live: Live }
+  | { readonly status: 'error'; readonly error: ReconcileError };
+
+export interface LiveRead<Live> {
+  readonly lookup: LiveLookup<Live>;
+  /** Remembered until the next reconcile (e.g. an access list's checksum with its lastUpdated). */
+  readonly hint?: unknown;
+}
+
+export interface ReadContext {
+  readonly api: ApiClient;
+  readonly signal: AbortSignal;
+  /** Runs a per-resource read under the reconcile's concurrency limit (`--concurrency`). */
+  limit<T>(task: () => Promise<T>): Promise<T>;
+  /** Runs `load` once per key and reconcile, so two kinds share one listing of a zone. */
+  once<T>(key: string, load: () => Promise<T>): Promise<T>;
+  /** The hint this subject's last read left, if any. */
+  hint(subject: string): unknown;
+}
+
+export interface PlanContext {
+  /** E7's answer, when some desired app uses `@optimal`. */
+  readonly optimalRegion?: { readonly id: string } | { readonly error: PlanError };
+  /** Write-only values recorded by the last successful apply of a subject (see `KindPlan.remember`). */
+  remembered(subject: string): Readonly<Record<string, unknown>> | undefined;
+}
+
+export interface KindPlan {
+  readonly diffs: readonly FieldDiff[];
+  readonly requests: readonly ApiRequest<WriteOperationId>[];
+  /** The change cannot be made as declared (a deletion without allowDeletions, a new container missing its image). */
+  readonly error?: PlanError;
+  /**
+   * Values the API never returns (app nodeSelectors): stored after a successful apply and
+   * handed back through `PlanContext.remembered`, so they can be diffed at all.
+   */
+  readonly remember?: Readonly<Record<string, unknown>>;
+}
+
+export interface ResourceKind<Spec = unknown, Live = unknown> {
+  readonly kind: KindName;
+  readonly spec: KindSpecModule<unknown, Spec>;
+  /**
+   * Reads the live objects of these resources with as few requests as possible. A failure of
+   * one resource's read is that resource's `error` lookup; the method itself does not throw.
+   */
+  readLive(
+    resources: readonly DesiredResource<Spec>[],
+    ctx: ReadContext,
+  ): Promise<Map<string, LiveRead<Live>>>;
+  /** Pure: the declared fields that differ and the exact requests that fix them. */
+  plan(desired: DesiredResource<Spec>, live: Live, ctx: PlanContext): KindPlan;
+  /**
+   * Checks a write's reply beyond its wire schema and returns what is worth auditing.
+   * Throws a ReconcileError when the reply proves the change failed (checksum mismatch).
+   */
+  checkReply?<Op extends WriteOperationId>(request: ApiRequest<Op>, reply: WriteReplies[Op]): unknown;
+}

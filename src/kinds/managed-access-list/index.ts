@@ -1,0 +1,96 @@
+/**
+ * `ManagedAccessList`: curated lists are only switched (E3); found in the zone's listing by
+ * `listId` or by `name` (case-insensitive), which also gives the configuration id.
+ */
+import { writeRequests } from '../../api/operations.js';
+import type { DesiredResource } from '../../config/types.js';
+import type { FieldDiff } from '../../engine/types.js';
+import {
+  displayAccessListValue,
+  type LiveConfiguration,
+  liveConfiguration,
+  readZoneAccessLists,
+} from '../common/access-lists.js';
+import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
+import { groupBy, notFound, readFailure } from '../common/read.js';
+import { type ManagedAccessListSpec, managedAccessListSpec } from './spec.js';
+
+export interface LiveManagedList {
+  listId: number;
+  name: string;
+  configuration: LiveConfiguration;
+}
+
+function planManagedList(desired: DesiredResource<ManagedAccessListSpec>, live: LiveManagedList): KindPlan {
+  const spec = desired.spec;
+  const config = live.configuration;
+  const diffs: FieldDiff[] = [];
+  if (spec.enabled !== config.isEnabled)
+    diffs.push({ path: 'enabled', live: config.isEnabled, desired: spec.enabled });
+  if (spec.action !== undefined && spec.action !== config.action) {
+    diffs.push({
+      path: 'action',
+      live: displayAccessListValue('action', config.action),
+      desired: displayAccessListValue('action', spec.action),
+    });
+  }
+  if (diffs.length === 0) return { diffs, requests: [] };
+  const body = { isEnabled: spec.enabled, ...(spec.action === undefined ? {} : { action: spec.action }) };
+  return {
+    diffs,
+    requests: [
+      writeRequests.updateAccessListConfiguration(
+        spec.shieldZoneId,
+        spec.configurationId ?? config.configurationId,
+        body,
+      ),
+    ],
+  };
+}
+
+async function readManagedLists(
+  resources: readonly DesiredResource<ManagedAccessListSpec>[],
+  ctx: ReadContext,
+): Promise<Map<string, LiveRead<LiveManagedList>>> {
+  const out = new Map<string, LiveRead<LiveManagedList>>();
+  await Promise.all(
+    [...groupBy(resources, (r) => r.spec.shieldZoneId)].map(async ([zoneId, zoneResources]) => {
+      try {
+        const listing = await readZoneAccessLists(zoneId, ctx);
+        const managed = listing.managedLists ?? [];
+        for (const resource of zoneResources) {
+          const { listId, name } = resource.spec;
+          const details = managed.find((l) =>
+            listId !== undefined ? l.listId === listId : l.name?.toLowerCase() === name?.toLowerCase(),
+          );
+          const what = listId !== undefined ? `id ${listId}` : `named ${JSON.stringify(name)}`;
+          out.set(
+            resource.subject,
+            details === undefined
+              ? notFound(resource, `managed access list ${what} is not in Shield Zone ${zoneId}`)
+              : {
+                  lookup: {
+                    status: 'found',
+                    live: {
+                      listId: details.listId,
+                      name: details.name ?? '',
+                      configuration: liveConfiguration(details),
+                    },
+                  },
+                },
+          );
+        }
+      } catch (err) {
+        for (const resource of zoneResources) out.set(resource.subject, readFailure(resource, err));
+      }
+    }),
+  );
+  return out;
+}
+
+export const managedAccessListKind: ResourceKind<ManagedAccessListSpec, LiveManagedList> = {
+  kind: 'ManagedAccessList',
+  spec: managedAccessListSpec as ResourceKind<ManagedAccessListSpec>['spec'],
+  readLive: readManagedLists,
+  plan: planManagedList,
+};

@@ -1,0 +1,19 @@
+/**
+ * Every resource kind the engine reconciles, in apply order. Adding a kind: one folder under
+ * `src/kinds/`, one line here and one in `specs.ts`, and the contract test passes for it.
+ */
+import { accessListKind } from './access-list/index.js';
+import type { ResourceKind } from './common/kind.js';
+import type { KindName } from './common/spec-module.js';
+import { containerAppKind } from './container-app/index.js';
+import { dnsZoneKind } from './dns-zone/index.js';
+import { managedAccessListKind } from './managed-access-list/index.js';
+import { wafCustomRuleKind } from './waf-custom-rule/index.js';
+
+export const KINDS: Readonly<Record<KindName, ResourceKind>> = {
+  WafCustomRule: wafCustomRuleKind as ResourceKind,
+  AccessList: accessListKind as ResourceKind,
+  ManagedAccessList: managedAccessListKind as ResourceKind,
+  ContainerApp: containerAppKind as ResourceKind,
+  DnsZone: dnsZoneKind as ResourceKind,
+};

@@ -1,0 +1,220 @@
+/**
+ * `WafCustomRule`: reads every custom rule of a Shield Zone with one paged listing, diffs the
+ * declared fields and sends E1 with the whole UpdateCustomWafRuleRequest — fields the YAML
+ * leaves out carry their live values, so nothing the API defaults silently drifts.
+ */
+import { writeRequests } from '../../api/operations.js';
+import type {
+  ChainedRuleConditionWire,
+  CustomWafRuleWire,
+  UpdateCustomWafRuleRequest,
+} from '../../api/wire/shield.js';
+import type { DesiredResource } from '../../config/types.js';
+import {
+  enumName,
+  WafRuleActionType,
+  WafRuleOperatorType,
+  WafRuleSeverityType,
+  WafRuleTransformationType,
+} from '../../domain/enums.js';
+import type { FieldDiff } from '../../engine/types.js';
+import { ReconcileError } from '../../errors.js';
+import { compact, diffDeclared } from '../common/diff.js';
+import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
+import { groupBy, readFailure } from '../common/read.js';
+import { type ChainedRuleConditionSpec, type WafCustomRuleSpec, wafCustomRuleSpec } from './spec.js';
+
+/** A chained condition with the API's defaults filled (null value → "", null flags → false). */
+export interface NormalChainedCondition {
+  variableTypes: Record<string, string>;
+  operatorType: number | null;
+  value: string;
+  isNegated: boolean;
+  isRegexVariable: boolean;
+}
+
+/** A live custom rule in the form the spec is compared with. */
+export interface LiveWafRule {
+  id: number;
+  shieldZoneId: number | null;
+  ruleName: string;
+  ruleDescription: string;
+  ruleConfiguration: {
+    actionType: number | null;
+    operatorType: number | null;
+    severityType: number | null;
+    variableTypes: Record<string, string>;
+    transformationTypes: number[];
+    value: string;
+    isNegated: boolean;
+    isRegexVariable: boolean;
+    chainedRuleConditions: NormalChainedCondition[];
+  };
+}
+
+function normalVariables(vars: Record<string, string | null> | null | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(vars ?? {})) out[key] = value ?? '';
+  return out;
+}
+
+function normalChained(c: ChainedRuleConditionWire): NormalChainedCondition {
+  return {
+    variableTypes: normalVariables(c.variableTypes),
+    operatorType: c.operatorType ?? null,
+    value: c.value ?? '',
+    isNegated: c.isNegated ?? false,
+    isRegexVariable: c.isRegexVariable ?? false,
+  };
+}
+
+/** Live wire → comparable form; null, absent and empty mean the same thing. */
+export function normalizeWafRule(wire: CustomWafRuleWire): LiveWafRule {
+  const config = wire.ruleConfiguration ?? {};
+  return {
+    id: wire.id,
+    shieldZoneId: wire.shieldZoneId ?? null,
+    ruleName: wire.ruleName ?? '',
+    ruleDescription: wire.ruleDescription ?? '',
+    ruleConfiguration: {
+      actionType: config.actionType ?? null,
+      operatorType: config.operatorType ?? null,
+      severityType: config.severityType ?? null,
+      variableTypes: normalVariables(config.variableTypes),
+      transformationTypes: config.transformationTypes ?? [],
+      value: config.value ?? '',
+      isNegated: config.isNegated ?? false,
+      isRegexVariable: config.isRegexVariable ?? false,
+      chainedRuleConditions: (config.chainedRuleConditions ?? []).map(normalChained),
+    },
+  };
+}
+
+function desiredChained(c: ChainedRuleConditionSpec): NormalChainedCondition {
+  return {
+    variableTypes: c.variableTypes as Record<string, string>,
+    operatorType: c.operatorType,
+    value: c.value ?? '',
+    isNegated: c.isNegated ?? false,
+    isRegexVariable: c.isRegexVariable ?? false,
+  };
+}
+
+/** Enum integers back to the seed's names for plans and logs. */
+export function displayWafValue(path: string, value: unknown): unknown {
+  const leaf = path.slice(path.lastIndexOf('.') + 1);
+  if (typeof value === 'number') {
+    if (leaf === 'actionType') return enumName(WafRuleActionType, value);
+    if (leaf === 'operatorType') return enumName(WafRuleOperatorType, value);
+    if (leaf === 'severityType') return enumName(WafRuleSeverityType, value);
+  }
+  if (leaf === 'transformationTypes' && Array.isArray(value)) {
+    return value.map((v) => (typeof v === 'number' ? enumName(WafRuleTransformationType, v) : v));
+  }
+  if (leaf === 'chainedRuleConditions' && Array.isArray(value)) {
+    return value.map((c: NormalChainedCondition) => ({
+      ...c,
+      operatorType: c.operatorType === null ? null : enumName(WafRuleOperatorType, c.operatorType),
+    }));
+  }
+  return value;
+}
+
+/** The declared part of a spec, in the live form's shape, for `diffDeclared`. */
+function declared(spec: WafCustomRuleSpec): unknown {
+  const c = spec.ruleConfiguration;
+  return compact({
+    ruleName: spec.ruleName,
+    ruleDescription: spec.ruleDescription,
+    ruleConfiguration: {
+      actionType: c.actionType,
+      operatorType: c.operatorType,
+      severityType: c.severityType,
+      variableTypes: c.variableTypes,
+      transformationTypes: c.transformationTypes,
+      value: c.value,
+      isNegated: c.isNegated,
+      isRegexVariable: c.isRegexVariable,
+      chainedRuleConditions: c.chainedRuleConditions?.map(desiredChained),
+    },
+  });
+}
+
+/** The whole E1 body: declared values, live values for the rest. */
+export function buildWafRuleRequest(spec: WafCustomRuleSpec, live: LiveWafRule): UpdateCustomWafRuleRequest {
+  const c = spec.ruleConfiguration;
+  const l = live.ruleConfiguration;
+  const severityType = c.severityType ?? l.severityType ?? undefined;
+  return {
+    ruleName: spec.ruleName,
+    // The API answers 400 when ruleDescription is missing (octorules 0.3.0): always send it.
+    ruleDescription: spec.ruleDescription ?? live.ruleDescription,
+    ruleConfiguration: {
+      actionType: c.actionType,
+      variableTypes: c.variableTypes as Record<string, string>,
+      operatorType: c.operatorType,
+      ...(severityType === undefined ? {} : { severityType }),
+      transformationTypes: c.transformationTypes ?? l.transformationTypes,
+      value: c.value ?? l.value,
+      isNegated: c.isNegated ?? l.isNegated,
+      isRegexVariable: c.isRegexVariable ?? l.isRegexVariable,
+      chainedRuleConditions: c.chainedRuleConditions?.map(desiredChained) ?? l.chainedRuleConditions,
+    },
+  };
+}
+
+function planWafRule(desired: DesiredResource<WafCustomRuleSpec>, live: LiveWafRule): KindPlan {
+  const diffs: FieldDiff[] = [];
+  diffDeclared(declared(desired.spec), live, '', diffs, displayWafValue);
+  if (diffs.length === 0) return { diffs, requests: [] };
+  return {
+    diffs,
+    requests: [writeRequests.updateCustomWafRule(desired.spec.id, buildWafRuleRequest(desired.spec, live))],
+  };
+}
+
+async function readWafRules(
+  resources: readonly DesiredResource<WafCustomRuleSpec>[],
+  ctx: ReadContext,
+): Promise<Map<string, LiveRead<LiveWafRule>>> {
+  const byZone = groupBy(resources, (r) => r.spec.shieldZoneId);
+  const out = new Map<string, LiveRead<LiveWafRule>>();
+  await Promise.all(
+    [...byZone].map(async ([zoneId, zoneResources]) => {
+      try {
+        const rules = await ctx.once(`custom-rules:${zoneId}`, () =>
+          ctx.limit(() => ctx.api.listCustomWafRules(zoneId, { signal: ctx.signal })),
+        );
+        const byId = new Map(rules.map((rule) => [rule.id, rule]));
+        for (const resource of zoneResources) {
+          const wire = byId.get(resource.spec.id);
+          out.set(
+            resource.subject,
+            wire === undefined
+              ? {
+                  lookup: {
+                    status: 'error',
+                    error: new ReconcileError(
+                      'API_NOT_FOUND',
+                      `custom WAF rule ${resource.spec.id} is not in Shield Zone ${zoneId}`,
+                      { subject: resource.subject },
+                    ),
+                  },
+                }
+              : { lookup: { status: 'found', live: normalizeWafRule(wire) } },
+          );
+        }
+      } catch (err) {
+        for (const resource of zoneResources) out.set(resource.subject, readFailure(resource, err));
+      }
+    }),
+  );
+  return out;
+}
+
+export const wafCustomRuleKind: ResourceKind<WafCustomRuleSpec, LiveWafRule> = {
+  kind: 'WafCustomRule',
+  spec: wafCustomRuleSpec as ResourceKind<WafCustomRuleSpec>['spec'],
+  readLive: readWafRules,
+  plan: planWafRule,
+};
