@@ -188,7 +188,7 @@ describe('ContainerApp plan', () => {
     });
     expect(allowed.error).toBeUndefined();
     expect(
-      (allowed.requests[0]?.body as { containerTemplates: { id?: string }[] }).containerTemplates.map(
+      (allowed.requests[0]!.body as { containerTemplates: { id?: string }[] }).containerTemplates.map(
         (c) => c.id,
       ),
     ).toEqual(['c-web']);
