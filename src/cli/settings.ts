@@ -1,0 +1,119 @@
+/**
+ * Flags and environment shared by the commands that talk to the API. The access key comes
+ * from `EDGESYNC_ACCESS_KEY` or `--access-key-file`, never from a flag value (it would show in
+ * `ps` and shell history).
+ */
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { ReconcileError } from '../errors.js';
+import { createLogger, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from '../log.js';
+import type { CliIo } from './io.js';
+
+export const DEFAULT_BASE_URL = 'https://api.bunny.net';
+export const DEFAULT_CONFIG_DIR = 'config';
+export const STATE_DIR_NAME = '.edgesync-state';
+
+export interface ConnectionFlags {
+  config?: string;
+  baseUrl?: string;
+  accessKeyFile?: string;
+  stateDir?: string;
+  concurrency: number;
+  logLevel?: LogLevel;
+  logFormat?: LogFormat;
+}
+
+/** Parses a positive integer flag value. */
+export function positiveInt(label: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`${label} must be a positive integer`);
+    return n;
+  };
+}
+
+/** Adds --config; used by every command that reads the desired state. */
+export function addConfigOption(command: Command): Command {
+  return command.option(
+    '--config <dir>',
+    `desired-state directory (env EDGESYNC_CONFIG, default ./${DEFAULT_CONFIG_DIR})`,
+  );
+}
+
+/** Adds the flags of every command that talks to the API. */
+export function addConnectionOptions(command: Command): Command {
+  return command
+    .option('--base-url <url>', `API base URL (env EDGESYNC_BASE_URL, default ${DEFAULT_BASE_URL})`)
+    .option('--access-key-file <file>', 'file holding the API access key (else env EDGESYNC_ACCESS_KEY)')
+    .option('--state-dir <dir>', `state directory (default ${STATE_DIR_NAME} beside the config directory)`)
+    .option('--concurrency <n>', 'parallel API requests', positiveInt('--concurrency'), 8)
+    .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS))
+    .addOption(
+      new Option('--log-format <format>', 'log format (pretty on a terminal)').choices(['json', 'pretty']),
+    );
+}
+
+export function configDir(flags: { config?: string }, io: CliIo): string {
+  return resolve(io.cwd, flags.config ?? io.env.EDGESYNC_CONFIG ?? DEFAULT_CONFIG_DIR);
+}
+
+export function baseUrl(flags: { baseUrl?: string }, io: CliIo): string {
+  const url = flags.baseUrl ?? io.env.EDGESYNC_BASE_URL ?? DEFAULT_BASE_URL;
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http(s)');
+  } catch {
+    throw new ReconcileError('USAGE', `--base-url ${JSON.stringify(url)} is not an http(s) URL`);
+  }
+  return url;
+}
+
+/** The access key, from the key file or the environment; a clear USAGE error when neither has one. */
+export async function accessKey(flags: { accessKeyFile?: string }, io: CliIo): Promise<string> {
+  if (flags.accessKeyFile !== undefined) {
+    const file = resolve(io.cwd, flags.accessKeyFile);
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (err) {
+      throw new ReconcileError(
+        'USAGE',
+        `cannot read the access key file ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+      );
+    }
+    const key = text.trim();
+    if (key === '') throw new ReconcileError('USAGE', `the access key file ${file} is empty`);
+    return key;
+  }
+  const key = io.env.EDGESYNC_ACCESS_KEY?.trim();
+  if (key === undefined || key === '') {
+    throw new ReconcileError(
+      'USAGE',
+      'no access key: set EDGESYNC_ACCESS_KEY or pass --access-key-file FILE',
+    );
+  }
+  return key;
+}
+
+export function stateDir(flags: { stateDir?: string }, config: string, io: CliIo): string {
+  if (flags.stateDir !== undefined)
+    return isAbsolute(flags.stateDir) ? flags.stateDir : resolve(io.cwd, flags.stateDir);
+  return join(dirname(config), STATE_DIR_NAME);
+}
+
+/** True when output should be coloured: a terminal, and NO_COLOR unset. */
+export function useColor(io: CliIo): boolean {
+  return io.stdout.isTTY === true && (io.env.NO_COLOR ?? '') === '' && io.env.TERM !== 'dumb';
+}
+
+/** The root logger for a command: JSON lines, pretty on a terminal; stderr for CLI commands. */
+export function commandLogger(
+  flags: { logLevel?: LogLevel; logFormat?: LogFormat },
+  io: CliIo,
+  defaults: { level: LogLevel; stream: 'stdout' | 'stderr' },
+): Logger {
+  const stream = defaults.stream === 'stdout' ? io.stdout : io.stderr;
+  const format = flags.logFormat ?? (stream.isTTY === true ? 'pretty' : 'json');
+  return createLogger({ level: flags.logLevel ?? defaults.level, format, destination: stream });
+}

@@ -1,0 +1,47 @@
+/**
+ * The little git edgesync needs: the commit SHA of a work tree (the revision in logs and
+ * status) and `git pull --ff-only`. Runs git with execFile (no shell) and a timeout.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const GIT_TIMEOUT_MS = 60_000;
+
+/** HEAD's SHA when `dir` is inside a git work tree; undefined otherwise. */
+export async function gitHead(dir: string): Promise<string | undefined> {
+  try {
+    const { stdout } = await run('git', ['-C', dir, 'rev-parse', 'HEAD'], { timeout: GIT_TIMEOUT_MS });
+    const sha = stdout.trim();
+    return /^[0-9a-f]{40,64}$/.test(sha) ? sha : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `dir` is inside a git work tree. */
+export async function isGitWorkTree(dir: string): Promise<boolean> {
+  try {
+    const { stdout } = await run('git', ['-C', dir, 'rev-parse', '--is-inside-work-tree'], {
+      timeout: GIT_TIMEOUT_MS,
+    });
+    return stdout.trim() === 'true';
+  } catch {
+    return false;
+  }
+}
+
+/** `git pull --ff-only`; rejects with git's own message (first line of stderr) on failure. */
+export async function gitPullFastForward(dir: string): Promise<void> {
+  try {
+    await run('git', ['-C', dir, 'pull', '--ff-only', '--quiet'], { timeout: GIT_TIMEOUT_MS });
+  } catch (err) {
+    const stderr = (err as { stderr?: string }).stderr?.trim().split('\n')[0];
+    throw new Error(stderr || (err as Error).message);
+  }
+}
+
+/** The revision shown everywhere: the git SHA when there is one, else `config:<digest prefix>`. */
+export async function resolveRevision(configDir: string, configDigest: string): Promise<string> {
+  return (await gitHead(configDir)) ?? `config:${configDigest.slice(0, 12)}`;
+}

@@ -1,0 +1,110 @@
+/**
+ * Enforces the "may import" column of ARCHITECTURE.md: each module's relative imports must
+ * land in a module it is allowed to use. Type-only imports count too: a type edge is still a
+ * design edge.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(import.meta.dirname, '../../src');
+
+/** Module of a file: its first directory under src/, or the file name for top-level files. */
+function moduleOf(file: string): string {
+  const rel = relative(SRC, file).split('/');
+  return rel.length === 1 ? (rel[0] ?? '').replace(/\.ts$/, '') : (rel[0] ?? '');
+}
+
+/** Allowed targets per module (besides itself). `kinds-spec` is `src/kinds/*\/spec.ts` and `src/kinds/common/spec-module.ts`, `src/kinds/specs.ts`, `src/kinds/common/fields.ts`. */
+const ALLOWED: Record<string, readonly string[]> = {
+  domain: [],
+  errors: [],
+  log: ['errors'],
+  git: [],
+  config: ['domain', 'errors', 'kinds-spec', 'log'],
+  api: ['domain', 'errors', 'log'],
+  kinds: ['domain', 'errors', 'api', 'config', 'engine', 'log'],
+  engine: ['config', 'kinds', 'kinds-spec', 'api', 'domain', 'errors', 'log', 'git'],
+  daemon: [
+    'engine',
+    'config',
+    'kinds',
+    'kinds-spec',
+    'api',
+    'errors',
+    'log',
+    'git',
+    'domain',
+    'emulator-entry',
+    'cli',
+  ],
+  cli: [
+    'engine',
+    'config',
+    'kinds',
+    'kinds-spec',
+    'api',
+    'errors',
+    'log',
+    'git',
+    'domain',
+    'daemon',
+    'emulator-entry',
+  ],
+  emulator: ['domain'],
+  main: ['cli'],
+};
+
+function isKindSpecFile(file: string): boolean {
+  const rel = relative(SRC, file);
+  return (
+    /^kinds\/[^/]+\/spec\.ts$/.test(rel) ||
+    ['kinds/specs.ts', 'kinds/common/spec-module.ts', 'kinds/common/fields.ts'].includes(rel)
+  );
+}
+
+function targetModule(file: string): string {
+  if (isKindSpecFile(file)) return 'kinds-spec';
+  if (relative(SRC, file) === 'emulator/index.ts') return 'emulator-entry';
+  return moduleOf(file);
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const IMPORT = /(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+
+describe('module boundaries (ARCHITECTURE.md)', () => {
+  const files = sourceFiles(SRC);
+
+  it('knows every module under src/', () => {
+    const unknown = [...new Set(files.map(moduleOf))].filter((m) => !(m in ALLOWED));
+    expect(unknown).toEqual([]);
+  });
+
+  it.each(files.map((f) => [relative(SRC, f), f]))(
+    '%s imports only what its module may use',
+    (_name, file) => {
+      const from = isKindSpecFile(file) ? 'kinds-spec' : moduleOf(file);
+      const allowed = from === 'kinds-spec' ? ['domain', 'errors', 'kinds-spec'] : (ALLOWED[from] ?? []);
+      const text = readFileSync(file, 'utf8');
+      const violations: string[] = [];
+      for (const match of text.matchAll(IMPORT)) {
+        const specifier = match[1] ?? match[2] ?? '';
+        const target = resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
+        const to = targetModule(target);
+        const sameModule =
+          to === from || (from === 'kinds-spec' && moduleOf(target) === 'kinds' && to === 'kinds-spec');
+        if (!sameModule && !allowed.includes(to) && !(from === 'kinds' && to === 'kinds-spec')) {
+          violations.push(`${specifier} (${to})`);
+        }
+      }
+      expect(violations).toEqual([]);
+    },
+  );
+});
