@@ -298,8 +298,16 @@ function populate(seed: ParsedSeed, state: EmulatorState): RawIssue[] {
       pullZoneId: zone.pullZoneId ?? zone.id,
       planType: zone.planType,
     });
-    if (zone.botCategories !== undefined)
-      record.botCategories = zone.botCategories as BotCategorizationGroup[];
+    if (zone.botCategories !== undefined) {
+      // Each bot repeats its group's category, as the real reply does.
+      record.botCategories = zone.botCategories.map(
+        (group): BotCategorizationGroup => ({
+          category: group.category,
+          categoryAction: group.categoryAction,
+          bots: group.bots.map((bot) => ({ ...bot, category: group.category })),
+        }),
+      );
+    }
     if (zone.apiGuardian !== undefined) record.apiGuardian = zone.apiGuardian as ApiGuardianMetrics;
 
     for (const [r, rule] of zone.customRules.entries()) {
