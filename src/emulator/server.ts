@@ -125,6 +125,11 @@ export async function startServer(deps: ServerDeps, port: number, host: string):
   }
 
   function fail(pending: Pending, shape: keyof ErrorProfile, failure: Failure): Reply {
+    const appIdParam = pending.route?.appIdParam;
+    if (failure.id === undefined && appIdParam !== undefined) {
+      const id = pending.params[appIdParam];
+      if (id !== undefined) return failureReply(pending.profile[shape], { ...failure, id }, pending.path);
+    }
     return failureReply(pending.profile[shape], failure, pending.path);
   }
 

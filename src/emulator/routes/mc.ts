@@ -47,6 +47,7 @@ export const MC_ROUTES: readonly Route[] = [
     operation: 'patchApp',
     profile: MC_PROFILE,
     body: 'required',
+    appIdParam: 0,
     handle: patchAppRoute,
   },
   {
@@ -55,6 +56,7 @@ export const MC_ROUTES: readonly Route[] = [
     operation: 'getApp',
     profile: MC_GET_PROFILE,
     body: 'none',
+    appIdParam: 0,
     handle: getApp,
   },
   {

@@ -29,6 +29,8 @@ export interface Route {
   readonly profile: ErrorProfile;
   /** 'required': an empty or non-JSON body is a 400 before the handler runs. */
   readonly body: 'required' | 'none';
+  /** Index of the param holding the MC application id, which every ErrorDetails of the route carries as `id`. */
+  readonly appIdParam?: number;
   handle(ctx: RequestContext): Reply;
 }
 
