@@ -536,7 +536,7 @@ function newState(): EmulatorState {
  */
 export function parseSeed(text: string, sourceName: string): EmulatorSeed {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new SeedError(
       sourceName,
