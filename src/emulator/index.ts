@@ -21,7 +21,7 @@ import type { EmulatorState } from './store.js';
 
 export type { FaultDecision, FaultOptions, FaultRule, ScriptedReply } from './faults.js';
 export { FaultController } from './faults.js';
-export type { JournalEntry, JournalFilter } from './journal.js';
+export type { JournalEntry, JournalFilter, JournalRecord } from './journal.js';
 export { RequestJournal } from './journal.js';
 export type { OperationId } from './operations.js';
 export { OPERATIONS } from './operations.js';

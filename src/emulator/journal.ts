@@ -31,6 +31,56 @@ export interface JournalFilter {
   pathPrefix?: string;
 }
 
+/** What the server hands over per request: texts as sent, parsed only when a test reads them. */
+export interface JournalRecord {
+  method: string;
+  path: string;
+  rawQuery: string;
+  operation: OperationId;
+  status: number;
+  /** Request body text; undefined when there was none. */
+  requestText: string | undefined;
+  /** Reply body text as sent; undefined for an empty reply or a drop. */
+  replyText: string | undefined;
+  durationMs: number;
+}
+
+interface Stored extends JournalRecord {
+  seq: number;
+  entry?: JournalEntry;
+}
+
+function parseBody(text: string | undefined): unknown {
+  if (text === undefined || text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Builds the public entry once; bodies are parsed from the recorded text, so later state changes never alter it. */
+function materialise(stored: Stored): JournalEntry {
+  if (stored.entry === undefined) {
+    const query: Record<string, string> = {};
+    if (stored.rawQuery !== '') {
+      for (const [k, v] of new URLSearchParams(stored.rawQuery)) query[k] = v;
+    }
+    stored.entry = {
+      seq: stored.seq,
+      method: stored.method,
+      path: stored.path,
+      query,
+      operation: stored.operation,
+      status: stored.status,
+      requestBody: parseBody(stored.requestText),
+      replyBody: parseBody(stored.replyText),
+      durationMs: stored.durationMs,
+    };
+  }
+  return stored.entry;
+}
+
 function matches(
   entry: JournalEntry,
   filter: JournalFilter | ((entry: JournalEntry) => boolean) | undefined,
@@ -45,11 +95,12 @@ function matches(
 }
 
 /**
- * An append-only, bounded log. When `maxEntries` is reached the oldest entries are dropped
- * (a long-running demo must not grow without bound); `seq` keeps counting.
+ * An append-only, bounded log. Past `maxEntries` (plus 1/16 slack) the oldest entries are
+ * dropped (a long-running demo must not grow without bound); `seq` keeps counting. Recording
+ * is cheap (strings already produced for the wire); parsing happens when entries are read.
  */
 export class RequestJournal {
-  readonly #entries: JournalEntry[] = [];
+  readonly #entries: Stored[] = [];
   readonly #maxEntries: number;
   #seq = 0;
   /** False = record nothing (the throughput benchmark). */
@@ -60,30 +111,38 @@ export class RequestJournal {
     this.#maxEntries = options.maxEntries ?? 100_000;
   }
 
-  /** Appends an entry (no-op when disabled); assigns `seq`. */
-  record(entry: Omit<JournalEntry, 'seq'>): void {
+  /** Appends a record (no-op when disabled); assigns `seq`. */
+  record(record: JournalRecord): void {
     if (!this.enabled) return;
     this.#seq += 1;
-    this.#entries.push({ seq: this.#seq, ...entry });
-    if (this.#entries.length > this.#maxEntries)
+    const stored: Stored = record as Stored;
+    stored.seq = this.#seq;
+    this.#entries.push(stored);
+    // Trim in batches: a splice per request on a full journal would cost O(n) every time.
+    if (this.#entries.length > this.#maxEntries + Math.max(1, this.#maxEntries >> 4)) {
       this.#entries.splice(0, this.#entries.length - this.#maxEntries);
+    }
   }
 
-  /** Entries in order, optionally filtered (a copy). */
+  /** Entries in order, optionally filtered (a new array; each entry is a snapshot of what was sent). */
   entries(filter?: JournalFilter | ((entry: JournalEntry) => boolean)): JournalEntry[] {
-    return this.#entries.filter((e) => matches(e, filter));
+    const out: JournalEntry[] = [];
+    for (const stored of this.#entries) {
+      const entry = materialise(stored);
+      if (matches(entry, filter)) out.push(entry);
+    }
+    return out;
   }
 
   /** Entries whose method is not GET: the writes. */
   writes(): JournalEntry[] {
-    return this.#entries.filter((e) => e.method !== 'GET');
+    return this.entries((e) => e.method !== 'GET');
   }
 
   /** How many entries match. */
   count(filter?: JournalFilter | ((entry: JournalEntry) => boolean)): number {
-    let n = 0;
-    for (const e of this.#entries) if (matches(e, filter)) n += 1;
-    return n;
+    if (filter === undefined) return this.#entries.length;
+    return this.entries(filter).length;
   }
 
   /** Forgets every entry (seq keeps counting, so entries stay distinguishable across clears). */

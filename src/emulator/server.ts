@@ -103,23 +103,19 @@ export async function startServer(deps: ServerDeps, port: number, host: string):
     if (pending.tooLarge) headers.connection = 'close';
     res.writeHead(reply.status, headers);
     res.end(payload);
-    record(pending, reply.status, rawBody === undefined ? reply.body : parseMaybeJson(rawBody));
+    record(pending, reply.status, payload);
   }
 
-  function record(pending: Pending, status: number, replyBody: unknown): void {
+  function record(pending: Pending, status: number, replyText: string | undefined): void {
     if (!deps.journal.enabled) return;
-    const query: Record<string, string> = {};
-    if (pending.rawQuery !== '') {
-      for (const [k, v] of new URLSearchParams(pending.rawQuery)) query[k] = v;
-    }
     deps.journal.record({
       method: pending.method,
       path: pending.path,
-      query,
+      rawQuery: pending.rawQuery,
       operation: pending.operation,
       status,
-      requestBody: pending.bodyText === undefined ? undefined : parseMaybeJson(pending.bodyText),
-      replyBody,
+      requestText: pending.bodyText,
+      replyText,
       durationMs: performance.now() - pending.started,
     });
   }
@@ -331,13 +327,4 @@ export async function startServer(deps: ServerDeps, port: number, host: string):
       await closed;
     },
   };
-}
-
-function parseMaybeJson(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
 }

@@ -336,6 +336,17 @@ describe('journal', () => {
     expect(dump).not.toContain('leaked-wrong-key');
   });
 
+  test('keeps the reply as sent, whatever happens to the state afterwards', async ({ emu }) => {
+    await call(emu, 'GET', '/mc/apps/app1');
+    await call(emu, 'PATCH', '/mc/apps/app1', { body: { name: 'renamed' } });
+    emu.state.updateCustomRule(1234, { ruleName: 'edited out of band' });
+
+    const [read] = emu.journal.entries({ operation: 'getApp' });
+
+    expect((read?.replyBody as { name: string }).name).toBe('storefront');
+    expect(emu.state.app('app1')?.name).toBe('renamed');
+  });
+
   test('clear() empties it; seq keeps counting', async ({ emu }) => {
     await call(emu, 'GET', '/mc/regions/optimal');
     emu.journal.clear();
