@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { EmulatorSeed, FaultOptions } from '../../emulator/index.js';
+import type { EmulatorOptions, EmulatorSeed, FaultOptions } from '../../emulator/index.js';
 import { loadSeedFile, startEmulator } from '../../emulator/index.js';
 import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../program.js';
@@ -101,9 +101,8 @@ async function run(flags: EmulatorFlags, io: CliIo): Promise<number> {
     return 1;
   }
   let seed: EmulatorSeed | undefined;
-  const options = { port: flags.port, host: flags.host, accessKey: key } as Parameters<
-    typeof startEmulator
-  >[0];
+  // No journal: nothing can read it from outside the process, and it would hold reply texts.
+  const options: EmulatorOptions = { port: flags.port, host: flags.host, accessKey: key, journal: false };
   try {
     if (flags.seed !== undefined) seed = await loadSeedFile(resolve(io.cwd, flags.seed));
     if (seed !== undefined) options.seed = seed;
