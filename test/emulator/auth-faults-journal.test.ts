@@ -343,7 +343,7 @@ describe('journal', () => {
 
     const [read] = emu.journal.entries({ operation: 'getApp' });
 
-    expect((read?.replyBody as { name: string }).name).toBe('storefront');
+    expect(read?.replyBody).toMatchObject({ name: 'storefront' });
     expect(emu.state.app('app1')?.name).toBe('renamed');
   });
 
