@@ -101,6 +101,43 @@ export const AccessListType = { IP: 0, CIDR: 1, ASN: 2, Country: 3, Organization
 /** Shield OpenAPI `ShieldPlanType`. */
 export const ShieldPlanType = { Basic: 0, Advanced: 1, Business: 2, Enterprise: 3 } as const;
 
+/** Shield OpenAPI `AccessListCategory`: a bit flag naming what a managed (curated) list contains. */
+export const AccessListCategory = {
+  None: 0,
+  VPNs: 1,
+  Datacenters: 2,
+  Proxies: 4,
+  TorExitNodes: 8,
+  Botnets: 16,
+  VulnerabilityScanners: 32,
+  WebScrapers: 64,
+  SearchEngines: 128,
+  SearchEngineCrawlers: 256,
+  AiSearch: 512,
+  AiCrawlers: 1024,
+  AiAgents: 2048,
+  PagePreview: 4096,
+  InternetTools: 8192,
+} as const;
+
+/** Shield OpenAPI `BotCategory` (E6 `category`). The spec's description also names 255 System; its enum does not. */
+export const BotCategory = {
+  None: 0,
+  SEO: 1,
+  AIScraper: 2,
+  AITool: 3,
+  Tool: 4,
+  Ads: 5,
+  Preview: 6,
+  Social: 7,
+} as const;
+
+/** Shield OpenAPI `BotCategoryAction` (E6 `categoryAction`). */
+export const BotCategoryAction = { None: 0, Block: 1, Allow: 2 } as const;
+
+/** Shield OpenAPI `BotCategorizationAction` (E6 per-bot `action`). */
+export const BotCategorizationAction = { None: 0, Block: 1, Allow: 2, Ignore: 3 } as const;
+
 /** Magic Containers string enums, in the seed's lower-case form (the form edgesync sends). */
 export const RUNTIME_TYPES = ['shared', 'reserved'] as const;
 export const PORT_PROTOCOLS = ['tcp', 'udp', 'sctp'] as const;

@@ -1,0 +1,91 @@
+/**
+ * The emulator's public API: a local HTTP server that behaves like the bunny.net management
+ * API for the operations edgesync uses (see README.md beside this file).
+ *
+ * This is the only module of src/emulator that other modules may import. The emulator itself
+ * imports nothing from src but `domain/`, so the API client and the emulator can never share
+ * a wrong assumption about the API.
+ */
+
+import type { FaultOptions } from './faults.js';
+import { FaultController } from './faults.js';
+import { RequestJournal } from './journal.js';
+import { Router } from './router.js';
+import { DNS_ROUTES } from './routes/dns.js';
+import { MC_ROUTES } from './routes/mc.js';
+import { SHIELD_ROUTES } from './routes/shield.js';
+import type { EmulatorSeed } from './seed.js';
+import { stateFromSeed } from './seed.js';
+import { startServer } from './server.js';
+import type { EmulatorState } from './store.js';
+
+export type { FaultDecision, FaultOptions, FaultRule, ScriptedReply } from './faults.js';
+export { FaultController } from './faults.js';
+export type { JournalEntry, JournalFilter, JournalRecord } from './journal.js';
+export { RequestJournal } from './journal.js';
+export type { OperationId } from './operations.js';
+export { OPERATIONS } from './operations.js';
+export type { EmulatorSeed, SeedIssue } from './seed.js';
+export { loadSeedFile, parseSeed, SeedError } from './seed.js';
+export { MAX_BODY_BYTES } from './server.js';
+export type {
+  AccessListRecord,
+  ConfigurationChange,
+  DnsZoneRecord,
+  ShieldZoneRecord,
+  StateCounts,
+} from './store.js';
+export { countEntries, EmulatorState, sha256Hex } from './store.js';
+export type * from './wire.js';
+
+/** How to start an emulator. */
+export interface EmulatorOptions {
+  /** TCP port; 0 (default) picks a free one. */
+  port?: number;
+  /** Interface to bind (default 127.0.0.1). */
+  host?: string;
+  /** The only key accepted in the `AccessKey` header. Must not be empty. */
+  accessKey: string;
+  /** The account to emulate (validated; throws SeedError when invalid). Default: empty. */
+  seed?: EmulatorSeed;
+  /** Random faults from the start. Default: none. */
+  faults?: FaultOptions;
+  /** Record requests in the journal (default true); the throughput benchmark turns it off. */
+  journal?: boolean;
+}
+
+/** A running emulator. */
+export interface Emulator {
+  /** Base URL, e.g. 'http://127.0.0.1:41234' (no trailing slash). */
+  readonly url: string;
+  readonly journal: RequestJournal;
+  /** Live state: read it, or edit it to simulate out-of-band changes. */
+  readonly state: EmulatorState;
+  readonly faults: FaultController;
+  /** Stops listening and destroys open connections at once (pending delayed replies are dropped). */
+  close(): Promise<void>;
+}
+
+const ROUTES = [...SHIELD_ROUTES, ...MC_ROUTES, ...DNS_ROUTES];
+
+/** Starts an emulator; resolves once it accepts connections. */
+export async function startEmulator(options: EmulatorOptions): Promise<Emulator> {
+  if (typeof options.accessKey !== 'string' || options.accessKey === '') {
+    throw new TypeError('startEmulator: accessKey must be a non-empty string');
+  }
+  const state = stateFromSeed(options.seed);
+  const journal = new RequestJournal({ enabled: options.journal ?? true });
+  const faults = new FaultController(options.faults);
+  const running = await startServer(
+    { router: new Router(ROUTES), state, journal, faults, accessKey: options.accessKey },
+    options.port ?? 0,
+    options.host ?? '127.0.0.1',
+  );
+  return {
+    url: running.url,
+    journal,
+    state,
+    faults,
+    close: () => running.close(),
+  };
+}

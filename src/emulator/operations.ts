@@ -1,0 +1,27 @@
+/**
+ * Operation ids: the names the journal, the API client and the metrics all use for the
+ * routes. E1-E9 are the seed's operations; the rest are the companion reads and writes
+ * edgesync needs; `unknown` is any request that matched no route.
+ */
+export const OPERATIONS = [
+  'updateCustomWafRule',
+  'updateCustomAccessList',
+  'updateAccessListConfiguration',
+  'patchApp',
+  'disableDnssec',
+  'getBotCategorization',
+  'getOptimalRegion',
+  'getWafPlanSegmentation',
+  'getApiGuardianMetrics',
+  'listCustomWafRules',
+  'getCustomWafRule',
+  'listAccessLists',
+  'getCustomAccessList',
+  'getApp',
+  'getDnsZone',
+  'enableDnssec',
+  'unknown',
+] as const;
+
+/** One of OPERATIONS. */
+export type OperationId = (typeof OPERATIONS)[number];

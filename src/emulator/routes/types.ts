@@ -1,0 +1,64 @@
+/**
+ * The contract between the server and the route modules: a route is data (method, path
+ * pattern, operation id, error profile, whether it takes a body) plus a synchronous handler.
+ */
+import type { OperationId } from '../operations.js';
+import type { ErrorProfile, Failure, Reply } from '../replies.js';
+import type { EmulatorState } from '../store.js';
+
+/** What a handler gets. `params` are the `:name` segments of the pattern, in order, URL-decoded. */
+export interface RequestContext {
+  readonly method: string;
+  readonly path: string;
+  readonly params: readonly string[];
+  /** The raw query string (without '?'); parse it only where a route has query parameters. */
+  readonly rawQuery: string;
+  /** The parsed JSON body; undefined when the route takes none. */
+  readonly body: unknown;
+  readonly state: EmulatorState;
+  /** Renders a failure in the shape the route's profile gives that kind of failure. */
+  fail(kind: 'invalid' | 'notFound', failure: Failure): Reply;
+}
+
+/** One operation on one path. */
+export interface Route {
+  readonly method: string;
+  /** e.g. `/shield/waf/custom-rule/:id`; literal segments match case-insensitively, as ASP.NET routing does. */
+  readonly pattern: string;
+  readonly operation: OperationId;
+  readonly profile: ErrorProfile;
+  /** 'required': an empty or non-JSON body is a 400 before the handler runs. */
+  readonly body: 'required' | 'none';
+  /** Index of the param holding the MC application id, which every ErrorDetails of the route carries as `id`. */
+  readonly appIdParam?: number;
+  handle(ctx: RequestContext): Reply;
+}
+
+/** A path id as the API's integer path parameters take it; undefined when not a non-negative safe integer. */
+export function parseId(text: string): number | undefined {
+  if (!/^\d{1,16}$/.test(text)) return undefined;
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : undefined;
+}
+
+/** The 400 for a path parameter that is not an integer, worded as ASP.NET model binding words it. */
+export function badIdFailure(name: string, raw: string): Failure {
+  return {
+    status: 400,
+    title: 'One or more validation errors occurred.',
+    detail: `The value '${raw}' is not valid for ${name}.`,
+    errors: [{ field: name, message: `The value '${raw}' is not valid.` }],
+  };
+}
+
+/** The 400 for a body that failed validation. */
+export function validationFailure(errors: Failure['errors'], id?: string): Failure {
+  const failure: Failure = {
+    status: 400,
+    title: 'One or more validation errors occurred.',
+    detail: (errors ?? []).map((e) => `${e.field}: ${e.message}`).join(' '),
+    errors: errors ?? [],
+  };
+  if (id !== undefined) failure.id = id;
+  return failure;
+}

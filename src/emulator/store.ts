@@ -1,0 +1,482 @@
+/**
+ * The emulator's in-memory state: every object the routes serve, indexed by id.
+ *
+ * Objects are kept in their wire shape (see `wire.ts`) and returned *live*: a test may read
+ * them, or edit them behind the reconciler's back ("out-of-band drift"), and the next reply
+ * shows the edit. Derived values (checksum, entry count, timestamps) stay right only through
+ * the mutators, so prefer those when the edit touches content.
+ */
+import { createHash } from 'node:crypto';
+import type {
+  AccessListDetails,
+  ApiGuardianMetrics,
+  Application,
+  BotCategorizationGroup,
+  CustomAccessList,
+  CustomWafRule,
+  DnsZoneModel,
+  Region,
+  WafRulesByPlanModel,
+} from './wire.js';
+
+/** A Shield Zone and what hangs off it. */
+export interface ShieldZoneRecord {
+  readonly id: number;
+  pullZoneId: number;
+  /** ShieldPlanType integer. */
+  planType: number;
+  /** Ids of this zone's custom rules, kept sorted (the listing's stable order). */
+  readonly ruleIds: number[];
+  /** Custom and managed lists by list id. */
+  readonly accessLists: Map<number, AccessListRecord>;
+  /** The same records by configuration id (E3's path id). */
+  readonly configurations: Map<number, AccessListRecord>;
+  /** E6 data; undefined = the built-in default. */
+  botCategories: BotCategorizationGroup[] | undefined;
+  /** E9 data; undefined = the built-in default. */
+  apiGuardian: ApiGuardianMetrics | undefined;
+}
+
+/**
+ * One access list of a zone, custom or managed, with its per-zone configuration
+ * (`configurationId`, `isEnabled`, `action`). Managed lists have no content to serve.
+ */
+export interface AccessListRecord {
+  readonly kind: 'custom' | 'managed';
+  readonly shieldZoneId: number;
+  readonly listId: number;
+  readonly configurationId: number;
+  name: string;
+  description: string | null;
+  /** AccessListType integer; E2 cannot change it. */
+  type: number;
+  content: string;
+  /** Lowercase hex SHA-256 of `content`. */
+  checksum: string;
+  entryCount: number;
+  /** ISO 8601; moves forward whenever name or content changes. */
+  lastModified: string;
+  isEnabled: boolean;
+  /** AccessListAction integer. */
+  action: number;
+  /** AccessListCategory integer (managed lists). */
+  category: number;
+  /** ShieldPlanType integer the list needs. */
+  requiredPlan: number;
+  /** .NET TimeSpan text, managed lists only (e.g. "1.00:00:00"). */
+  updateFrequency: string | null;
+}
+
+/** A DNS zone and the DNSSEC facts the zone model does not carry. */
+export interface DnsZoneRecord {
+  readonly model: DnsZoneModel;
+  /** Whether the DS record is published at the registrar (seedable; the emulator never changes it). */
+  dsConfigured: boolean;
+}
+
+/** Sizes of the state, for benchmarks and sanity checks. */
+export interface StateCounts {
+  shieldZones: number;
+  customRules: number;
+  customAccessLists: number;
+  managedAccessLists: number;
+  apps: number;
+  dnsZones: number;
+}
+
+/** Lowercase hex SHA-256 of a string's UTF-8 bytes. */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** Entries of an access list: the non-empty lines of its content. */
+export function countEntries(content: string): number {
+  let count = 0;
+  for (const line of content.split('\n')) {
+    if (line.trim() !== '') count += 1;
+  }
+  return count;
+}
+
+function insertSorted(list: number[], value: number): void {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((list[mid] as number) < value) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, value);
+}
+
+/** Fields an E3-style configuration change may set. */
+export interface ConfigurationChange {
+  isEnabled?: boolean;
+  action?: number;
+}
+
+/**
+ * The whole emulated account. Getters return live objects or undefined; mutators throw a
+ * plain Error on an unknown id (a test bug, not an API condition).
+ */
+export class EmulatorState {
+  readonly #zones = new Map<number, ShieldZoneRecord>();
+  readonly #rules = new Map<number, CustomWafRule>();
+  readonly #apps = new Map<string, Application>();
+  readonly #nodeSelectors = new Map<string, Record<string, string>>();
+  readonly #dnsZones = new Map<number, DnsZoneRecord>();
+  #lastTimestamp = 0;
+  #counter = 0;
+  #configurationSeq = 900_000;
+
+  /** E7's answer. */
+  optimalRegion: Region;
+  /** E8's catalogue. */
+  wafCatalog: WafRulesByPlanModel[];
+
+  constructor(defaults: { optimalRegion: Region; wafCatalog: WafRulesByPlanModel[] }) {
+    this.optimalRegion = defaults.optimalRegion;
+    this.wafCatalog = defaults.wafCatalog;
+  }
+
+  /**
+   * An ISO timestamp strictly later than every one handed out before, so two changes in the
+   * same millisecond still give two different `lastModified` values.
+   */
+  now(): string {
+    const ms = Math.max(Date.now(), this.#lastTimestamp + 1);
+    this.#lastTimestamp = ms;
+    return new Date(ms).toISOString();
+  }
+
+  /** A fresh opaque id: `prefix` + a counter in base 36, zero-padded (deterministic per run). */
+  nextId(prefix: string): string {
+    this.#counter += 1;
+    return `${prefix}${this.#counter.toString(36).padStart(10, '0')}`;
+  }
+
+  /** A fresh integer (pull zone ids of new CDN endpoints, generated configuration ids). */
+  nextNumber(): number {
+    this.#configurationSeq += 1;
+    return this.#configurationSeq;
+  }
+
+  // ---- Shield zones -------------------------------------------------------------------
+
+  /** Adds an empty Shield Zone (throws if the id exists). */
+  addShieldZone(zone: { id: number; pullZoneId: number; planType: number }): ShieldZoneRecord {
+    if (this.#zones.has(zone.id)) throw new Error(`shield zone ${zone.id} already exists`);
+    const record: ShieldZoneRecord = {
+      id: zone.id,
+      pullZoneId: zone.pullZoneId,
+      planType: zone.planType,
+      ruleIds: [],
+      accessLists: new Map(),
+      configurations: new Map(),
+      botCategories: undefined,
+      apiGuardian: undefined,
+    };
+    this.#zones.set(zone.id, record);
+    return record;
+  }
+
+  /** The live Shield Zone record. */
+  shieldZone(id: number): ShieldZoneRecord | undefined {
+    return this.#zones.get(id);
+  }
+
+  /** All Shield Zones in id order. */
+  shieldZones(): ShieldZoneRecord[] {
+    return [...this.#zones.values()].sort((a, b) => a.id - b.id);
+  }
+
+  #zoneOrThrow(id: number): ShieldZoneRecord {
+    const zone = this.#zones.get(id);
+    if (zone === undefined) throw new Error(`unknown shield zone ${id}`);
+    return zone;
+  }
+
+  // ---- Custom WAF rules ---------------------------------------------------------------
+
+  /** Adds a custom rule to its zone (`rule.shieldZoneId` must exist; the id must be new). */
+  addCustomRule(rule: CustomWafRule): CustomWafRule {
+    const zone = this.#zoneOrThrow(rule.shieldZoneId);
+    if (this.#rules.has(rule.id)) throw new Error(`custom rule ${rule.id} already exists`);
+    this.#rules.set(rule.id, rule);
+    insertSorted(zone.ruleIds, rule.id);
+    return rule;
+  }
+
+  /** The live custom rule (any zone). */
+  customRule(id: number): CustomWafRule | undefined {
+    return this.#rules.get(id);
+  }
+
+  /** A zone's custom rules in id order (empty for an unknown zone). */
+  customRules(shieldZoneId: number): CustomWafRule[] {
+    const zone = this.#zones.get(shieldZoneId);
+    if (zone === undefined) return [];
+    return zone.ruleIds.map((id) => this.#rules.get(id) as CustomWafRule);
+  }
+
+  /** Shallow-merges `patch` into a rule (ruleConfiguration is replaced whole when given). */
+  updateCustomRule(id: number, patch: Partial<Omit<CustomWafRule, 'id' | 'shieldZoneId'>>): CustomWafRule {
+    const rule = this.#rules.get(id);
+    if (rule === undefined) throw new Error(`unknown custom rule ${id}`);
+    Object.assign(rule, patch);
+    return rule;
+  }
+
+  // ---- Access lists -------------------------------------------------------------------
+
+  /**
+   * Adds a custom or managed list to a zone. Checksum, entry count and lastModified are
+   * derived from `content`; a missing configurationId gets a fresh one.
+   */
+  addAccessList(input: {
+    kind: 'custom' | 'managed';
+    shieldZoneId: number;
+    listId: number;
+    configurationId?: number;
+    name: string;
+    description?: string | null;
+    type: number;
+    content?: string;
+    entryCount?: number;
+    isEnabled: boolean;
+    action: number;
+    category?: number;
+    requiredPlan?: number;
+    updateFrequency?: string | null;
+  }): AccessListRecord {
+    const zone = this.#zoneOrThrow(input.shieldZoneId);
+    if (zone.accessLists.has(input.listId)) {
+      throw new Error(`access list ${input.listId} already exists in shield zone ${zone.id}`);
+    }
+    let configurationId = input.configurationId;
+    if (configurationId === undefined) {
+      do configurationId = this.nextNumber();
+      while (zone.configurations.has(configurationId));
+    } else if (zone.configurations.has(configurationId)) {
+      throw new Error(`configuration ${configurationId} already exists in shield zone ${zone.id}`);
+    }
+    const content = input.content ?? '';
+    const record: AccessListRecord = {
+      kind: input.kind,
+      shieldZoneId: zone.id,
+      listId: input.listId,
+      configurationId,
+      name: input.name,
+      description: input.description ?? null,
+      type: input.type,
+      content,
+      checksum: sha256Hex(content),
+      entryCount: input.entryCount ?? countEntries(content),
+      lastModified: this.now(),
+      isEnabled: input.isEnabled,
+      action: input.action,
+      category: input.category ?? 0,
+      requiredPlan: input.requiredPlan ?? 0,
+      updateFrequency: input.updateFrequency ?? null,
+    };
+    zone.accessLists.set(record.listId, record);
+    zone.configurations.set(configurationId, record);
+    return record;
+  }
+
+  /** The live list record by list id (custom or managed). */
+  accessList(shieldZoneId: number, listId: number): AccessListRecord | undefined {
+    return this.#zones.get(shieldZoneId)?.accessLists.get(listId);
+  }
+
+  /** The live list record by configuration id (E3's path id). */
+  accessListConfig(shieldZoneId: number, configurationId: number): AccessListRecord | undefined {
+    return this.#zones.get(shieldZoneId)?.configurations.get(configurationId);
+  }
+
+  /**
+   * Replaces a list's content exactly as given (no newline normalisation, like the real
+   * server) and recomputes checksum, entry count and lastModified. Returns whether it changed.
+   */
+  setAccessListContent(shieldZoneId: number, listId: number, content: string): boolean {
+    const record = this.#listOrThrow(shieldZoneId, listId);
+    if (record.content === content) return false;
+    record.content = content;
+    record.checksum = sha256Hex(content);
+    record.entryCount = countEntries(content);
+    record.lastModified = this.now();
+    return true;
+  }
+
+  /** Renames a list, moving lastModified when the name changes. Returns whether it changed. */
+  setAccessListName(shieldZoneId: number, listId: number, name: string): boolean {
+    const record = this.#listOrThrow(shieldZoneId, listId);
+    if (record.name === name) return false;
+    record.name = name;
+    record.lastModified = this.now();
+    return true;
+  }
+
+  /** Sets `isEnabled` and/or `action` of a configuration (E3's effect). */
+  setConfiguration(
+    shieldZoneId: number,
+    configurationId: number,
+    change: ConfigurationChange,
+  ): AccessListRecord {
+    const record = this.accessListConfig(shieldZoneId, configurationId);
+    if (record === undefined) {
+      throw new Error(`unknown configuration ${configurationId} in shield zone ${shieldZoneId}`);
+    }
+    if (change.isEnabled !== undefined) record.isEnabled = change.isEnabled;
+    if (change.action !== undefined) record.action = change.action;
+    return record;
+  }
+
+  #listOrThrow(shieldZoneId: number, listId: number): AccessListRecord {
+    const record = this.accessList(shieldZoneId, listId);
+    if (record === undefined) throw new Error(`unknown access list ${listId} in shield zone ${shieldZoneId}`);
+    return record;
+  }
+
+  /** The E2/GET `data` view of a custom list (a fresh object). */
+  customAccessListView(record: AccessListRecord): CustomAccessList {
+    return {
+      id: record.listId,
+      name: record.name,
+      description: record.description,
+      type: record.type,
+      content: record.content,
+      checksum: record.checksum,
+      entryCount: record.entryCount,
+      lastModified: record.lastModified,
+    };
+  }
+
+  /** The listing row of a list (a fresh object); `updateFrequency` only on managed lists. */
+  accessListDetailsView(record: AccessListRecord): AccessListDetails {
+    const details: AccessListDetails = {
+      listId: record.listId,
+      configurationId: record.configurationId,
+      name: record.name,
+      description: record.description,
+      isEnabled: record.isEnabled,
+      type: record.type,
+      category: record.category,
+      action: record.action,
+      requiredPlan: record.requiredPlan,
+      entryCount: record.entryCount,
+      lastUpdated: record.lastModified,
+    };
+    if (record.kind === 'managed') details.updateFrequency = record.updateFrequency;
+    return details;
+  }
+
+  // ---- Magic Containers apps ----------------------------------------------------------
+
+  /** Inserts or replaces an app (GET shape). */
+  setApp(app: Application, nodeSelectors: Record<string, string> = {}): Application {
+    const live = this.#apps.get(app.id);
+    if (live !== undefined && live !== app) {
+      // Keep the live object's identity so references held by tests stay current.
+      for (const key of Object.keys(live)) delete (live as unknown as Record<string, unknown>)[key];
+      Object.assign(live, app);
+    } else {
+      this.#apps.set(app.id, app);
+    }
+    this.#nodeSelectors.set(app.id, nodeSelectors);
+    return this.#apps.get(app.id) as Application;
+  }
+
+  /** The live app. */
+  app(appId: string): Application | undefined {
+    return this.#apps.get(appId);
+  }
+
+  /** All apps in insertion order. */
+  apps(): Application[] {
+    return [...this.#apps.values()];
+  }
+
+  /** The app's last written `regionSettings.nodeSelectors` (write-only in the real API). */
+  nodeSelectors(appId: string): Record<string, string> | undefined {
+    return this.#nodeSelectors.get(appId);
+  }
+
+  // ---- DNS zones ----------------------------------------------------------------------
+
+  /** Adds a DNS zone (throws if the id exists). */
+  addDnsZone(zone: {
+    id: number;
+    domain: string;
+    dnsSecEnabled: boolean;
+    dsConfigured?: boolean;
+  }): DnsZoneRecord {
+    if (this.#dnsZones.has(zone.id)) throw new Error(`DNS zone ${zone.id} already exists`);
+    const created = this.now();
+    const record: DnsZoneRecord = {
+      model: {
+        Id: zone.id,
+        Domain: zone.domain,
+        Records: [],
+        DateModified: created,
+        DateCreated: created,
+        NameserversDetected: true,
+        CustomNameserversEnabled: false,
+        Nameserver1: 'kiki.bunny.net',
+        Nameserver2: 'coco.bunny.net',
+        SoaEmail: `hostmaster@${zone.domain}`,
+        NameserversNextCheck: created,
+        LoggingEnabled: false,
+        LoggingIPAnonymizationEnabled: true,
+        LogAnonymizationType: 0,
+        DnsSecEnabled: zone.dnsSecEnabled,
+        CertificateKeyType: 0,
+      },
+      dsConfigured: zone.dsConfigured ?? false,
+    };
+    this.#dnsZones.set(zone.id, record);
+    return record;
+  }
+
+  /** The live zone model (what `GET /dnszone/{id}` serves). */
+  dnsZone(id: number): DnsZoneModel | undefined {
+    return this.#dnsZones.get(id)?.model;
+  }
+
+  /** The zone record with its DNSSEC extras. */
+  dnsZoneRecord(id: number): DnsZoneRecord | undefined {
+    return this.#dnsZones.get(id);
+  }
+
+  /** Switches DNSSEC; returns whether it changed. DateModified moves only on a change. */
+  setDnssec(id: number, enabled: boolean): boolean {
+    const record = this.#dnsZones.get(id);
+    if (record === undefined) throw new Error(`unknown DNS zone ${id}`);
+    if (record.model.DnsSecEnabled === enabled) return false;
+    record.model.DnsSecEnabled = enabled;
+    record.model.DateModified = this.now();
+    return true;
+  }
+
+  // ---- Totals -------------------------------------------------------------------------
+
+  /** How many objects of each kind the state holds. */
+  counts(): StateCounts {
+    let custom = 0;
+    let managed = 0;
+    for (const zone of this.#zones.values()) {
+      for (const list of zone.accessLists.values()) {
+        if (list.kind === 'custom') custom += 1;
+        else managed += 1;
+      }
+    }
+    return {
+      shieldZones: this.#zones.size,
+      customRules: this.#rules.size,
+      customAccessLists: custom,
+      managedAccessLists: managed,
+      apps: this.#apps.size,
+      dnsZones: this.#dnsZones.size,
+    };
+  }
+}

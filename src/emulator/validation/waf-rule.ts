@@ -1,0 +1,93 @@
+/**
+ * E1 request body (`UpdateCustomWafRuleRequest`) validation, exactly per the seed: no
+ * additional properties at any level, integer enums from the seed tables (operator values
+ * 10, 11, 13 and 16 refused), the 27 variableTypes keys with string values, nullable fields
+ * nullable and nothing else.
+ */
+import { z } from 'zod';
+import {
+  WAF_VARIABLE_TYPES,
+  WafRuleActionType,
+  WafRuleOperatorType,
+  WafRuleSeverityType,
+  WafRuleTransformationType,
+} from '../../domain/enums.js';
+import type { ChainedRuleCondition, RuleConfiguration, VariableTypes } from '../wire.js';
+import { intEnum } from './enum.js';
+
+const FORBIDDEN_NOTE = ' The values 10, 11, 13 and 16 are not allowed.';
+
+const VariableTypesRequest = z.strictObject(
+  Object.fromEntries(WAF_VARIABLE_TYPES.map((key) => [key, z.string().optional()])),
+);
+
+const ChainedRuleConditionRequest = z.strictObject({
+  variableTypes: VariableTypesRequest.nullable().optional(),
+  operatorType: intEnum('operatorType', WafRuleOperatorType, FORBIDDEN_NOTE).optional(),
+  value: z.string().nullable().optional(),
+  isNegated: z.boolean().nullable().optional(),
+  isRegexVariable: z.boolean().nullable().optional(),
+});
+
+/** RuleConfiguration as the request may carry it (shared with the seed loader after enum mapping). */
+export const RuleConfigurationRequest = z.strictObject({
+  actionType: intEnum('actionType', WafRuleActionType),
+  variableTypes: VariableTypesRequest.nullable().optional(),
+  operatorType: intEnum('operatorType', WafRuleOperatorType, FORBIDDEN_NOTE).optional(),
+  severityType: intEnum('severityType', WafRuleSeverityType).optional(),
+  transformationTypes: z
+    .array(intEnum('transformationTypes item', WafRuleTransformationType))
+    .nullable()
+    .optional(),
+  value: z.string().nullable().optional(),
+  isNegated: z.boolean().nullable().optional(),
+  isRegexVariable: z.boolean().nullable().optional(),
+  chainedRuleConditions: z.array(ChainedRuleConditionRequest).nullable().optional(),
+});
+export type RuleConfigurationRequest = z.infer<typeof RuleConfigurationRequest>;
+
+/** The E1 body. */
+export const UpdateCustomWafRuleRequest = z.strictObject({
+  ruleName: z.string().nullable().optional(),
+  ruleDescription: z.string().nullable().optional(),
+  ruleConfiguration: RuleConfigurationRequest.optional(),
+});
+export type UpdateCustomWafRuleRequest = z.infer<typeof UpdateCustomWafRuleRequest>;
+
+function variableTypes(input: Record<string, string | undefined> | null | undefined): VariableTypes | null {
+  if (input === null || input === undefined) return null;
+  const out: VariableTypes = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
+/**
+ * The stored configuration for a validated request configuration. Omitted integer enums take
+ * the value the real server's C# model defaults them to (0), which is why leaving
+ * `severityType` out makes a rule NOTICE and shows up as drift (api-notes §2 E1, OCTO).
+ */
+export function toRuleConfiguration(input: RuleConfigurationRequest): RuleConfiguration {
+  const chained: ChainedRuleCondition[] | null =
+    input.chainedRuleConditions === null || input.chainedRuleConditions === undefined
+      ? null
+      : input.chainedRuleConditions.map((c) => ({
+          variableTypes: variableTypes(c.variableTypes),
+          operatorType: c.operatorType ?? 0,
+          value: c.value ?? null,
+          isNegated: c.isNegated ?? null,
+          isRegexVariable: c.isRegexVariable ?? null,
+        }));
+  return {
+    actionType: input.actionType,
+    variableTypes: variableTypes(input.variableTypes),
+    operatorType: input.operatorType ?? 0,
+    severityType: input.severityType ?? 0,
+    transformationTypes: input.transformationTypes ?? null,
+    value: input.value ?? null,
+    isNegated: input.isNegated ?? null,
+    isRegexVariable: input.isRegexVariable ?? null,
+    chainedRuleConditions: chained,
+  };
+}

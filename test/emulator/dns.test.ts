@@ -1,0 +1,66 @@
+import { describe, expect } from 'vitest';
+import { call, test } from '../helpers/emulator.js';
+
+describe('DNS zones and DNSSEC', () => {
+  test('GET /dnszone/{id} answers the PascalCase zone model', async ({ emu }) => {
+    const result = await call(emu, 'GET', '/dnszone/12345');
+
+    expect(result.status).toBe(200);
+    expect(result.json).toMatchObject({ Id: 12345, Domain: 'example.com', DnsSecEnabled: true, Records: [] });
+  });
+
+  test('E5 DELETE disables DNSSEC and answers the status object with Enabled false', async ({ emu }) => {
+    const result = await call(emu, 'DELETE', '/dnszone/12345/dnssec');
+    const zone = await call(emu, 'GET', '/dnszone/12345');
+
+    expect(result.status).toBe(200);
+    expect(result.json).toMatchObject({ Enabled: false, DsConfigured: false });
+    expect((zone.json as { DnsSecEnabled: boolean }).DnsSecEnabled).toBe(false);
+  });
+
+  test('E5 on an already disabled zone is 200 with Enabled false', async ({ emu }) => {
+    const result = await call(emu, 'DELETE', '/dnszone/12346/dnssec');
+
+    expect(result.status).toBe(200);
+    expect((result.json as { Enabled: boolean }).Enabled).toBe(false);
+  });
+
+  test('E5 and GET on an unknown zone are 404 with an empty body', async ({ emu }) => {
+    const deleted = await call(emu, 'DELETE', '/dnszone/1/dnssec');
+    const read = await call(emu, 'GET', '/dnszone/1');
+
+    expect(deleted.status).toBe(404);
+    expect(deleted.text).toBe('');
+    expect(read.status).toBe(404);
+    expect(read.text).toBe('');
+  });
+
+  test('POST enables DNSSEC with stable DS data, and repeating it never rotates the key', async ({ emu }) => {
+    const first = await call(emu, 'POST', '/dnszone/12346/dnssec');
+    const again = await call(emu, 'POST', '/dnszone/12346/dnssec');
+    await call(emu, 'DELETE', '/dnszone/12346/dnssec');
+    const reEnabled = await call(emu, 'POST', '/dnszone/12346/dnssec');
+
+    expect(first.status).toBe(200);
+    expect(first.json).toMatchObject({
+      Enabled: true,
+      Algorithm: 13,
+      Flags: 257,
+      DigestType: 'SHA256 (2)',
+      Digest: expect.stringMatching(/^[0-9A-F]{64}$/),
+      DsRecord: expect.stringMatching(/^example\.org\. 3600 IN DS \d+ 13 2 [0-9A-F]{64}$/),
+      PublicKey: expect.any(String),
+      KeyTag: expect.any(Number),
+    });
+    expect(again.json).toEqual(first.json);
+    expect(reEnabled.json).toEqual(first.json);
+    expect(emu.state.dnsZone(12346)?.DnsSecEnabled).toBe(true);
+  });
+
+  test('a non-numeric zone id is a core-style 400', async ({ emu }) => {
+    const result = await call(emu, 'GET', '/dnszone/abc');
+
+    expect(result.status).toBe(400);
+    expect(result.json).toMatchObject({ ErrorKey: 'validation.invalid', Field: 'id' });
+  });
+});
