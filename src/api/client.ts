@@ -51,7 +51,9 @@ function reply<S extends z.ZodType, T>(
   return { schema, pick: pick as (parsed: never) => T | null | undefined };
 }
 
-const whole = <T>(parsed: T): T => parsed;
+function whole<T>(parsed: T): T {
+  return parsed;
+}
 
 /** The reply of each write operation; `execute` and the typed write methods both use it. */
 const WRITE_REPLIES: { [Op in WriteOperationId]: ReplySpec<WriteReplies[Op]> } = {
@@ -115,7 +117,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     pathPrefix: base.pathPrefix,
     accessKey: options.accessKey,
     timeoutMs,
-    maxAttempts: Math.floor(maxAttempts),
+    maxAttempts: Math.max(1, Math.floor(maxAttempts)),
     baseDelayMs: nonNegative('retry.baseDelayMs', retry.baseDelayMs ?? DEFAULTS.baseDelayMs),
     maxDelayMs: nonNegative('retry.maxDelayMs', retry.maxDelayMs ?? DEFAULTS.maxDelayMs),
     maxRetryAfterMs: nonNegative('retry.maxRetryAfterMs', retry.maxRetryAfterMs ?? DEFAULTS.maxRetryAfterMs),
@@ -157,8 +159,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       rules.push(...data);
       const next = nextPage(page, listing.page);
       if (next === undefined) return rules;
-      const broken = (problem: string) =>
-        new ApiError({
+      function broken(problem: string): ApiError {
+        return new ApiError({
           code: 'API_BAD_RESPONSE',
           operation: request.operation,
           method: request.method,
@@ -168,6 +170,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           problem,
           attempts: httpReply.attempts,
         });
+      }
       if (next <= page) throw broken(`page ${page} names page ${next} as the next one`);
       if (data.length === 0) throw broken(`page ${page} is empty but the listing says more pages follow`);
       if (fetched >= MAX_PAGES) throw broken(`the listing goes on past ${MAX_PAGES} pages`);

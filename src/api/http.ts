@@ -82,8 +82,11 @@ const MAYBE_SENT: Record<string, string> = {
   ETIMEDOUT: 'connection timed out',
   ECONNABORTED: 'connection aborted',
   UND_ERR_SOCKET: 'connection closed by the server',
-  UND_ERR_CLOSED: 'connection closed',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'reply cut short',
 };
+
+/** Any other errno-style code (EPROTO, ENOBUFS, …) is a network failure too. */
+const ERRNO_CODE = /^E[A-Z0-9]+$/;
 
 /** TLS problems are configuration, not weather: retrying cannot help. */
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)/;
@@ -104,23 +107,30 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
 
   async function send(request: ApiRequest, signal?: AbortSignal): Promise<HttpReply> {
     const idempotent = isIdempotent(request);
-    const fail = (init: Omit<ApiErrorInit, 'operation' | 'method' | 'path'>): ApiError =>
-      new ApiError({ operation: request.operation, method: request.method, path: request.path, ...init });
-    const replyError = (
+    function fail(init: Omit<ApiErrorInit, 'operation' | 'method' | 'path'>): ApiError {
+      return new ApiError({
+        operation: request.operation,
+        method: request.method,
+        path: request.path,
+        ...init,
+      });
+    }
+    function replyError(
       reply: { status: number; text: string },
       code: ErrorCode,
       attempts: number,
       note?: string,
-    ): ApiError =>
-      fail({
+    ) {
+      return fail({
         code,
         status: reply.status,
         ...describeErrorBody(reply.status, reply.text, settings.accessKey),
         attempts,
         ...(note === undefined ? {} : { note }),
       });
-    const abortError = (attempts: number, reason: unknown, inFlight: boolean): ApiError =>
-      fail({
+    }
+    function abortError(attempts: number, reason: unknown, inFlight: boolean): ApiError {
+      return fail({
         // An abort while a creating write is in flight leaves its effect as unknown as a timeout.
         code: inFlight && !idempotent ? 'API_AMBIGUOUS' : 'API_UNAVAILABLE',
         shape: 'no-reply',
@@ -128,6 +138,7 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
         attempts,
         cause: reason,
       });
+    }
 
     for (let attempt = 1; ; attempt += 1) {
       try {
@@ -229,7 +240,9 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
       timedOut = true;
       controller.abort(new DOMException(`timed out after ${settings.timeoutMs} ms`, 'TimeoutError'));
     }, settings.timeoutMs);
-    const onCallerAbort = (): void => controller.abort(callerSignal?.reason);
+    function onCallerAbort(): void {
+      controller.abort(callerSignal?.reason);
+    }
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
 
     const hasBody = request.body !== undefined;
@@ -318,7 +331,7 @@ function classifyFailure(
     return { ...base, description: `timed out after ${timeoutMs} ms`, maybeSent: true, retryable: true };
   }
   if (code === undefined) {
-    // Not a network error: a bug (bad argument, unserialisable body). Let it surface as INTERNAL.
+    // Not a network error: a bug (unserialisable body, …). Let it surface as INTERNAL.
     throw error;
   }
   const notSent = NOT_SENT[code];
@@ -327,8 +340,13 @@ function classifyFailure(
   if (TLS_CODE.test(code)) {
     return { ...base, description: `TLS handshake failed (${code})`, maybeSent: false, retryable: false };
   }
-  const words = MAYBE_SENT[code] ?? 'connection failed';
-  return { ...base, description: `${words} (${code})`, maybeSent: true, retryable: true };
+  const maybeSent = MAYBE_SENT[code] ?? (ERRNO_CODE.test(code) ? 'connection failed' : undefined);
+  if (maybeSent !== undefined) {
+    return { ...base, description: `${maybeSent} (${code})`, maybeSent: true, retryable: true };
+  }
+  // UND_ERR_INVALID_ARG, UND_ERR_CLOSED/DESTROYED (a closed client used), ERR_INVALID_ARG_TYPE
+  // and the like: a bug here, not weather out there.
+  throw error;
 }
 
 /** The error code of a network error, looking through undici's and Node's wrappers. */

@@ -11,6 +11,7 @@ import { testAgent } from './http-server.js';
 /** The access key every test client sends; tests search output for it. */
 export const TEST_ACCESS_KEY = 'ak-7f3c2e1d-secret-0b9a';
 
+/** A client under test, with what it reported and logged. */
 export interface TestClient {
   client: ApiClient;
   agent: Agent;

@@ -29,6 +29,7 @@ export interface RecordedRequest {
 /** Answers one request. It may answer later, never, or drop the connection. */
 export type Handler = (request: RecordedRequest, res: ServerResponse) => void | Promise<void>;
 
+/** A running test server and its request journal. */
 export interface TestServer {
   /** `http://127.0.0.1:<port>`, no trailing slash. */
   readonly url: string;

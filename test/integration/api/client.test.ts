@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_PAGES } from '../../../src/api/client.js';
+import { createApiClient, MAX_PAGES } from '../../../src/api/client.js';
 import { ApiError } from '../../../src/api/errors.js';
 import { type ApiRequest, readRequests, writeRequests } from '../../../src/api/operations.js';
 import type { ApiClient } from '../../../src/api/types.js';
@@ -336,6 +336,62 @@ describe('typed methods', () => {
       }),
     ]);
     expect(lines[0]).not.toHaveProperty('headers');
+  });
+});
+
+describe('lifecycle and programmer errors', () => {
+  it('owns a pooled Agent when given no dispatcher, and close() releases it', async () => {
+    const own = createApiClient({ baseUrl: server.url, accessKey: TEST_ACCESS_KEY });
+    server.setHandler(reply(200, zoneReply));
+
+    await expect(own.getDnsZone(DNS_ZONE_ID)).resolves.toEqual(zoneReply);
+    await own.close();
+
+    const error = await own.getDnsZone(DNS_ZONE_ID).catch((e: unknown) => e);
+    expect(error).not.toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: 'UND_ERR_DESTROYED' });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('leaves a passed-in dispatcher open on close()', async () => {
+    server.setHandler(reply(200, zoneReply));
+
+    await test.client.close();
+
+    await expect(test.client.getDnsZone(DNS_ZONE_ID)).resolves.toEqual(zoneReply);
+  });
+
+  it('lets a body that cannot be serialised surface as the bug it is, unsent and unretried', async () => {
+    const body = { name: 1n } as unknown as typeof patchAppBody;
+
+    await expect(test.client.patchApp(APP_ID, body)).rejects.toThrow(TypeError);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('survives an onRequest hook that throws, and logs it', async () => {
+    const own = createTestClient(server.url, {
+      onRequest: () => {
+        throw new Error('metrics broke');
+      },
+    });
+    server.setHandler(reply(200, zoneReply));
+
+    await expect(own.client.getDnsZone(DNS_ZONE_ID)).resolves.toEqual(zoneReply);
+    await own.dispose();
+
+    expect(own.logs()).toContain('"msg":"api onRequest hook threw"');
+  });
+
+  it.each([
+    [{ accessKey: ' ' }, 'the API access key is empty'],
+    [{ timeoutMs: 0 }, 'timeoutMs must be a positive number'],
+    [{ rateLimitPerSecond: -1 }, 'rateLimitPerSecond must be a positive number'],
+    [{ retry: { maxAttempts: 0 } }, 'retry.maxAttempts must be a positive number'],
+    [{ retry: { baseDelayMs: Number.NaN } }, 'retry.baseDelayMs must be zero or more'],
+  ])('refuses options %j with USAGE', (overrides, message) => {
+    expect(() => createApiClient({ baseUrl: server.url, accessKey: 'k', ...overrides })).toThrow(
+      expect.objectContaining({ code: 'USAGE', message }),
+    );
   });
 });
 
