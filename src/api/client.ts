@@ -136,7 +136,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return decodeReply(request, httpReply, spec, options.accessKey);
   }
 
-  function execute<Op extends WriteOperationId>(request: ApiRequest<Op>, callOptions?: CallOptions) {
+  async function execute<Op extends WriteOperationId>(
+    request: ApiRequest<Op>,
+    callOptions?: CallOptions,
+  ): Promise<WriteReplies[Op]> {
     const spec = WRITE_REPLIES[request.operation] as ReplySpec<WriteReplies[Op]> | undefined;
     // Plans can come from a file (`apply --plan`): check what types cannot.
     if (spec === undefined || OPERATIONS[request.operation].method !== request.method) {
@@ -159,18 +162,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       rules.push(...data);
       const next = nextPage(page, listing.page);
       if (next === undefined) return rules;
-      function broken(problem: string): ApiError {
-        return new ApiError({
-          code: 'API_BAD_RESPONSE',
-          operation: request.operation,
-          method: request.method,
-          path: request.path,
-          status: httpReply.status,
-          shape: 'schema-mismatch',
-          problem,
-          attempts: httpReply.attempts,
-        });
-      }
+      const broken = (problem: string) => pagingError(request, httpReply, problem);
       if (next <= page) throw broken(`page ${page} names page ${next} as the next one`);
       if (data.length === 0) throw broken(`page ${page} is empty but the listing says more pages follow`);
       if (fetched >= MAX_PAGES) throw broken(`the listing goes on past ${MAX_PAGES} pages`);
@@ -256,6 +248,20 @@ function decodeReply<T>(request: ApiRequest, httpReply: HttpReply, spec: ReplySp
     });
   }
   return result;
+}
+
+/** A listing whose paging cannot be followed safely. */
+function pagingError(request: ApiRequest, httpReply: HttpReply, problem: string): ApiError {
+  return new ApiError({
+    code: 'API_BAD_RESPONSE',
+    operation: request.operation,
+    method: request.method,
+    path: request.path,
+    status: httpReply.status,
+    shape: 'schema-mismatch',
+    problem,
+    attempts: httpReply.attempts,
+  });
 }
 
 /**

@@ -445,7 +445,7 @@ describe('execute', () => {
   it('refuses a read request, which a plan never holds', async () => {
     const request = readRequests.getApp(APP_ID) as unknown as ApiRequest<'patchApp'>;
 
-    expect(() => test.client.execute(request)).toThrow('not a write request: GET getApp');
+    await expect(test.client.execute(request)).rejects.toThrow('not a write request: GET getApp');
     expect(server.requests).toHaveLength(0);
   });
 
