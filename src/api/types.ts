@@ -19,6 +19,7 @@ import type {
   WafPlanSegmentationWire,
 } from './wire/shield.js';
 
+/** How the client retries 429, 5xx and connection failures (full-jitter backoff). */
 export interface RetryOptions {
   /** Attempts in all, including the first. Default 4. */
   maxAttempts?: number;
@@ -40,6 +41,7 @@ export interface RequestEvent {
   durationMs: number;
 }
 
+/** Settings of `createApiClient`; validated once, bad values throw USAGE. */
 export interface ApiClientOptions {
   baseUrl: string;
   accessKey: string;
@@ -58,10 +60,12 @@ export interface ApiClientOptions {
   random?: () => number;
 }
 
+/** Per-call options: `signal` aborts the request and any retry wait. */
 export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** E3's reply `data`; `action` is null when the API leaves it out (the seed's shape). */
 export interface AccessListConfigurationReply {
   isEnabled: boolean | null;
   action: number | null;
@@ -77,6 +81,10 @@ export interface WriteReplies {
   enableDnssec: DnssecStatusWire;
 }
 
+/**
+ * The management API as typed functions. Every method throws `ApiError` (a ReconcileError)
+ * on failure; see `src/api/errors.ts` for the codes and the message format.
+ */
 export interface ApiClient {
   /** E1 */
   updateCustomWafRule(
@@ -112,16 +120,21 @@ export interface ApiClient {
   getApiGuardianMetrics(shieldZoneId: number, options?: CallOptions): Promise<ApiGuardianMetricsWire>;
   /** Every custom rule of a zone, all pages. */
   listCustomWafRules(shieldZoneId: number, options?: CallOptions): Promise<CustomWafRuleWire[]>;
+  /** One custom rule (not enveloped). */
   getCustomWafRule(id: number, options?: CallOptions): Promise<CustomWafRuleWire>;
   /** Custom and managed lists of a zone with their configuration ids (not paged). */
   listAccessLists(shieldZoneId: number, options?: CallOptions): Promise<AccessListsWire>;
+  /** One custom list with its content (the listing has none). */
   getCustomAccessList(
     shieldZoneId: number,
     listId: number,
     options?: CallOptions,
   ): Promise<CustomAccessListWire>;
+  /** One MC app with its container templates. */
   getApp(appId: string, options?: CallOptions): Promise<AppWire>;
+  /** One DNS zone; `DnsSecEnabled` is the only DNSSEC field it has. */
   getDnsZone(zoneId: number, options?: CallOptions): Promise<DnsZoneWire>;
+  /** POST /dnszone/{id}/dnssec; idempotent, returns the existing key on a signed zone. */
   enableDnssec(zoneId: number, options?: CallOptions): Promise<DnssecStatusWire>;
   /** Sends a plan's write request and returns its operation's validated reply. */
   execute<Op extends WriteOperationId>(

@@ -1,0 +1,323 @@
+/**
+ * `createApiClient`: the typed functions of `ApiClient`, each one an `ApiRequest` from
+ * `operations.ts` sent through the one transport in `http.ts` and decoded by one function here.
+ * Typed write methods and `execute` share the same path, so a plan's request and a direct
+ * call cannot behave differently.
+ */
+import { Agent } from 'undici';
+import type { z } from 'zod';
+import { ReconcileError } from '../errors.js';
+import { silentLogger } from '../log.js';
+import {
+  ApiError,
+  codeForStatus,
+  describeErrorBody,
+  describeErrorJson,
+  failedGenericResponse,
+} from './errors.js';
+import { createHttpTransport, type HttpReply } from './http.js';
+import {
+  type ApiRequest,
+  OPERATIONS,
+  readRequests,
+  type WriteOperationId,
+  writeRequests,
+} from './operations.js';
+import type { ApiClient, ApiClientOptions, CallOptions, WriteReplies } from './types.js';
+import { DnssecStatusWire, DnsZoneWire } from './wire/dns.js';
+import { AppWire, OptimalRegionWire, PatchAppReplyWire } from './wire/mc.js';
+import {
+  AccessListConfigurationEnvelopeWire,
+  AccessListsWire,
+  ApiGuardianMetricsWire,
+  BotCategorizationWire,
+  CustomAccessListEnvelopeWire,
+  CustomWafRuleListWire,
+  CustomWafRuleWire,
+  WafPlanSegmentationWire,
+} from './wire/shield.js';
+
+/** How to turn a validated reply into what the typed function returns. */
+interface ReplySpec<T> {
+  readonly schema: z.ZodType;
+  /** Picks the result out of the parsed reply; undefined/null means "the reply lacks it". */
+  readonly pick: (parsed: never) => T | null | undefined;
+}
+
+function reply<S extends z.ZodType, T>(
+  schema: S,
+  pick: (parsed: z.infer<S>) => T | null | undefined,
+): ReplySpec<T> {
+  return { schema, pick: pick as (parsed: never) => T | null | undefined };
+}
+
+function whole<T>(parsed: T): T {
+  return parsed;
+}
+
+/** The reply of each write operation; `execute` and the typed write methods both use it. */
+const WRITE_REPLIES: { [Op in WriteOperationId]: ReplySpec<WriteReplies[Op]> } = {
+  updateCustomWafRule: reply(CustomWafRuleWire, whole),
+  updateCustomAccessList: reply(CustomAccessListEnvelopeWire, (r) => r.data),
+  updateAccessListConfiguration: reply(AccessListConfigurationEnvelopeWire, (r) =>
+    r.data ? { isEnabled: r.data.isEnabled ?? null, action: r.data.action ?? null } : undefined,
+  ),
+  patchApp: reply(PatchAppReplyWire, whole),
+  disableDnssec: reply(DnssecStatusWire, whole),
+  enableDnssec: reply(DnssecStatusWire, whole),
+};
+
+const READ_REPLIES = {
+  getBotCategorization: reply(BotCategorizationWire, whole),
+  getOptimalRegion: reply(OptimalRegionWire, whole),
+  getWafPlanSegmentation: reply(WafPlanSegmentationWire, whole),
+  getApiGuardianMetrics: reply(ApiGuardianMetricsWire, whole),
+  listCustomWafRules: reply(CustomWafRuleListWire, whole),
+  getCustomWafRule: reply(CustomWafRuleWire, whole),
+  listAccessLists: reply(AccessListsWire, whole),
+  getCustomAccessList: reply(CustomAccessListEnvelopeWire, (r) => r.data),
+  getApp: reply(AppWire, whole),
+  getDnsZone: reply(DnsZoneWire, whole),
+} as const;
+
+/** Page size of the custom-rule listing: the largest the PHP docs use; the API default is 10. */
+export const CUSTOM_RULES_PAGE_SIZE = 1000;
+/**
+ * A listing longer than this many pages (100,000 rules) means the server is not ending it;
+ * a zone's rule count is capped far below that by its `customWafRulesLimit`.
+ */
+export const MAX_PAGES = 100;
+
+const DEFAULTS = {
+  timeoutMs: 30_000,
+  maxAttempts: 4,
+  baseDelayMs: 200,
+  maxDelayMs: 10_000,
+  maxRetryAfterMs: 60_000,
+  connections: 16,
+} as const;
+
+/**
+ * Builds the client. Options are validated once (bad ones throw USAGE). Without a
+ * `dispatcher`, the client owns one pooled undici Agent and `close()` closes it; a passed-in
+ * dispatcher is the caller's to close. The global dispatcher is never touched.
+ */
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const base = parseBaseUrl(options.baseUrl);
+  if (options.accessKey.trim() === '') throw new ReconcileError('USAGE', 'the API access key is empty');
+  const retry = options.retry ?? {};
+  const timeoutMs = positive('timeoutMs', options.timeoutMs ?? DEFAULTS.timeoutMs);
+  const maxAttempts = positive('retry.maxAttempts', retry.maxAttempts ?? DEFAULTS.maxAttempts);
+  const connections = positive('connections', options.connections ?? DEFAULTS.connections);
+  const ownDispatcher = options.dispatcher === undefined;
+  const dispatcher = options.dispatcher ?? new Agent({ connections });
+
+  const http = createHttpTransport({
+    origin: base.origin,
+    pathPrefix: base.pathPrefix,
+    accessKey: options.accessKey,
+    timeoutMs,
+    maxAttempts: Math.max(1, Math.floor(maxAttempts)),
+    baseDelayMs: nonNegative('retry.baseDelayMs', retry.baseDelayMs ?? DEFAULTS.baseDelayMs),
+    maxDelayMs: nonNegative('retry.maxDelayMs', retry.maxDelayMs ?? DEFAULTS.maxDelayMs),
+    maxRetryAfterMs: nonNegative('retry.maxRetryAfterMs', retry.maxRetryAfterMs ?? DEFAULTS.maxRetryAfterMs),
+    rateLimitPerSecond:
+      options.rateLimitPerSecond === undefined
+        ? undefined
+        : positive('rateLimitPerSecond', options.rateLimitPerSecond),
+    dispatcher,
+    logger: options.logger ?? silentLogger(),
+    onRequest: options.onRequest,
+    random: options.random ?? Math.random,
+  });
+
+  async function call<T>(request: ApiRequest, spec: ReplySpec<T>, callOptions?: CallOptions): Promise<T> {
+    const httpReply = await http.send(request, callOptions?.signal);
+    return decodeReply(request, httpReply, spec, options.accessKey);
+  }
+
+  async function execute<Op extends WriteOperationId>(
+    request: ApiRequest<Op>,
+    callOptions?: CallOptions,
+  ): Promise<WriteReplies[Op]> {
+    const spec = WRITE_REPLIES[request.operation] as ReplySpec<WriteReplies[Op]> | undefined;
+    // Plans can come from a file (`apply --plan`): check what types cannot.
+    if (spec === undefined || OPERATIONS[request.operation].method !== request.method) {
+      throw new ReconcileError(
+        'INTERNAL',
+        `not a write request: ${request.method} ${String(request.operation)}`,
+      );
+    }
+    return call(request, spec, callOptions);
+  }
+
+  async function listCustomWafRules(shieldZoneId: number, callOptions?: CallOptions) {
+    const rules: z.infer<typeof CustomWafRuleWire>[] = [];
+    let page = 1;
+    for (let fetched = 1; ; fetched += 1) {
+      const request = readRequests.listCustomWafRules(shieldZoneId, page, CUSTOM_RULES_PAGE_SIZE);
+      const httpReply = await http.send(request, callOptions?.signal);
+      const listing = decodeReply(request, httpReply, READ_REPLIES.listCustomWafRules, options.accessKey);
+      const data = listing.data ?? [];
+      rules.push(...data);
+      const next = nextPage(page, listing.page);
+      if (next === undefined) return rules;
+      const broken = (problem: string) => pagingError(request, httpReply, problem);
+      if (next <= page) throw broken(`page ${page} names page ${next} as the next one`);
+      if (data.length === 0) throw broken(`page ${page} is empty but the listing says more pages follow`);
+      if (fetched >= MAX_PAGES) throw broken(`the listing goes on past ${MAX_PAGES} pages`);
+      page = next;
+    }
+  }
+
+  return {
+    updateCustomWafRule: (id, body, o) => execute(writeRequests.updateCustomWafRule(id, body), o),
+    updateCustomAccessList: (zone, listId, body, o) =>
+      execute(writeRequests.updateCustomAccessList(zone, listId, body), o),
+    updateAccessListConfiguration: (zone, configurationId, body, o) =>
+      execute(writeRequests.updateAccessListConfiguration(zone, configurationId, body), o),
+    patchApp: (appId, body, o) => execute(writeRequests.patchApp(appId, body), o),
+    disableDnssec: (zoneId, o) => execute(writeRequests.disableDnssec(zoneId), o),
+    enableDnssec: (zoneId, o) => execute(writeRequests.enableDnssec(zoneId), o),
+    getBotCategorization: (zone, o) =>
+      call(readRequests.getBotCategorization(zone), READ_REPLIES.getBotCategorization, o),
+    getOptimalRegion: (o) => call(readRequests.getOptimalRegion(), READ_REPLIES.getOptimalRegion, o),
+    getWafPlanSegmentation: (o) =>
+      call(readRequests.getWafPlanSegmentation(), READ_REPLIES.getWafPlanSegmentation, o),
+    getApiGuardianMetrics: (zone, o) =>
+      call(readRequests.getApiGuardianMetrics(zone), READ_REPLIES.getApiGuardianMetrics, o),
+    listCustomWafRules,
+    getCustomWafRule: (id, o) => call(readRequests.getCustomWafRule(id), READ_REPLIES.getCustomWafRule, o),
+    listAccessLists: (zone, o) => call(readRequests.listAccessLists(zone), READ_REPLIES.listAccessLists, o),
+    getCustomAccessList: (zone, listId, o) =>
+      call(readRequests.getCustomAccessList(zone, listId), READ_REPLIES.getCustomAccessList, o),
+    getApp: (appId, o) => call(readRequests.getApp(appId), READ_REPLIES.getApp, o),
+    getDnsZone: (zoneId, o) => call(readRequests.getDnsZone(zoneId), READ_REPLIES.getDnsZone, o),
+    execute,
+    close: async () => {
+      if (ownDispatcher) await dispatcher.close();
+    },
+  };
+}
+
+/**
+ * Turns a final HTTP reply into the operation's result or an ApiError:
+ * non-2xx → the status's code; not JSON → API_BAD_RESPONSE; on Shield, a 202 or a
+ * GenericRequestResponse with `success: false` → API_REJECTED (the API's way of refusing
+ * plan-limited or invalid changes with a success status, api-notes §5 quirk 1); a body that
+ * fails its wire schema or lacks its `data` → API_BAD_RESPONSE.
+ */
+function decodeReply<T>(request: ApiRequest, httpReply: HttpReply, spec: ReplySpec<T>, secret: string): T {
+  const { status, attempts } = httpReply;
+  const at = { operation: request.operation, method: request.method, path: request.path, status, attempts };
+  if (status < 200 || status >= 300) {
+    throw new ApiError({
+      ...at,
+      code: codeForStatus(status),
+      ...describeErrorBody(status, httpReply.text, secret),
+    });
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(httpReply.text);
+  } catch (cause) {
+    const shape = httpReply.text.trim() === '' ? 'empty' : 'unparseable';
+    throw new ApiError({ ...at, code: 'API_BAD_RESPONSE', shape, problem: 'the reply is not JSON', cause });
+  }
+  // Every Shield reply is checked, reads included: a read that "succeeds" with success:false
+  // would otherwise look like an empty zone, and the plan would create what already exists.
+  if (OPERATIONS[request.operation].area === 'shield' && (status === 202 || failedGenericResponse(json))) {
+    throw new ApiError({ ...at, code: 'API_REJECTED', ...describeErrorJson(status, json, secret) });
+  }
+  const parsed = spec.schema.safeParse(json);
+  if (!parsed.success) {
+    throw new ApiError({
+      ...at,
+      code: 'API_BAD_RESPONSE',
+      shape: 'schema-mismatch',
+      problem: `the reply does not match its schema: ${summariseIssues(parsed.error)}`,
+    });
+  }
+  const result = spec.pick(parsed.data as never);
+  if (result === undefined || result === null) {
+    throw new ApiError({
+      ...at,
+      code: 'API_BAD_RESPONSE',
+      shape: 'schema-mismatch',
+      problem: 'the reply has no data',
+    });
+  }
+  return result;
+}
+
+/** A listing whose paging cannot be followed safely. */
+function pagingError(request: ApiRequest, httpReply: HttpReply, problem: string): ApiError {
+  return new ApiError({
+    code: 'API_BAD_RESPONSE',
+    operation: request.operation,
+    method: request.method,
+    path: request.path,
+    status: httpReply.status,
+    shape: 'schema-mismatch',
+    problem,
+    attempts: httpReply.attempts,
+  });
+}
+
+/**
+ * The page after `current`, or undefined at the end. Prefers the reply's `nextPage`; falls
+ * back to `currentPage < totalPages` since `nextPage` is optional in the API's schema.
+ */
+function nextPage(
+  current: number,
+  page:
+    | { nextPage?: number | null; totalPages?: number | null; currentPage?: number | null }
+    | null
+    | undefined,
+): number | undefined {
+  if (!page) return undefined;
+  if (typeof page.nextPage === 'number' && page.nextPage > 0) return page.nextPage;
+  const at = page.currentPage ?? current;
+  if (typeof page.totalPages === 'number' && at < page.totalPages) return at + 1;
+  return undefined;
+}
+
+/** At most three zod issues as `path: message`; zod messages name types, never values. */
+function summariseIssues(error: z.ZodError): string {
+  const issues = error.issues.slice(0, 3).map((issue) => {
+    const path = issue.path.map((p, i) =>
+      typeof p === 'number' ? `[${p}]` : `${i === 0 ? '' : '.'}${String(p)}`,
+    );
+    return `${path.join('') || '(root)'}: ${issue.message}`;
+  });
+  const more = error.issues.length > 3 ? ` (+${error.issues.length - 3} more)` : '';
+  return issues.join('; ') + more;
+}
+
+function parseBaseUrl(baseUrl: string): { origin: string; pathPrefix: string } {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new ReconcileError('USAGE', `the API base URL is not a URL: ${JSON.stringify(baseUrl)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ReconcileError('USAGE', `the API base URL must be http or https, not ${url.protocol}`);
+  }
+  // Credentials or a query in the base URL would end up in logs and messages; refuse them.
+  if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') {
+    throw new ReconcileError('USAGE', 'the API base URL must not carry credentials, a query or a fragment');
+  }
+  return { origin: url.origin, pathPrefix: url.pathname.replace(/\/+$/, '') };
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isFinite(value) || value <= 0)
+    throw new ReconcileError('USAGE', `${name} must be a positive number`);
+  return value;
+}
+
+function nonNegative(name: string, value: number): number {
+  if (!Number.isFinite(value) || value < 0) throw new ReconcileError('USAGE', `${name} must be zero or more`);
+  return value;
+}

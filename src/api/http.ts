@@ -1,0 +1,366 @@
+/**
+ * The one place edgesync speaks HTTP to the API: one request through the dispatcher with the
+ * auth header and a deadline, retried by the policy in `retry.ts`, rate limited, logged and
+ * reported per exchange. It returns the final reply (any 1xx–4xx status except 429) with its
+ * body read; what the body means is `client.ts`'s business. Failures it decides itself
+ * (429/5xx/transport after the retries, ambiguous writes, aborts) are thrown as ApiError.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Dispatcher } from 'undici';
+import type { ErrorCode } from '../errors.js';
+import type { Logger } from '../log.js';
+import { ApiError, type ApiErrorInit, describeErrorBody } from './errors.js';
+import { type ApiRequest, OPERATIONS } from './operations.js';
+import { backoffDelay, createRateLimiter, isIdempotent, parseRetryAfter, sleep } from './retry.js';
+import type { RequestEvent } from './types.js';
+
+/** Resolved, validated settings of the transport (defaults already applied). */
+export interface HttpSettings {
+  /** `scheme://host:port` of the API. */
+  origin: string;
+  /** Path prefix of the base URL without trailing slash (`''` or e.g. `/api`). */
+  pathPrefix: string;
+  accessKey: string;
+  timeoutMs: number;
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  maxRetryAfterMs: number;
+  rateLimitPerSecond: number | undefined;
+  dispatcher: Dispatcher;
+  logger: Logger;
+  onRequest: ((event: RequestEvent) => void) | undefined;
+  random: () => number;
+}
+
+/** A reply whose status the transport does not retry, with its body read as text. */
+export interface HttpReply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  /** HTTP exchanges it took, this one included. */
+  attempts: number;
+}
+
+/** Sends ApiRequests; see the module comment for what it returns and throws. */
+export interface HttpTransport {
+  send(request: ApiRequest, signal?: AbortSignal): Promise<HttpReply>;
+}
+
+/** Why an exchange produced no usable reply. */
+interface TransportFailure {
+  /** Safe, human words: "timed out after 200 ms", "connection refused (ECONNREFUSED)". */
+  description: string;
+  /** False only when the request provably never left (connect refused, DNS failure). */
+  maybeSent: boolean;
+  retryable: boolean;
+  callerAborted: boolean;
+  /** Status line, when headers arrived before the body failed. */
+  status: number | undefined;
+  cause: unknown;
+}
+
+type Outcome =
+  | { kind: 'reply'; status: number; headers: IncomingHttpHeaders; text: string }
+  | { kind: 'failure'; failure: TransportFailure };
+
+/** Connection failures that happen before a single request byte is written. */
+const NOT_SENT: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'DNS lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  EADDRNOTAVAIL: 'address not available',
+  UND_ERR_CONNECT_TIMEOUT: 'connect timed out',
+};
+
+/** Failures after the connection was up: the server may have the request. */
+const MAYBE_SENT: Record<string, string> = {
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection broken',
+  ETIMEDOUT: 'connection timed out',
+  ECONNABORTED: 'connection aborted',
+  UND_ERR_SOCKET: 'connection closed by the server',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'reply cut short',
+};
+
+/** Any other errno-style code (EPROTO, ENOBUFS, …) is a network failure too. */
+const ERRNO_CODE = /^E[A-Z0-9]+$/;
+
+/** TLS problems are configuration, not weather: retrying cannot help. */
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)/;
+
+const AMBIGUOUS_NOTE =
+  'not retried because it creates containers and may have been applied: re-read the app and plan again';
+
+/** Builds the transport over the given (already validated) settings. */
+export function createHttpTransport(settings: HttpSettings): HttpTransport {
+  const limiter =
+    settings.rateLimitPerSecond === undefined ? undefined : createRateLimiter(settings.rateLimitPerSecond);
+  const log = settings.logger.child({ component: 'api' });
+  const baseHeaders: Record<string, string> = {
+    AccessKey: settings.accessKey,
+    accept: 'application/json',
+    'user-agent': 'edgesync',
+  };
+
+  async function send(request: ApiRequest, signal?: AbortSignal): Promise<HttpReply> {
+    const idempotent = isIdempotent(request);
+    function fail(init: Omit<ApiErrorInit, 'operation' | 'method' | 'path'>): ApiError {
+      return new ApiError({
+        operation: request.operation,
+        method: request.method,
+        path: request.path,
+        ...init,
+      });
+    }
+    function replyError(
+      reply: { status: number; text: string },
+      code: ErrorCode,
+      attempts: number,
+      note?: string,
+    ) {
+      return fail({
+        code,
+        status: reply.status,
+        ...describeErrorBody(reply.status, reply.text, settings.accessKey),
+        attempts,
+        ...(note === undefined ? {} : { note }),
+      });
+    }
+    function abortError(attempts: number, reason: unknown, inFlight: boolean): ApiError {
+      return fail({
+        // An abort while a creating write is in flight leaves its effect as unknown as a timeout.
+        code: inFlight && !idempotent ? 'API_AMBIGUOUS' : 'API_UNAVAILABLE',
+        shape: 'no-reply',
+        problem: 'aborted by the caller',
+        attempts,
+        cause: reason,
+      });
+    }
+
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        if (signal?.aborted) throw signal.reason;
+        await limiter?.take(signal);
+      } catch (reason) {
+        throw abortError(attempt - 1, reason, false);
+      }
+
+      const outcome = await exchange(request, signal, attempt);
+      const gaveUp = attempt > 1 ? `gave up after ${attempt} attempts` : undefined;
+      let delayMs: number;
+      let why: string;
+
+      if (outcome.kind === 'reply') {
+        const { status } = outcome;
+        if (status !== 429 && status < 500) {
+          return { status, headers: outcome.headers, text: outcome.text, attempts: attempt };
+        }
+        const retryAfter = parseRetryAfter(outcome.headers['retry-after'], Date.now());
+        if (status === 429) {
+          // A 429 is a refusal before any work, so it is retried even for creating writes.
+          if (retryAfter !== undefined && retryAfter > settings.maxRetryAfterMs) {
+            const note = `Retry-After asks for ${seconds(retryAfter)}, more than the ${seconds(settings.maxRetryAfterMs)} cap`;
+            throw replyError(outcome, 'API_RATE_LIMITED', attempt, note);
+          }
+          if (attempt >= settings.maxAttempts) throw replyError(outcome, 'API_RATE_LIMITED', attempt, gaveUp);
+          delayMs = retryAfter ?? backoff(attempt);
+        } else {
+          // A 5xx may come after the server applied part of the request.
+          if (!idempotent) throw replyError(outcome, 'API_AMBIGUOUS', attempt, AMBIGUOUS_NOTE);
+          if (attempt >= settings.maxAttempts) throw replyError(outcome, 'API_UNAVAILABLE', attempt, gaveUp);
+          delayMs =
+            retryAfter !== undefined && retryAfter <= settings.maxRetryAfterMs
+              ? retryAfter
+              : backoff(attempt);
+        }
+        why = String(status);
+      } else {
+        const { failure } = outcome;
+        if (failure.callerAborted) throw abortError(attempt, failure.cause, true);
+        const base = { status: failure.status, shape: 'no-reply' as const, problem: failure.description };
+        if (!idempotent && failure.maybeSent) {
+          throw fail({
+            code: 'API_AMBIGUOUS',
+            ...base,
+            attempts: attempt,
+            note: AMBIGUOUS_NOTE,
+            cause: failure.cause,
+          });
+        }
+        if (!failure.retryable || attempt >= settings.maxAttempts) {
+          throw fail({
+            code: 'API_UNAVAILABLE',
+            ...base,
+            attempts: attempt,
+            ...(gaveUp === undefined ? {} : { note: gaveUp }),
+            cause: failure.cause,
+          });
+        }
+        delayMs = backoff(attempt);
+        why = failure.description;
+      }
+
+      log.debug(
+        {
+          operation: request.operation,
+          method: request.method,
+          path: request.path,
+          attempt,
+          delayMs,
+          reason: why,
+        },
+        'api retry',
+      );
+      try {
+        await sleep(delayMs, signal);
+      } catch (reason) {
+        throw abortError(attempt, reason, false);
+      }
+    }
+  }
+
+  /** Delay before the retry that follows attempt number `attempt` (1-based). */
+  function backoff(attempt: number): number {
+    return backoffDelay(attempt - 1, settings.baseDelayMs, settings.maxDelayMs, settings.random);
+  }
+
+  async function exchange(
+    request: ApiRequest,
+    callerSignal: AbortSignal | undefined,
+    attempt: number,
+  ): Promise<Outcome> {
+    // One controller per attempt joins the deadline and the caller's signal, and tells them
+    // apart afterwards (a timeout is retried, a caller's abort is not).
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new DOMException(`timed out after ${settings.timeoutMs} ms`, 'TimeoutError'));
+    }, settings.timeoutMs);
+    function onCallerAbort(): void {
+      controller.abort(callerSignal?.reason);
+    }
+    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+
+    const hasBody = request.body !== undefined;
+    const started = performance.now();
+    let status: number | undefined;
+    let outcome: Outcome;
+    try {
+      const response = await settings.dispatcher.request({
+        origin: settings.origin,
+        path: settings.pathPrefix + request.path,
+        method: request.method,
+        headers: hasBody ? { ...baseHeaders, 'content-type': 'application/json' } : baseHeaders,
+        body: hasBody ? JSON.stringify(request.body) : null,
+        signal: controller.signal,
+        // The deadline above covers the whole exchange; these only stop undici's own (longer) defaults.
+        headersTimeout: settings.timeoutMs,
+        bodyTimeout: settings.timeoutMs,
+      });
+      status = response.statusCode;
+      // Always read the body to the end: an unread body pins the connection.
+      const text = await response.body.text();
+      outcome = { kind: 'reply', status: response.statusCode, headers: response.headers, text };
+    } catch (error) {
+      const callerAborted = callerSignal?.aborted === true && !timedOut;
+      outcome = {
+        kind: 'failure',
+        failure: classifyFailure(error, timedOut, callerAborted, status, settings.timeoutMs),
+      };
+    } finally {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
+    }
+
+    const durationMs = Math.round(performance.now() - started);
+    report(request, outcome, attempt, durationMs);
+    return outcome;
+  }
+
+  function report(request: ApiRequest, outcome: Outcome, attempt: number, durationMs: number): void {
+    const status = outcome.kind === 'reply' ? outcome.status : (outcome.failure.status ?? 0);
+    // Headers are never logged: the access key travels in one.
+    log.debug(
+      {
+        operation: request.operation,
+        method: request.method,
+        path: request.path,
+        status,
+        attempt,
+        durationMs,
+        ...(outcome.kind === 'failure' ? { error: outcome.failure.description } : {}),
+      },
+      'api request',
+    );
+    if (settings.onRequest === undefined) return;
+    const event: RequestEvent = {
+      operation: request.operation,
+      route: OPERATIONS[request.operation].route,
+      method: request.method,
+      status,
+      attempt,
+      durationMs,
+    };
+    try {
+      settings.onRequest(event);
+    } catch (hookError) {
+      // A broken metrics hook must not fail the reconcile it observes.
+      log.warn({ err: hookError, operation: request.operation }, 'api onRequest hook threw');
+    }
+  }
+
+  return { send };
+}
+
+function classifyFailure(
+  error: unknown,
+  timedOut: boolean,
+  callerAborted: boolean,
+  status: number | undefined,
+  timeoutMs: number,
+): TransportFailure {
+  const base = { callerAborted, status, cause: error };
+  if (callerAborted)
+    return { ...base, description: 'aborted by the caller', maybeSent: true, retryable: false };
+  const code = errorCode(error);
+  if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return { ...base, description: `timed out after ${timeoutMs} ms`, maybeSent: true, retryable: true };
+  }
+  if (code === undefined) {
+    // Not a network error: a bug (unserialisable body, …). Let it surface as INTERNAL.
+    throw error;
+  }
+  const notSent = NOT_SENT[code];
+  if (notSent !== undefined)
+    return { ...base, description: `${notSent} (${code})`, maybeSent: false, retryable: true };
+  if (TLS_CODE.test(code)) {
+    return { ...base, description: `TLS handshake failed (${code})`, maybeSent: false, retryable: false };
+  }
+  const maybeSent = MAYBE_SENT[code] ?? (ERRNO_CODE.test(code) ? 'connection failed' : undefined);
+  if (maybeSent !== undefined) {
+    return { ...base, description: `${maybeSent} (${code})`, maybeSent: true, retryable: true };
+  }
+  // UND_ERR_INVALID_ARG, UND_ERR_CLOSED/DESTROYED (a closed client used), ERR_INVALID_ARG_TYPE
+  // and the like: a bug here, not weather out there.
+  throw error;
+}
+
+/** The error code of a network error, looking through undici's and Node's wrappers. */
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth += 1) {
+    const candidate = current as { code?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof candidate.code === 'string') return candidate.code;
+    // Happy-eyeballs connects fail with an AggregateError of one error per address.
+    current = Array.isArray(candidate.errors) ? candidate.errors[0] : candidate.cause;
+  }
+  return undefined;
+}
+
+function seconds(ms: number): string {
+  return `${Math.round(ms / 100) / 10} s`;
+}

@@ -1,0 +1,143 @@
+/**
+ * The retry policy as pure functions: which requests may be sent twice, how long to wait
+ * (full-jitter backoff, Retry-After), and an abortable sleep. `http.ts` applies them.
+ */
+import type { ApiRequest, OperationId } from './operations.js';
+
+/**
+ * Whether sending a request twice leaves the API as sending it once.
+ *
+ * Every operation edgesync uses is idempotent (PATCHes that set fields, DNSSEC on/off, GETs)
+ * except one case of E4: a `containerTemplates` item without `id` asks the API to *create* a
+ * container. If the first attempt was applied but its reply was lost, a blind retry sends the
+ * same id-less item again: the container the first attempt made is not in the retry's list, so
+ * the API deletes it and creates another (a new id and a restart), or keeps both. Such a request
+ * is therefore never retried after an ambiguous failure; the caller gets API_AMBIGUOUS and
+ * re-reads the app, whose containers then carry ids.
+ *
+ * Volumes and endpoints carry no id in requests at all (api-notes §2 E4): the API matches them
+ * by name, every E4 body edgesync sends holds the complete arrays, and re-sending the same
+ * complete arrays converges on the same state. So they do not count as creates.
+ *
+ * Keyed by every operation, so a new operation cannot be added without deciding.
+ */
+const IDEMPOTENT: { [Op in OperationId]: true | ((body: unknown) => boolean) } = {
+  updateCustomWafRule: true,
+  updateCustomAccessList: true,
+  updateAccessListConfiguration: true,
+  patchApp: (body) => !createsContainers(body),
+  disableDnssec: true,
+  // POST, but TF uses it as a read of an enabled zone: it returns the existing key (api-notes §3.5).
+  enableDnssec: true,
+  getBotCategorization: true,
+  getOptimalRegion: true,
+  getWafPlanSegmentation: true,
+  getApiGuardianMetrics: true,
+  listCustomWafRules: true,
+  getCustomWafRule: true,
+  listAccessLists: true,
+  getCustomAccessList: true,
+  getApp: true,
+  getDnsZone: true,
+};
+
+/** Whether a request may be retried after a failure that leaves its effect unknown. */
+export function isIdempotent(request: ApiRequest): boolean {
+  const rule = IDEMPOTENT[request.operation];
+  return rule === true ? true : rule(request.body);
+}
+
+/** Whether an E4 body creates a container: some `containerTemplates` item has no `id`. */
+export function createsContainers(body: unknown): boolean {
+  if (typeof body !== 'object' || body === null) return false;
+  const templates = (body as { containerTemplates?: unknown }).containerTemplates;
+  if (!Array.isArray(templates)) return false;
+  return templates.some((item) => {
+    const id = typeof item === 'object' && item !== null ? (item as { id?: unknown }).id : undefined;
+    return typeof id !== 'string' || id === '';
+  });
+}
+
+/**
+ * Full-jitter backoff (AWS "Exponential Backoff and Jitter"): a uniform wait in
+ * `[0, min(maxDelayMs, baseDelayMs * 2^retry))`. `retry` counts from 0 for the first retry.
+ * Full jitter spreads the retries of many clients hit by the same outage instead of syncing them.
+ */
+export function backoffDelay(
+  retry: number,
+  baseDelayMs: number,
+  maxDelayMs: number,
+  random: () => number,
+): number {
+  const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** retry);
+  return Math.floor(random() * ceiling);
+}
+
+const HTTP_DATE_MONTH = /\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b/;
+
+/**
+ * Milliseconds a `Retry-After` header asks to wait: delta-seconds or an HTTP date (RFC 9110
+ * §10.2.3). A date in the past means 0. Undefined when the header is absent or unreadable, so
+ * the caller falls back to its backoff.
+ */
+export function parseRetryAfter(value: string | string[] | undefined, nowMs: number): number | undefined {
+  const header = Array.isArray(value) ? value[0] : value;
+  if (header === undefined) return undefined;
+  const trimmed = header.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // V8's Date.parse reads "-1" or "1.5" as years; an HTTP date always names its month.
+  if (!HTTP_DATE_MONTH.test(trimmed)) return undefined;
+  const date = Date.parse(trimmed);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - nowMs);
+}
+
+/** Waits `ms`, rejecting with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason);
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    function onAbort(): void {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    }
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Spaces requests so that at most `perSecond` start in any second. */
+export interface RateLimiter {
+  /** Resolves when the caller may send; rejects if `signal` aborts first. */
+  take(signal?: AbortSignal): Promise<void>;
+}
+
+/** Time as the rate limiter sees it; tests pass their own. */
+export interface LimiterClock {
+  now(): number;
+  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+}
+
+const REAL_CLOCK: LimiterClock = { now: () => performance.now(), sleep };
+
+/**
+ * A rate limiter that spaces requests `1000 / perSecond` ms apart (a token bucket of depth 1).
+ * No burst allowance: the API publishes no limit (api-notes §5), so the setting is a promise
+ * to stay under whatever the operator configured, at every instant. Slots are reserved in call
+ * order, so concurrent callers queue fairly.
+ */
+export function createRateLimiter(perSecond: number, clock: LimiterClock = REAL_CLOCK): RateLimiter {
+  const interval = 1000 / perSecond;
+  let nextSlot = Number.NEGATIVE_INFINITY;
+  return {
+    take(signal) {
+      const current = clock.now();
+      const slot = Math.max(current, nextSlot);
+      nextSlot = slot + interval;
+      return clock.sleep(slot - current, signal);
+    },
+  };
+}

@@ -1,0 +1,403 @@
+/**
+ * Faults over real HTTP: 429 with Retry-After, 5xx, timeouts, dropped and refused connections,
+ * the idempotency rule for E4 creates, the client-side rate limit and aborts. Timing assertions
+ * use the server's arrival timestamps and only lower bounds that the client must honour, plus
+ * generous upper bounds that catch hangs.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ApiError } from '../../../src/api/errors.js';
+import { createTestClient, type TestClient } from '../../helpers/api-client.js';
+import {
+  dropConnection,
+  hang,
+  reply,
+  sequence,
+  startTestServer,
+  type TestServer,
+} from '../../helpers/http-server.js';
+import {
+  APP_ID,
+  app,
+  patchAppBody,
+  patchAppCreatingBody,
+  RULE_ID,
+  rule,
+  updateRuleBody,
+  ZONE,
+} from './fixtures.js';
+
+let server: TestServer;
+const clients: TestClient[] = [];
+
+beforeEach(async () => {
+  server = await startTestServer();
+});
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.dispose()));
+  await server.close();
+});
+
+function client(overrides: Parameters<typeof createTestClient>[1] = {}): TestClient {
+  const created = createTestClient(server.url, overrides);
+  clients.push(created);
+  return created;
+}
+
+const bots = { categories: [], error: { statusCode: 200, success: true } };
+const E6_LINE = `E6 GET /shield/shield-zone/${ZONE}/bot-categorization`;
+const E4_LINE = `E4 PATCH /mc/apps/${APP_ID}`;
+const AMBIGUOUS =
+  'not retried because it creates containers and may have been applied: re-read the app and plan again';
+
+async function failure(promise: Promise<unknown>): Promise<ApiError> {
+  return (await promise.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (e: unknown) => e,
+  )) as ApiError;
+}
+
+function gap(first: number, second: number): number {
+  const a = server.requests[first];
+  const b = server.requests[second];
+  if (a === undefined || b === undefined) throw new Error('missing request');
+  return b.at - a.at;
+}
+
+describe('429 Too Many Requests', () => {
+  it('waits Retry-After seconds, then succeeds', async () => {
+    server.setHandler(sequence(reply(429, undefined, { 'retry-after': '1' }), reply(200, bots)));
+    const { client: api, events } = client();
+
+    await expect(api.getBotCategorization(ZONE)).resolves.toEqual(bots);
+
+    expect(server.requests).toHaveLength(2);
+    expect(gap(0, 1)).toBeGreaterThanOrEqual(990);
+    expect(events.map((e) => [e.status, e.attempt])).toEqual([
+      [429, 1],
+      [200, 2],
+    ]);
+  });
+
+  it('waits until a Retry-After HTTP date, then succeeds', async () => {
+    // A whole second 1–2 s ahead: HTTP dates have one-second resolution.
+    const target = (Math.floor(Date.now() / 1000) + 2) * 1000;
+    server.setHandler(
+      sequence(reply(429, undefined, { 'retry-after': new Date(target).toUTCString() }), reply(200, bots)),
+    );
+    const { client: api } = client();
+
+    await expect(api.getBotCategorization(ZONE)).resolves.toEqual(bots);
+
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]?.wallClock).toBeGreaterThanOrEqual(target - 5);
+  });
+
+  it('fails fast with API_RATE_LIMITED when Retry-After is beyond the cap', async () => {
+    server.setHandler(reply(429, undefined, { 'retry-after': '120' }));
+    const { client: api } = client({ retry: { maxAttempts: 3, maxRetryAfterMs: 5_000 } });
+    const started = performance.now();
+
+    const error = await failure(api.getBotCategorization(ZONE));
+
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect([error.code, error.status, error.attempts]).toEqual(['API_RATE_LIMITED', 429, 1]);
+    expect(error.message).toBe(
+      `${E6_LINE} failed: 429 Too Many Requests (empty body); Retry-After asks for 120 s, more than the 5 s cap`,
+    );
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('gives up with API_RATE_LIMITED after the last attempt', async () => {
+    server.setHandler(reply(429, { statusCode: 429 }));
+    const { client: api } = client();
+
+    const error = await failure(api.getBotCategorization(ZONE));
+
+    expect([error.code, error.attempts]).toEqual(['API_RATE_LIMITED', 3]);
+    expect(error.message).toBe(
+      `${E6_LINE} failed: 429 Too Many Requests (status only); gave up after 3 attempts`,
+    );
+    expect(server.requests).toHaveLength(3);
+  });
+});
+
+describe('5xx', () => {
+  it('retries a 503, then succeeds', async () => {
+    server.setHandler(sequence(reply(503), reply(200, bots)));
+    const { client: api } = client();
+
+    await expect(api.getBotCategorization(ZONE)).resolves.toEqual(bots);
+
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('retries an idempotent write (E1) after a 500', async () => {
+    server.setHandler(sequence(reply(500), reply(200, rule)));
+    const { client: api } = client();
+
+    await expect(api.updateCustomWafRule(RULE_ID, updateRuleBody)).resolves.toEqual(rule);
+
+    expect(server.requests.map((r) => r.method)).toEqual(['PATCH', 'PATCH']);
+  });
+
+  it('exhausts its attempts on 500s with API_UNAVAILABLE and the attempt count', async () => {
+    server.setHandler(reply(500, { statusCode: 500 }));
+    const { client: api, events } = client({ retry: { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20 } });
+
+    const error = await failure(api.getWafPlanSegmentation());
+
+    expect([error.code, error.status, error.shape, error.attempts]).toEqual([
+      'API_UNAVAILABLE',
+      500,
+      'status-only',
+      4,
+    ]);
+    expect(error.details).toMatchObject({ attempts: 4 });
+    expect(error.message).toBe(
+      'E8 GET /shield/waf/rules/plan-segmentation failed: 500 Internal Server Error (status only); gave up after 4 attempts',
+    );
+    expect(server.requests).toHaveLength(4);
+    expect(events.map((e) => e.attempt)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('backs off with full jitter: random() × min(maxDelay, base × 2^retry)', async () => {
+    server.setHandler(sequence(reply(503), reply(503), reply(200, bots)));
+    const { client: api } = client({
+      retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 150 },
+      random: () => 0.999,
+    });
+
+    await api.getBotCategorization(ZONE);
+
+    // 0.999 × 100 and 0.999 × min(150, 200): the cap applies to the second retry.
+    expect(gap(0, 1)).toBeGreaterThanOrEqual(98);
+    expect(gap(1, 2)).toBeGreaterThanOrEqual(148);
+    expect(gap(1, 2)).toBeLessThan(1_000);
+  });
+
+  it('never retries a 4xx other than 429', async () => {
+    server.setHandler(reply(409, { title: 'Conflict', status: 409 }));
+    const { client: api } = client();
+
+    const error = await failure(api.getBotCategorization(ZONE));
+
+    expect(error.code).toBe('API_REJECTED');
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('timeouts', () => {
+  it('a server that never answers → API_UNAVAILABLE within about the timeout per attempt, never a hang', async () => {
+    server.setHandler(hang());
+    const { client: api, events } = client({ timeoutMs: 200, retry: { maxAttempts: 2, baseDelayMs: 5 } });
+    const started = performance.now();
+
+    const error = await failure(api.getBotCategorization(ZONE));
+
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(400);
+    expect(elapsed).toBeLessThan(2_000);
+    expect([error.code, error.status, error.shape, error.attempts]).toEqual([
+      'API_UNAVAILABLE',
+      undefined,
+      'no-reply',
+      2,
+    ]);
+    expect(error.message).toBe(
+      `${E6_LINE} failed: no reply: timed out after 200 ms; gave up after 2 attempts`,
+    );
+    expect(server.requests).toHaveLength(2);
+    expect(events.map((e) => e.status)).toEqual([0, 0]);
+  });
+
+  it('a body that stalls halfway also times out', async () => {
+    server.setHandler((_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"categories": [');
+    });
+    const { client: api } = client({ timeoutMs: 200, retry: { maxAttempts: 1 } });
+
+    const error = await failure(api.getBotCategorization(ZONE));
+
+    expect([error.code, error.status]).toEqual(['API_UNAVAILABLE', 200]);
+    expect(error.message).toBe(`${E6_LINE} failed: 200 OK: timed out after 200 ms`);
+  });
+
+  it('an E4 create that times out → API_AMBIGUOUS, sent once', async () => {
+    server.setHandler(hang());
+    const { client: api } = client({ timeoutMs: 200 });
+
+    const error = await failure(api.patchApp(APP_ID, patchAppCreatingBody));
+
+    expect(error.code).toBe('API_AMBIGUOUS');
+    expect(error.message).toBe(`${E4_LINE} failed: no reply: timed out after 200 ms; ${AMBIGUOUS}`);
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('dropped and refused connections', () => {
+  it('retries a GET after the server drops the connection', async () => {
+    server.setHandler(sequence(dropConnection(), reply(200, app)));
+    const { client: api } = client();
+
+    await expect(api.getApp(APP_ID)).resolves.toEqual(app);
+
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('an E4 body that creates a container → API_AMBIGUOUS after a dropped connection, sent exactly once', async () => {
+    server.setHandler(sequence(dropConnection(), reply(200, { id: APP_ID })));
+    const { client: api } = client();
+
+    const error = await failure(api.patchApp(APP_ID, patchAppCreatingBody));
+
+    expect([error.code, error.status, error.shape, error.attempts]).toEqual([
+      'API_AMBIGUOUS',
+      undefined,
+      'no-reply',
+      1,
+    ]);
+    expect(error.message).toBe(
+      `${E4_LINE} failed: no reply: connection closed by the server (UND_ERR_SOCKET); ${AMBIGUOUS}`,
+    );
+    expect(error.retryable).toBe(false);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('retries an E4 body without creates after a dropped connection', async () => {
+    server.setHandler(sequence(dropConnection(), reply(200, { id: APP_ID })));
+    const { client: api } = client();
+
+    await expect(api.patchApp(APP_ID, patchAppBody)).resolves.toEqual({ id: APP_ID });
+
+    expect(server.requests.map((r) => r.body)).toEqual([patchAppBody, patchAppBody]);
+  });
+
+  it('an E4 create answered 503 → API_AMBIGUOUS, not retried', async () => {
+    server.setHandler(sequence(reply(503), reply(200, { id: APP_ID })));
+    const { client: api } = client();
+
+    const error = await failure(api.patchApp(APP_ID, patchAppCreatingBody));
+
+    expect([error.code, error.status, error.shape]).toEqual(['API_AMBIGUOUS', 503, 'empty']);
+    expect(error.message).toBe(`${E4_LINE} failed: 503 Service Unavailable (empty body); ${AMBIGUOUS}`);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('an E4 create answered 429 is retried: the server refused it before doing anything', async () => {
+    server.setHandler(sequence(reply(429, undefined, { 'retry-after': '0' }), reply(200, { id: APP_ID })));
+    const { client: api } = client();
+
+    await expect(api.patchApp(APP_ID, patchAppCreatingBody)).resolves.toEqual({ id: APP_ID });
+
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('a refused connection is retried even for an E4 create (nothing was sent), then API_UNAVAILABLE', async () => {
+    const closed = await startTestServer();
+    await closed.close();
+    const refused = createTestClient(closed.url);
+    clients.push(refused);
+
+    const error = await failure(refused.client.patchApp(APP_ID, patchAppCreatingBody));
+
+    expect([error.code, error.status, error.attempts]).toEqual(['API_UNAVAILABLE', undefined, 3]);
+    expect(error.message).toBe(
+      `${E4_LINE} failed: no reply: connection refused (ECONNREFUSED); gave up after 3 attempts`,
+    );
+    expect(refused.events.map((e) => e.status)).toEqual([0, 0, 0]);
+  });
+});
+
+describe('client-side rate limit', () => {
+  it('spaces 10 requests at 20 per second over at least ~450 ms', async () => {
+    server.setHandler(reply(200, bots));
+    const { client: api } = client({ rateLimitPerSecond: 20 });
+    // Warm the connection first: a TCP connect inside the first measured request would shorten
+    // the measured span by its own duration and make the bound flaky on a loaded machine.
+    await api.getBotCategorization(ZONE);
+
+    await Promise.all(Array.from({ length: 10 }, () => api.getBotCategorization(ZONE)));
+
+    expect(server.requests).toHaveLength(11);
+    // Nine gaps of 50 ms; a few ms of slack for loopback jitter between the first and last arrival.
+    expect(gap(1, 10)).toBeGreaterThanOrEqual(440);
+  });
+});
+
+describe('abort', () => {
+  it('an abort during the backoff sleep stops the retries at once', async () => {
+    const controller = new AbortController();
+    server.setHandler((request, res) => {
+      reply(503)(request, res);
+      setTimeout(() => controller.abort(new Error('shutting down')), 50);
+    });
+    const { client: api } = client({
+      retry: { maxAttempts: 5, baseDelayMs: 5_000, maxDelayMs: 5_000 },
+      random: () => 0.999,
+    });
+    const started = performance.now();
+
+    const error = await failure(api.getBotCategorization(ZONE, { signal: controller.signal }));
+
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect([error.code, error.attempts]).toEqual(['API_UNAVAILABLE', 1]);
+    expect(error.message).toBe(`${E6_LINE} failed: no reply: aborted by the caller`);
+    expect(error.cause).toEqual(new Error('shutting down'));
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('an abort while the request is in flight ends it at once', async () => {
+    const controller = new AbortController();
+    server.setHandler((_request, _res) => {
+      setTimeout(() => controller.abort(), 20);
+    });
+    const { client: api } = client({ timeoutMs: 10_000 });
+    const started = performance.now();
+
+    const error = await failure(api.getBotCategorization(ZONE, { signal: controller.signal }));
+
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect([error.code, error.attempts]).toEqual(['API_UNAVAILABLE', 1]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('an abort while an E4 create is in flight → API_AMBIGUOUS', async () => {
+    const controller = new AbortController();
+    server.setHandler(() => {
+      setTimeout(() => controller.abort(), 20);
+    });
+    const { client: api } = client({ timeoutMs: 10_000 });
+
+    const error = await failure(api.patchApp(APP_ID, patchAppCreatingBody, { signal: controller.signal }));
+
+    expect(error.code).toBe('API_AMBIGUOUS');
+    expect(error.message).toBe(`${E4_LINE} failed: no reply: aborted by the caller`);
+  });
+
+  it('an already aborted signal sends nothing', async () => {
+    const { client: api } = client();
+
+    const error = await failure(api.getBotCategorization(ZONE, { signal: AbortSignal.abort() }));
+
+    expect([error.code, error.attempts]).toEqual(['API_UNAVAILABLE', 0]);
+    expect(error.message).toBe(`${E6_LINE} failed: no reply: aborted by the caller`);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('an abort while waiting for a rate-limit slot stops at once', async () => {
+    server.setHandler(reply(200, bots));
+    const { client: api } = client({ rateLimitPerSecond: 1 });
+    await api.getBotCategorization(ZONE);
+    const started = performance.now();
+
+    const error = await failure(api.getBotCategorization(ZONE, { signal: AbortSignal.timeout(50) }));
+
+    expect(performance.now() - started).toBeLessThan(500);
+    expect([error.code, error.attempts]).toEqual(['API_UNAVAILABLE', 0]);
+    expect(server.requests).toHaveLength(1);
+  });
+});
