@@ -78,6 +78,7 @@ class FileBackedState implements StateStore {
   readonly warning: string | undefined;
   private state: StateFile;
 
+  /** `dir` undefined: nothing is ever written (in-memory or read-only store). */
   constructor(dir: string | undefined, state: StateFile, warning?: string) {
     this.dir = dir;
     this.state = state;
@@ -148,29 +149,46 @@ export async function writeFileAtomic(path: string, content: string): Promise<vo
 
 /**
  * Opens the state in `dir` (created if missing). An unreadable or corrupt file is set aside as
- * `state.json.corrupt-<time>` with a warning: it only costs the drift labels.
+ * `state.json.corrupt-<time>` with a warning: it only costs the drift labels. With `readOnly`
+ * (`plan`) nothing is created, moved or saved.
  */
-export async function openStateStore(dir: string): Promise<StateStore> {
-  try {
-    await mkdir(dir, { recursive: true });
-  } catch (err) {
-    throw new ReconcileError(
-      'STATE_IO',
-      `cannot create the state directory ${dir}: ${(err as Error).message}`,
-      { cause: err },
-    );
+export async function openStateStore(dir: string, options: { readOnly?: boolean } = {}): Promise<StateStore> {
+  const readOnly = options.readOnly === true;
+  const writableDir = readOnly ? undefined : dir;
+  if (!readOnly) {
+    try {
+      await mkdir(dir, { recursive: true });
+    } catch (err) {
+      throw new ReconcileError(
+        'STATE_IO',
+        `cannot create the state directory ${dir}: ${(err as Error).message}`,
+        {
+          cause: err,
+        },
+      );
+    }
   }
   const file = join(dir, STATE_FILE);
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new FileBackedState(dir, emptyState());
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      return new FileBackedState(writableDir, emptyState());
+    if (readOnly)
+      return new FileBackedState(undefined, emptyState(), `cannot read ${file}: drift causes are unknown`);
     throw new ReconcileError('STATE_IO', `cannot read ${file}: ${(err as Error).message}`, { cause: err });
   }
   try {
-    return new FileBackedState(dir, StateFileSchema.parse(JSON.parse(text)));
+    return new FileBackedState(writableDir, StateFileSchema.parse(JSON.parse(text)));
   } catch {
+    if (readOnly) {
+      return new FileBackedState(
+        undefined,
+        emptyState(),
+        `state file ${file} is unreadable: drift causes are unknown`,
+      );
+    }
     const aside = `${file}.corrupt-${Date.now()}`;
     await rename(file, aside).catch(() => undefined);
     return new FileBackedState(
