@@ -17,14 +17,24 @@ export interface FaultOptions {
   rate503?: number;
   /** Share of connections destroyed without a reply (after the request was read). */
   rateDrop?: number;
+  /**
+   * Share of requests that are *handled* (state changes) and whose connection is then
+   * destroyed before the reply: the ambiguous failure a client cannot tell from a drop.
+   */
+  rateDropAfter?: number;
   /** Random source in [0, 1); inject one for deterministic tests (default Math.random). */
   random?: () => number;
 }
 
-/** A scripted reply: a fixed answer that bypasses the handler, a drop, or a delay then normal handling. */
+/**
+ * A scripted reply: a fixed answer that bypasses the handler, a drop before handling, a drop
+ * after handling (`drop-after`: the change is made, the reply is lost), or a delay then normal
+ * handling.
+ */
 export type ScriptedReply =
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | 'drop'
+  | 'drop-after'
   | { delayMs: number };
 
 /** A deterministic fault: the first rule matching a request is used and consumed. */
@@ -44,6 +54,7 @@ export interface FaultRule {
 export type FaultDecision =
   | { kind: 'none'; delayMs: number }
   | { kind: 'drop'; delayMs: number }
+  | { kind: 'drop-after'; delayMs: number }
   | { kind: 'scripted'; delayMs: number; status: number; body: unknown; headers: Record<string, string> }
   | { kind: 'error'; delayMs: number; status: 429 | 500 | 503; retryAfterSeconds?: number };
 
@@ -77,7 +88,8 @@ export class FaultController {
     const r429 = rate(options.rate429, 'rate429');
     const r500 = rate(options.rate500, 'rate500');
     const r503 = rate(options.rate503, 'rate503');
-    if (drop + r429 + r500 + r503 > 1) throw new RangeError('fault rates add up to more than 1');
+    const dropAfter = rate(options.rateDropAfter, 'rateDropAfter');
+    if (drop + dropAfter + r429 + r500 + r503 > 1) throw new RangeError('fault rates add up to more than 1');
     this.#options = { ...options };
     this.#random = options.random ?? Math.random;
     this.#refreshActive();
@@ -113,7 +125,8 @@ export class FaultController {
       (o.rate429 ?? 0) > 0 ||
       (o.rate500 ?? 0) > 0 ||
       (o.rate503 ?? 0) > 0 ||
-      (o.rateDrop ?? 0) > 0;
+      (o.rateDrop ?? 0) > 0 ||
+      (o.rateDropAfter ?? 0) > 0;
   }
 
   #latency(): number {
@@ -143,6 +156,7 @@ export class FaultController {
       const reply = pending.rule.reply;
       const delayMs = this.#latency();
       if (reply === 'drop') return { kind: 'drop', delayMs };
+      if (reply === 'drop-after') return { kind: 'drop-after', delayMs };
       if ('delayMs' in reply) return { kind: 'none', delayMs: delayMs + reply.delayMs };
       return {
         kind: 'scripted',
@@ -155,13 +169,16 @@ export class FaultController {
     const delayMs = this.#latency();
     const o = this.#options;
     const drop = o.rateDrop ?? 0;
+    const dropAfter = o.rateDropAfter ?? 0;
     const r429 = o.rate429 ?? 0;
     const r500 = o.rate500 ?? 0;
     const r503 = o.rate503 ?? 0;
-    if (drop + r429 + r500 + r503 === 0) return { kind: 'none', delayMs };
+    if (drop + dropAfter + r429 + r500 + r503 === 0) return { kind: 'none', delayMs };
     // One draw against cumulative thresholds, so each rate is the exact share of requests.
-    const r = this.#random();
+    let r = this.#random();
     if (r < drop) return { kind: 'drop', delayMs };
+    if (r < drop + dropAfter) return { kind: 'drop-after', delayMs };
+    r -= dropAfter;
     if (r < drop + r429)
       return { kind: 'error', delayMs, status: 429, retryAfterSeconds: o.retryAfterSeconds ?? 1 };
     if (r < drop + r429 + r500) return { kind: 'error', delayMs, status: 500 };

@@ -197,6 +197,13 @@ export async function startServer(deps: ServerDeps, port: number, host: string):
         record(pending, 0, undefined);
         req.socket.destroy();
         return;
+      case 'drop-after': {
+        // The change is made; only the reply is lost. The journal keeps the handler's status.
+        const reply = safeHandle(req, pending);
+        record(pending, reply.status, reply.body === undefined ? undefined : JSON.stringify(reply.body));
+        req.socket.destroy();
+        return;
+      }
       case 'scripted': {
         const { body } = decision;
         const reply: Reply = { status: decision.status, headers: decision.headers };

@@ -26,6 +26,7 @@ interface EmulatorFlags {
   failRate500?: number;
   failRate503?: number;
   dropRate?: number;
+  dropAfterRate?: number;
   retryAfter?: number;
 }
 
@@ -77,6 +78,7 @@ function faultOptions(flags: EmulatorFlags): FaultOptions | undefined {
   if (flags.failRate500 !== undefined) options.rate500 = flags.failRate500;
   if (flags.failRate503 !== undefined) options.rate503 = flags.failRate503;
   if (flags.dropRate !== undefined) options.rateDrop = flags.dropRate;
+  if (flags.dropAfterRate !== undefined) options.rateDropAfter = flags.dropAfterRate;
   if (flags.retryAfter !== undefined) options.retryAfterSeconds = flags.retryAfter;
   return Object.keys(options).length === 0 ? undefined : options;
 }
@@ -145,6 +147,12 @@ export const registerEmulatorCommand: CommandRegistrar = (program: Command, io: 
     .addOption(new Option('--fail-rate-503 <share>', 'share of requests answered 503').argParser(parseRate))
     .addOption(
       new Option('--drop-rate <share>', 'share of connections dropped without a reply').argParser(parseRate),
+    )
+    .addOption(
+      new Option(
+        '--drop-after-rate <share>',
+        'share of requests handled, then dropped before the reply',
+      ).argParser(parseRate),
     )
     .addOption(
       new Option('--retry-after <seconds>', 'Retry-After sent with 429s (default 1)').argParser(

@@ -22,6 +22,11 @@ export function canonicalCase(values: readonly string[], value: string): string 
   return values.find((v) => v.toLowerCase() === value.toLowerCase()) ?? value;
 }
 
+/** undefined for an object whose members were all null (the API returns `entryPoint: {}` that way). */
+function nonEmpty<T extends object>(value: T | undefined): T | undefined {
+  return value !== undefined && Object.keys(value).length > 0 ? value : undefined;
+}
+
 /** A live container: its id, its request form, and endpoints a request cannot express. */
 export interface LiveContainer {
   id: string;
@@ -150,21 +155,25 @@ export function liveContainer(wire: ContainerTemplateWire): LiveContainer {
       entryPoint:
         entry === null || entry === undefined
           ? undefined
-          : {
-              command: entry.command ?? undefined,
-              commandArray: entry.commandArray ?? undefined,
-              arguments: entry.arguments ?? undefined,
-              argumentsArray: entry.argumentsArray ?? undefined,
-              workingDirectory: entry.workingDirectory ?? undefined,
-            },
+          : nonEmpty(
+              compact({
+                command: entry.command ?? undefined,
+                commandArray: entry.commandArray ?? undefined,
+                arguments: entry.arguments ?? undefined,
+                argumentsArray: entry.argumentsArray ?? undefined,
+                workingDirectory: entry.workingDirectory ?? undefined,
+              }),
+            ),
       probes:
         probes === null || probes === undefined
           ? undefined
-          : {
-              startup: probeRequest(probes.startup),
-              readiness: probeRequest(probes.readiness),
-              liveness: probeRequest(probes.liveness),
-            },
+          : nonEmpty(
+              compact({
+                startup: probeRequest(probes.startup),
+                readiness: probeRequest(probes.readiness),
+                liveness: probeRequest(probes.liveness),
+              }),
+            ),
       environmentVariables: (wire.environmentVariables ?? []).map((v) => ({
         name: v.name,
         value: v.value ?? '',

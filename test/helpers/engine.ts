@@ -1,0 +1,61 @@
+/**
+ * Engine fixture: a seeded emulator, a real API client pointed at it over loopback, and an
+ * in-memory state store; `run` reconciles desired resources in plan or apply mode.
+ */
+import { createApiClient } from '../../src/api/client.js';
+import type { ApiClient } from '../../src/api/types.js';
+import type { DesiredResource } from '../../src/config/types.js';
+import type { Emulator, EmulatorSeed } from '../../src/emulator/index.js';
+import { type ReconcileOptions, type ReconcileOutcome, reconcile } from '../../src/engine/reconcile.js';
+import { memoryStateStore, type StateStore } from '../../src/engine/state.js';
+import { TEST_KEY, TEST_SEED, withEmulator } from './emulator.js';
+
+export interface EngineFixture {
+  emu: Emulator;
+  api: ApiClient;
+  state: StateStore;
+  run(
+    resources: readonly DesiredResource[],
+    mode: 'plan' | 'apply',
+    overrides?: Partial<ReconcileOptions>,
+  ): Promise<ReconcileOutcome>;
+  close(): Promise<void>;
+}
+
+export async function engineFixture(seed: EmulatorSeed = TEST_SEED): Promise<EngineFixture> {
+  const emu = await withEmulator(seed);
+  const api = createApiClient({
+    baseUrl: emu.url,
+    accessKey: TEST_KEY,
+    retry: { baseDelayMs: 5, maxDelayMs: 50 },
+  });
+  const state = memoryStateStore();
+  return {
+    emu,
+    api,
+    state,
+    run: (resources, mode, overrides = {}) =>
+      reconcile(resources, {
+        api,
+        state,
+        mode,
+        revision: 'test-revision',
+        trigger: 'test',
+        concurrency: 4,
+        maxChangePercent: 100,
+        force: false,
+        driftMode: 'correct',
+        signal: new AbortController().signal,
+        ...overrides,
+      }),
+    async close() {
+      await api.close();
+      await emu.close();
+    },
+  };
+}
+
+/** The writes the emulator received since the last `journal.clear()`, as method/path/body. */
+export function writesOf(emu: Emulator): Array<{ method: string; path: string; body: unknown }> {
+  return emu.journal.writes().map((e) => ({ method: e.method, path: e.path, body: e.requestBody }));
+}
