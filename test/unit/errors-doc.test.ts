@@ -5,7 +5,10 @@ import { ERROR_CODES } from '../../src/errors.js';
 
 describe('docs/errors.md', () => {
   const doc = readFileSync(resolve(import.meta.dirname, '../../docs/errors.md'), 'utf8');
-  const rows = [...doc.matchAll(/^\|\s*`([A-Z_]+)`\s*\|\s*(yes|no)[^|]*\|/gm)].map((m) => [m[1], m[2] === 'yes']);
+  const rows = [...doc.matchAll(/^\|\s*`([A-Z_]+)`\s*\|\s*(yes|no)[^|]*\|/gm)].map((m) => [
+    m[1],
+    m[2] === 'yes',
+  ]);
 
   it('documents exactly the codes of the error table, in its order', () => {
     expect(rows.map(([code]) => code)).toEqual(Object.keys(ERROR_CODES));
