@@ -16,7 +16,7 @@ const CRON = {
   imageTag: '1.0.0',
 };
 
-function app(spec: Partial<ContainerAppSpec> & Record<string, unknown>) {
+function app(spec: Record<string, unknown>) {
   return [desired<ContainerAppSpec>('ContainerApp', 'storefront', { appId: 'app1', ...spec })];
 }
 

@@ -44,11 +44,22 @@ interface ContentHint {
   lastUpdated: string;
   entryCount: number | null;
   checksum: string;
+  /** When the content was last read with a GET. */
+  readAt: string;
 }
 
-function isContentHint(value: unknown): value is ContentHint {
+/**
+ * A hint older than this is not trusted: the content is read again. It bounds the damage if
+ * the API ever changes content without moving `lastUpdated` (its resolution is not documented).
+ */
+export const CONTENT_HINT_MAX_AGE_MS = 60 * 60 * 1000;
+
+function isFreshHint(value: unknown, now: number): value is ContentHint {
   const h = value as ContentHint | undefined;
-  return typeof h?.lastUpdated === 'string' && typeof h.checksum === 'string';
+  if (typeof h?.lastUpdated !== 'string' || typeof h.checksum !== 'string' || typeof h.readAt !== 'string')
+    return false;
+  const age = now - Date.parse(h.readAt);
+  return age >= 0 && age < CONTENT_HINT_MAX_AGE_MS;
 }
 
 /** The checksum of live content as the API computes it, when the reply omits it. */
@@ -138,7 +149,7 @@ async function readOne(
   const hint = ctx.hint(resource.subject);
   const lastUpdated = details.lastUpdated ?? undefined;
   if (
-    isContentHint(hint) &&
+    isFreshHint(hint, Date.now()) &&
     lastUpdated !== undefined &&
     hint.lastUpdated === lastUpdated &&
     hint.entryCount === (details.entryCount ?? null) &&
@@ -159,6 +170,7 @@ async function readOne(
           // trailing newline does not defeat the hint on every later read.
           checksum:
             spec.checksum !== undefined && contentMatches(spec, content) ? spec.checksum : content.checksum,
+          readAt: new Date().toISOString(),
         };
   return { lookup: { status: 'found', live: { ...live, content } }, hint: newHint };
 }
