@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AccessListAction } from '../../domain/enums.js';
-import { enumField, IntId } from '../common/fields.js';
+import { enumField, IntId, whenValid } from '../common/fields.js';
 import type { KindSpecModule, ResolveContext } from '../common/spec-module.js';
 
 export const AccessListSpec = z
@@ -29,6 +29,7 @@ export const AccessListSpec = z
   .refine((s) => !(s.entries !== undefined && s.entriesFile !== undefined), {
     message: 'give either entries or entriesFile, not both',
     path: ['entriesFile'],
+    when: whenValid('entries', 'entriesFile'),
   });
 export type AccessListSpec = z.infer<typeof AccessListSpec>;
 
@@ -119,5 +120,6 @@ export const accessListSpec: KindSpecModule<AccessListSpec, AccessListCanonical>
   schema: AccessListSpec,
   resolve: resolveAccessList,
   target: (spec) => `shield-zone:${spec.shieldZoneId}/access-list:${spec.id}`,
+  targetPath: () => ['id'],
   shieldZoneId: (spec) => spec.shieldZoneId,
 };

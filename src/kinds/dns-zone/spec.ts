@@ -5,7 +5,7 @@ import type { KindSpecModule } from '../common/spec-module.js';
 
 export const DnsZoneSpec = z.strictObject({
   id: IntId,
-  dnssec: z.boolean({ error: 'is required: true or false' }),
+  dnssec: z.boolean(),
 });
 export type DnsZoneSpec = z.infer<typeof DnsZoneSpec>;
 
@@ -14,5 +14,6 @@ export const dnsZoneSpec: KindSpecModule<DnsZoneSpec, DnsZoneSpec> = {
   schema: DnsZoneSpec,
   resolve: (parsed) => parsed,
   target: (spec) => `dns-zone:${spec.id}`,
+  targetPath: () => ['id'],
   shieldZoneId: () => undefined,
 };

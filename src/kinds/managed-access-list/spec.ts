@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { AccessListAction } from '../../domain/enums.js';
-import { enumField, IntId } from '../common/fields.js';
+import { enumField, IntId, whenValid } from '../common/fields.js';
 import type { KindSpecModule } from '../common/spec-module.js';
 
 export const ManagedAccessListSpec = z
@@ -12,13 +12,14 @@ export const ManagedAccessListSpec = z
     shieldZoneId: IntId,
     listId: IntId.optional(),
     name: z.string().min(1, 'must not be empty').optional(),
-    enabled: z.boolean({ error: 'is required: true or false' }),
+    enabled: z.boolean(),
     action: enumField('action', AccessListAction).optional(),
     configurationId: IntId.optional(),
   })
   .refine((s) => (s.listId === undefined) !== (s.name === undefined), {
     message: 'give exactly one of listId or name',
     path: ['listId'],
+    when: whenValid('listId', 'name'),
   });
 export type ManagedAccessListSpec = z.infer<typeof ManagedAccessListSpec>;
 
@@ -28,5 +29,6 @@ export const managedAccessListSpec: KindSpecModule<ManagedAccessListSpec, Manage
   resolve: (parsed) => parsed,
   target: (spec) =>
     `shield-zone:${spec.shieldZoneId}/managed-list:${spec.listId !== undefined ? spec.listId : `name=${spec.name?.toLowerCase()}`}`,
+  targetPath: (spec) => (spec.listId !== undefined ? ['listId'] : ['name']),
   shieldZoneId: (spec) => spec.shieldZoneId,
 };

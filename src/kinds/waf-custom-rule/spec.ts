@@ -17,21 +17,37 @@ import {
 import { enumField, IntId } from '../common/fields.js';
 import type { KindSpecModule } from '../common/spec-module.js';
 
-const variableKeys = z.enum(WAF_VARIABLE_TYPES, {
-  error: (issue) =>
-    `unknown variable ${JSON.stringify(issue.input)}; expected one of the ${WAF_VARIABLE_TYPES.length} variableTypes keys`,
-});
+const VARIABLE_KEYS: ReadonlySet<string> = new Set(WAF_VARIABLE_TYPES);
 
-/** `{ REQUEST_URI: "" }`; a key written with no value (YAML null) means the empty string. */
+/**
+ * `{ REQUEST_URI: "" }`; a key written with no value (YAML null) means the empty string.
+ * Only the seed's 27 keys: an unknown one is reported at the key itself (`params.at`), with
+ * a message that says what the key is, rather than zod's generic "unrecognized key".
+ */
 const VariableTypes = z
-  .partialRecord(
-    variableKeys,
+  .record(
+    z.string(),
     z
       .string()
       .nullable()
       .transform((v) => v ?? ''),
   )
-  .refine((vars) => Object.keys(vars).length > 0, 'needs at least one variable');
+  .superRefine((vars, ctx) => {
+    const keys = Object.keys(vars);
+    if (keys.length === 0) ctx.addIssue({ code: 'custom', message: 'needs at least one variable' });
+    for (const key of keys) {
+      if (!VARIABLE_KEYS.has(key)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          params: { at: 'key' },
+          message: `unknown variable ${JSON.stringify(key)}; expected one of the ${WAF_VARIABLE_TYPES.length} variableTypes keys (REQUEST_URI, ARGS, REQUEST_HEADERS, ...)`,
+        });
+      }
+    }
+  })
+  // JSON Schema (editor completion) lists the keys; zod's record above accepts any string.
+  .meta({ propertyNames: { enum: [...WAF_VARIABLE_TYPES] }, minProperties: 1 });
 
 const operatorType = () => enumField('operatorType', WafRuleOperatorType, FORBIDDEN_OPERATOR_VALUES);
 
@@ -72,5 +88,6 @@ export const wafCustomRuleSpec: KindSpecModule<WafCustomRuleSpec, WafCustomRuleS
   schema: WafCustomRuleSpec,
   resolve: (parsed) => parsed,
   target: (spec) => `custom-rule:${spec.id}`,
+  targetPath: () => ['id'],
   shieldZoneId: (spec) => spec.shieldZoneId,
 };
