@@ -43,6 +43,8 @@ export interface DesiredState {
   /** Digest of every file read (names and bytes): the revision when there is no git SHA. */
   readonly digest: string;
   readonly fileCount: number;
+  /** Problems that do not block (severity `warning`), sorted; `validate` prints them. */
+  readonly warnings: readonly ConfigIssue[];
 }
 
 export type IssueSeverity = 'error' | 'warning';

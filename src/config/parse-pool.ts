@@ -1,0 +1,105 @@
+/**
+ * Runs parseConfigFile over many files: in this thread, or spread over worker threads when
+ * there is enough YAML for them to pay for their start-up (~0.1 s each).
+ *
+ * Parsing YAML with positions is the floor of a load (the `yaml` package does about
+ * 1.5 MB/s here), so a cold load of a big repository uses every core: this thread parses
+ * too, and takes files from the same queue as the workers, largest first.
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ReconcileError } from '../errors.js';
+import type { LoaderLimits } from './files.js';
+import { type FileResult, parseConfigFile } from './parse-file.js';
+import type { WorkerRequest } from './parse-worker.js';
+
+/** One file to parse. */
+export interface ParseJob {
+  readonly file: string;
+  readonly text: string;
+}
+
+/** Results in the order of the jobs, and how many worker threads took part. */
+export interface ParseOutcome {
+  readonly results: readonly FileResult[];
+  readonly workers: number;
+}
+
+/** Most worker threads 'auto' starts: more costs memory (the daemon's budget) for little gain. */
+const MAX_AUTO_WORKERS = 3;
+
+const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
+
+function workerCount(jobs: readonly ParseJob[], workers: number | 'auto', thresholdBytes: number): number {
+  if (jobs.length < 2) return 0;
+  // Running from TypeScript sources (the test runner), there is no compiled worker to start.
+  if (!existsSync(fileURLToPath(WORKER_URL))) return 0;
+  if (workers !== 'auto') return Math.min(workers, jobs.length - 1);
+  let bytes = 0;
+  for (const job of jobs) bytes += job.text.length;
+  if (bytes < thresholdBytes) return 0;
+  return Math.min(availableParallelism() - 1, MAX_AUTO_WORKERS, jobs.length - 1);
+}
+
+/** Parses every job; results come back in job order. Worker failures are INTERNAL errors. */
+export async function parseFiles(
+  jobs: readonly ParseJob[],
+  root: string,
+  limits: LoaderLimits,
+  workers: number | 'auto',
+  thresholdBytes = 1024 * 1024,
+): Promise<ParseOutcome> {
+  const count = workerCount(jobs, workers, thresholdBytes);
+  if (count <= 0) {
+    return { results: jobs.map((job) => parseConfigFile(root, job.file, job.text, limits)), workers: 0 };
+  }
+
+  const results: (FileResult | undefined)[] = new Array(jobs.length);
+  // Largest first, so no thread is left with a big file at the end.
+  const queue = jobs
+    .map((_, index) => index)
+    .sort((a, b) => (jobs[b]?.text.length ?? 0) - (jobs[a]?.text.length ?? 0));
+  const pool = Array.from({ length: count }, () => new Worker(WORKER_URL));
+
+  try {
+    const workersDone = pool.map(
+      (worker) =>
+        new Promise<void>((resolve, reject) => {
+          const sendNext = (): void => {
+            const index = queue.shift();
+            if (index === undefined) {
+              resolve();
+              return;
+            }
+            const job = jobs[index] as ParseJob;
+            const request: WorkerRequest = { index, root, file: job.file, text: job.text, limits };
+            worker.postMessage(request);
+          };
+          worker.on('message', (reply: { index: number; result?: FileResult; error?: string }) => {
+            if (reply.error !== undefined || reply.result === undefined) {
+              reject(new ReconcileError('INTERNAL', `config parse worker failed: ${reply.error}`));
+              return;
+            }
+            results[reply.index] = reply.result;
+            sendNext();
+          });
+          worker.once('error', (err) =>
+            reject(new ReconcileError('INTERNAL', 'config parse worker crashed', { cause: err })),
+          );
+          worker.once('online', sendNext);
+        }),
+    );
+    // This thread takes from the same queue, yielding between files so replies get handled.
+    for (let index = queue.shift(); index !== undefined; index = queue.shift()) {
+      const job = jobs[index] as ParseJob;
+      results[index] = parseConfigFile(root, job.file, job.text, limits);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(workersDone);
+  } finally {
+    await Promise.all(pool.map((worker) => worker.terminate()));
+  }
+  return { results: results as FileResult[], workers: count };
+}
