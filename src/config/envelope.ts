@@ -17,7 +17,7 @@ export const MAX_NAME_LENGTH = 253;
 export const MetadataSpec = z.strictObject({
   name: z
     .string()
-    .min(1, 'must not be empty')
+    .min(1, { message: 'must not be empty', abort: true })
     .max(MAX_NAME_LENGTH, `must be at most ${MAX_NAME_LENGTH} characters`)
     .regex(
       RESOURCE_NAME_PATTERN,
@@ -71,6 +71,11 @@ export const UnknownKindEnvelope = z.strictObject({
 /** The message for a `kind` that is missing or not one of KIND_NAMES. */
 export function unknownKindMessage(kind: unknown): string {
   if (kind === undefined) return 'is required';
+  const near = KIND_NAMES.find(
+    (name) => typeof kind === 'string' && name.toLowerCase() === kind.toLowerCase(),
+  );
+  if (near !== undefined)
+    return `unknown kind ${JSON.stringify(kind)}; did you mean ${near}? (kinds are case-sensitive)`;
   return `unknown kind ${JSON.stringify(kind)}; expected one of ${KIND_NAMES.join(', ')}`;
 }
 

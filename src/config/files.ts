@@ -117,11 +117,15 @@ export function listConfigFiles(root: string): ConfigFileList {
           if (YAML_FILE.test(entry.name)) issues.push(fileIssue(rel, 'is a symlink to nothing (dangling)'));
           continue;
         }
+        const stat = statSync(real);
         if (!isInside(root, real)) {
-          issues.push(fileIssue(rel, 'is a symlink that leaves the config directory; refused'));
+          // Only what the walk would read is refused loudly; other files are never read here
+          // (an entriesFile that leaves is reported where it is named).
+          if (stat.isDirectory() || YAML_FILE.test(entry.name)) {
+            issues.push(fileIssue(rel, 'is a symlink that leaves the config directory; refused'));
+          }
           continue;
         }
-        const stat = statSync(real);
         isDir = stat.isDirectory();
         isFile = stat.isFile();
         realDir = real;

@@ -32,6 +32,9 @@ export function desiredStateJsonSchema(): Record<string, unknown> {
     unrepresentable: 'any',
     override(ctx) {
       const json = ctx.jsonSchema as Record<string, unknown>;
+      // zod names its string checks as formats ("starts_with"); JSON Schema validators reject
+      // formats they do not know, and the pattern beside it already says the same thing.
+      if (json.format === 'starts_with' || json.format === 'regex') delete json.format;
       const enumMeta = enumFieldRegistry.get(ctx.zodSchema as never);
       if (enumMeta !== undefined) {
         const names = Object.keys(enumMeta.table);

@@ -156,13 +156,16 @@ export function parseConfigFile(root: string, file: string, text: string, limits
         line: at.line,
         col: at.col,
         path: '',
-        message: message.startsWith('Excessive alias count')
-          ? `too many YAML alias expansions (limit ${limits.maxAliasCount}); refused as a guard against alias bombs`
-          : `invalid YAML: ${message}`,
+        message:
+          message.startsWith('Excessive alias count') || message.startsWith('Alias resolution is disabled')
+            ? `too many YAML alias expansions (limit ${limits.maxAliasCount}); refused as a guard against alias bombs`
+            : `invalid YAML: ${message}`,
         severity: 'error',
       });
       return { source };
     }
+    // `---` followed by nothing (or `~`): an empty document declares nothing.
+    if (data === null) return undefined;
     if (!isRecord(data)) {
       report(
         [],

@@ -75,7 +75,10 @@ export function locate(
     const node = nodeAt(path);
     if (node !== undefined) {
       const blockCollection = 'items' in node && !('flow' in node && node.flow);
-      const found = blockCollection && typeof path.at(-1) === 'string' ? at(keyAt(path)) : undefined;
+      // `key:` with nothing after it: the null has no text of its own, the key does.
+      const emptyValue = isScalar(node) && node.value === null && node.range?.[0] === node.range?.[1];
+      const found =
+        (blockCollection || emptyValue) && typeof path.at(-1) === 'string' ? at(keyAt(path)) : undefined;
       const here = found ?? at(node);
       if (here !== undefined) return here;
     }

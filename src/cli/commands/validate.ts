@@ -38,8 +38,9 @@ export async function runValidate(flags: ValidateFlags, io: CliIo): Promise<numb
     }
     for (const issue of state.warnings) io.stderr.write(`${display(issue)}\n`);
     const warnings = state.warnings.length === 0 ? '' : `, with ${plural(state.warnings.length, 'warning')}`;
+    const verb = state.resources.length === 1 ? 'is' : 'are';
     io.stdout.write(
-      `${plural(state.resources.length, 'resource')} in ${plural(state.fileCount, 'file')} are valid${warnings}\n`,
+      `${plural(state.resources.length, 'resource')} in ${plural(state.fileCount, 'file')} ${verb} valid${warnings}\n`,
     );
     return 0;
   } catch (err) {

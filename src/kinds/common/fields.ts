@@ -13,9 +13,13 @@ import { type EnumTable, enumValue } from '../../domain/enums.js';
 /** Positive integer id in JSON's safe range (ids above 2^53-1 cannot round-trip a JS number). */
 export const IntId = z
   .number()
+  // First, and final: such a number is not even an integer to zod (it is not "safe").
+  .max(Number.MAX_SAFE_INTEGER, {
+    message: 'is above 2^53-1, which edgesync cannot represent exactly',
+    abort: true,
+  })
   .int('must be an integer id')
-  .positive('must be a positive id')
-  .max(Number.MAX_SAFE_INTEGER, 'is above 2^53-1, which edgesync cannot represent exactly');
+  .positive('must be a positive id');
 
 /** Registry of the enum tables behind enum fields, so JSON Schema generation can list names. */
 export const enumFieldRegistry = z.registry<{

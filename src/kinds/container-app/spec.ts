@@ -22,7 +22,8 @@ const RegionId = z
   .string()
   .min(1, 'must not be empty')
   .refine((id) => !id.startsWith('@') || id === OPTIMAL_REGION, {
-    message: `unknown region placeholder; the only one is ${OPTIMAL_REGION}`,
+    error: (iss) =>
+      `unknown region placeholder ${JSON.stringify(iss.input)}; the only one is ${OPTIMAL_REGION}`,
   });
 
 export const RegionSettingsSpec = z

@@ -37,11 +37,15 @@ const VariableTypes = z
     if (keys.length === 0) ctx.addIssue({ code: 'custom', message: 'needs at least one variable' });
     for (const key of keys) {
       if (!VARIABLE_KEYS.has(key)) {
+        const near = VARIABLE_KEYS.has(key.toUpperCase()) ? `; did you mean ${key.toUpperCase()}?` : '';
         ctx.addIssue({
           code: 'custom',
           path: [key],
           params: { at: 'key' },
-          message: `unknown variable ${JSON.stringify(key)}; expected one of the ${WAF_VARIABLE_TYPES.length} variableTypes keys (REQUEST_URI, ARGS, REQUEST_HEADERS, ...)`,
+          message:
+            near !== ''
+              ? `unknown variable ${JSON.stringify(key)}${near}`
+              : `unknown variable ${JSON.stringify(key)}; expected one of the ${WAF_VARIABLE_TYPES.length} variableTypes keys (REQUEST_URI, ARGS, REQUEST_HEADERS, ...)`,
         });
       }
     }
