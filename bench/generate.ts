@@ -34,6 +34,7 @@ export interface GeneratedRepository {
   readonly resources: readonly GeneratedResource[];
 }
 
+/** The kinds the generator writes (all of them). */
 export type GeneratedKind = 'WafCustomRule' | 'AccessList' | 'ManagedAccessList' | 'ContainerApp' | 'DnsZone';
 
 /** One generated resource: its subject parts and the ids an emulator seed needs. */
@@ -44,8 +45,10 @@ export interface GeneratedResource {
   readonly ids: Readonly<Record<string, number | string>>;
 }
 
-const SCHEMA_MODELINE = (depth: number): string =>
-  `# yaml-language-server: $schema=${'../'.repeat(depth)}schema/edgesync.schema.json\n`;
+/** The modeline config-examples files carry, for a file `depth` folders deep. */
+function schemaModeline(depth: number): string {
+  return `# yaml-language-server: $schema=${'../'.repeat(depth)}schema/edgesync.schema.json\n`;
+}
 
 /** mulberry32: a tiny seeded PRNG, so the repository is the same on every run. */
 function prng(seed: number): () => number {
@@ -385,7 +388,7 @@ export function generateRepository(dir: string, options: GenerateOptions = {}): 
 
   let yamlBytes = 0;
   for (const [file, docs] of files) {
-    const text = SCHEMA_MODELINE(file.split('/').length - 1) + docs.join('');
+    const text = schemaModeline(file.split('/').length - 1) + docs.join('');
     yamlBytes += Buffer.byteLength(text);
     writeText(join(dir, file), text);
   }

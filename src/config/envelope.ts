@@ -14,6 +14,7 @@ export const RESOURCE_NAME_PATTERN = /^[a-z0-9]([-a-z0-9]*)$/;
 /** Longest metadata.name: Kubernetes' object-name limit, so names fit wherever those fit. */
 export const MAX_NAME_LENGTH = 253;
 
+/** `metadata` of every document: name (unique per kind), suspend, drift. Strict. */
 export const MetadataSpec = z.strictObject({
   name: z
     .string()
@@ -28,6 +29,7 @@ export const MetadataSpec = z.strictObject({
   /** report: audit only, never written. */
   drift: z.enum(['correct', 'report']).optional(),
 });
+/** Parsed metadata, defaults not yet applied. */
 export type MetadataSpec = z.infer<typeof MetadataSpec>;
 
 const ApiVersion = z.literal(API_VERSION, {

@@ -24,7 +24,7 @@ import {
 import { compareIssues, fileIssue } from './issues.js';
 import { dependencyUnchanged, type FileResult } from './parse-file.js';
 import { type ParseJob, parseFiles } from './parse-pool.js';
-import { crossDocumentIssues } from './rules.js';
+import { createRuleIndex } from './rules.js';
 import type { ConfigIssue, DesiredResource, DesiredState } from './types.js';
 
 /** How a loader reads: limits, and whether big loads may use worker threads. */
@@ -83,6 +83,7 @@ interface CacheEntry {
 export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredStateLoader {
   const limits: LoaderLimits = { ...DEFAULT_LIMITS, ...options.limits };
   let cache = new Map<string, CacheEntry>();
+  const rules = createRuleIndex();
   // File results of the last successful load: what `changes` is measured against.
   let previous: ReadonlyMap<string, FileResult> = new Map();
 
@@ -164,7 +165,8 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
       documents += result.documents.length;
       for (const doc of result.documents) if (doc.resource !== undefined) resources.push(doc.resource);
     }
-    for (const issue of crossDocumentIssues(ordered)) issues.push(issue);
+    rules.sync(results);
+    for (const issue of rules.issues()) issues.push(issue);
     if (listing.files.length === 0 && listing.issues.length === 0) {
       issues.push(
         fileIssue(

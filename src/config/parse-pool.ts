@@ -43,6 +43,46 @@ function workerCount(jobs: readonly ParseJob[], workers: number | 'auto', thresh
   return Math.min(availableParallelism() - 1, MAX_AUTO_WORKERS, jobs.length - 1);
 }
 
+/**
+ * Workers are kept between loads (unref'd, so they never keep the process alive) and end
+ * after a minute without work: a fresh worker runs the YAML parser cold, in V8's
+ * interpreter, for its first second or so, which would cost the daemon that second on
+ * every big reload.
+ */
+const IDLE_MS = 60_000;
+
+let pool: Worker[] = [];
+let idleTimer: NodeJS.Timeout | undefined;
+/** One batch at a time: loads are sequential in practice, and this keeps the pool simple. */
+let batchLock: Promise<unknown> = Promise.resolve();
+
+function takeWorkers(count: number): Worker[] {
+  if (idleTimer !== undefined) clearTimeout(idleTimer);
+  while (pool.length < count) {
+    const worker = new Worker(WORKER_URL);
+    // A crashed worker leaves the pool; the batch that used it fails on its own 'error'.
+    worker.once('exit', () => {
+      pool = pool.filter((w) => w !== worker);
+    });
+    pool.push(worker);
+  }
+  return pool.slice(0, count);
+}
+
+function releaseWorkers(workers: readonly Worker[]): void {
+  for (const worker of workers) {
+    worker.removeAllListeners('message');
+    worker.removeAllListeners('error');
+    worker.unref();
+  }
+  idleTimer = setTimeout(() => {
+    const idle = pool;
+    pool = [];
+    for (const worker of idle) void worker.terminate();
+  }, IDLE_MS);
+  idleTimer.unref();
+}
+
 /** Parses every job; results come back in job order. Worker failures are INTERNAL errors. */
 export async function parseFiles(
   jobs: readonly ParseJob[],
@@ -55,18 +95,29 @@ export async function parseFiles(
   if (count <= 0) {
     return { results: jobs.map((job) => parseConfigFile(root, job.file, job.text, limits)), workers: 0 };
   }
+  const run = batchLock.then(() => parseInPool(jobs, root, limits, count));
+  batchLock = run.catch(() => undefined);
+  return run;
+}
 
+async function parseInPool(
+  jobs: readonly ParseJob[],
+  root: string,
+  limits: LoaderLimits,
+  count: number,
+): Promise<ParseOutcome> {
   const results: (FileResult | undefined)[] = new Array(jobs.length);
   // Largest first, so no thread is left with a big file at the end.
   const queue = jobs
     .map((_, index) => index)
     .sort((a, b) => (jobs[b]?.text.length ?? 0) - (jobs[a]?.text.length ?? 0));
-  const pool = Array.from({ length: count }, () => new Worker(WORKER_URL));
-
+  const workers = takeWorkers(count);
   try {
-    const workersDone = pool.map(
+    const workersDone = workers.map(
       (worker) =>
         new Promise<void>((resolve, reject) => {
+          // Held while the batch runs: this thread may have nothing else keeping it alive.
+          worker.ref();
           const sendNext = (): void => {
             const index = queue.shift();
             if (index === undefined) {
@@ -88,7 +139,7 @@ export async function parseFiles(
           worker.once('error', (err) =>
             reject(new ReconcileError('INTERNAL', 'config parse worker crashed', { cause: err })),
           );
-          worker.once('online', sendNext);
+          sendNext();
         }),
     );
     // This thread takes from the same queue, yielding between files so replies get handled.
@@ -99,7 +150,7 @@ export async function parseFiles(
     }
     await Promise.all(workersDone);
   } finally {
-    await Promise.all(pool.map((worker) => worker.terminate()));
+    releaseWorkers(workers);
   }
   return { results: results as FileResult[], workers: count };
 }

@@ -5,10 +5,9 @@
 import type { Command } from 'commander';
 import { desiredStateJsonSchemaText } from '../../config/json-schema.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../program.js';
 
 /** Registers `schema` on the program. */
-export const registerSchema: CommandRegistrar = (program: Command, io: CliIo, setExitCode) => {
+export function registerSchema(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   program
     .command('schema')
     .description('print the JSON Schema of the desired-state format (for yaml-language-server)')
@@ -16,4 +15,4 @@ export const registerSchema: CommandRegistrar = (program: Command, io: CliIo, se
       io.stdout.write(desiredStateJsonSchemaText());
       setExitCode(0);
     });
-};
+}

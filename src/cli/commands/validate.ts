@@ -14,7 +14,6 @@ import type { ConfigIssue } from '../../config/types.js';
 import { ReconcileError } from '../../errors.js';
 import { configDirFrom } from '../config-dir.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../program.js';
 
 interface ValidateFlags {
   readonly config?: string;
@@ -58,7 +57,7 @@ export async function runValidate(flags: ValidateFlags, io: CliIo): Promise<numb
 }
 
 /** Registers `validate` on the program. */
-export const registerValidate: CommandRegistrar = (program: Command, io: CliIo, setExitCode) => {
+export function registerValidate(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   program
     .command('validate')
     .description('check the desired state offline: every problem as file:line:col: message')
@@ -67,4 +66,4 @@ export const registerValidate: CommandRegistrar = (program: Command, io: CliIo, 
     .action(async (flags: ValidateFlags) => {
       setExitCode(await runValidate(flags, io));
     });
-};
+}

@@ -12,6 +12,7 @@ import { AccessListAction } from '../../domain/enums.js';
 import { enumField, IntId, whenValid } from '../common/fields.js';
 import type { KindSpecModule, ResolveContext } from '../common/spec-module.js';
 
+/** Strict schema of the `spec` of an AccessList document (unknown keys are errors). */
 export const AccessListSpec = z
   .strictObject({
     shieldZoneId: IntId,
@@ -31,6 +32,7 @@ export const AccessListSpec = z
     path: ['entriesFile'],
     when: whenValid('entries', 'entriesFile'),
   });
+/** The parsed (output) form of AccessListSpec: enums as the integers or spellings the API takes. */
 export type AccessListSpec = z.infer<typeof AccessListSpec>;
 
 /** The canonical form the engine diffs. `content`/`checksum` are absent when content is unmanaged. */
@@ -133,6 +135,7 @@ function resolveAccessList(spec: AccessListSpec, ctx: ResolveContext): AccessLis
   return canonical;
 }
 
+/** The AccessList kind as the config loader sees it: schema, canonical form, target. */
 export const accessListSpec: KindSpecModule<AccessListSpec, AccessListCanonical> = {
   kind: 'AccessList',
   schema: AccessListSpec,

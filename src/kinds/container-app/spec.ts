@@ -26,6 +26,7 @@ const RegionId = z
       `unknown region placeholder ${JSON.stringify(iss.input)}; the only one is ${OPTIMAL_REGION}`,
   });
 
+/** Strict schema of `regionSettings` in the desired state (unknown keys are errors). */
 export const RegionSettingsSpec = z
   .strictObject({
     allowedRegionIds: z.array(RegionId).optional(),
@@ -58,16 +59,19 @@ export const RegionSettingsSpec = z
     },
     { when: whenValid('allowedRegionIds', 'requiredRegionIds', 'maxAllowedRegions') },
   );
+/** The parsed (output) form of RegionSettingsSpec: enums as the integers or spellings the API takes. */
 export type RegionSettingsSpec = z.infer<typeof RegionSettingsSpec>;
 
 const Protocols = z.array(caseInsensitiveEnum('protocol', PORT_PROTOCOLS));
 
+/** Strict schema of an item of `portMappings` in the desired state (unknown keys are errors). */
 export const PortMappingSpec = z.strictObject({
   containerPort: Port,
   exposedPort: Port.optional(),
   protocols: Protocols.optional(),
 });
 
+/** Strict schema of an item of `endpoints` in the desired state (unknown keys are errors). */
 export const EndpointSpec = z
   .strictObject({
     displayName: ShortName,
@@ -98,8 +102,10 @@ export const EndpointSpec = z
     path: ['cdn'],
     when: whenValid('cdn', 'anycast'),
   });
+/** The parsed (output) form of EndpointSpec: enums as the integers or spellings the API takes. */
 export type EndpointSpec = z.infer<typeof EndpointSpec>;
 
+/** Strict schema of one probe (startup, readiness or liveness) in the desired state (unknown keys are errors). */
 export const ProbeSpec = z
   .strictObject({
     initialDelaySeconds: Seconds.optional(),
@@ -122,6 +128,7 @@ export const ProbeSpec = z
     message: 'give exactly one of httpGet, tcpSocket or grpc',
     when: whenValid('httpGet', 'tcpSocket', 'grpc'),
   });
+/** The parsed (output) form of ProbeSpec: enums as the integers or spellings the API takes. */
 export type ProbeSpec = z.infer<typeof ProbeSpec>;
 
 const MountPath = z
@@ -131,6 +138,7 @@ const MountPath = z
     message: 'must not contain "..", "//" or spaces',
   });
 
+/** Strict schema of an item of `containerTemplates` in the desired state (unknown keys are errors). */
 export const ContainerSpec = z.strictObject({
   name: ShortName,
   /** Registry ids are strings in the API; a YAML number is accepted and kept as its digits. */
@@ -179,15 +187,19 @@ export const ContainerSpec = z.strictObject({
   endpoints: z.array(EndpointSpec).optional(),
   volumeMounts: z.array(z.strictObject({ name: ShortName, mountPath: MountPath })).optional(),
 });
+/** The parsed (output) form of ContainerSpec: enums as the integers or spellings the API takes. */
 export type ContainerSpec = z.infer<typeof ContainerSpec>;
 
+/** Strict schema of an item of `volumes` in the desired state (unknown keys are errors). */
 export const VolumeSpec = z.strictObject({
   name: ShortName,
   /** Gigabytes (10^9 bytes). */
   size: z.number().int('must be an integer (GB)').min(1, 'must be 1-100 (GB)').max(100, 'must be 1-100 (GB)'),
 });
+/** The parsed (output) form of VolumeSpec: enums as the integers or spellings the API takes. */
 export type VolumeSpec = z.infer<typeof VolumeSpec>;
 
+/** Strict schema of the `spec` of a ContainerApp document (unknown keys are errors). */
 export const ContainerAppSpec = z
   .strictObject({
     appId: z.string().min(1, 'must not be empty'),
@@ -259,6 +271,7 @@ export const ContainerAppSpec = z
     // Runs on whatever parsed: the walk reads any JSON value.
     { when: () => true },
   );
+/** The parsed (output) form of ContainerAppSpec: enums as the integers or spellings the API takes. */
 export type ContainerAppSpec = z.infer<typeof ContainerAppSpec>;
 
 /**
@@ -296,6 +309,7 @@ function resolveContainerApp(app: ContainerAppSpec, ctx: ResolveContext): Contai
   return app;
 }
 
+/** The ContainerApp kind as the config loader sees it: schema, canonical form, target. */
 export const containerAppSpec: KindSpecModule<ContainerAppSpec, ContainerAppSpec> = {
   kind: 'ContainerApp',
   schema: ContainerAppSpec,

@@ -7,6 +7,7 @@ import { AccessListAction } from '../../domain/enums.js';
 import { enumField, IntId, whenValid } from '../common/fields.js';
 import type { KindSpecModule } from '../common/spec-module.js';
 
+/** Strict schema of the `spec` of a ManagedAccessList document (unknown keys are errors). */
 export const ManagedAccessListSpec = z
   .strictObject({
     shieldZoneId: IntId,
@@ -21,8 +22,10 @@ export const ManagedAccessListSpec = z
     path: ['listId'],
     when: whenValid('listId', 'name'),
   });
+/** The parsed (output) form of ManagedAccessListSpec: enums as the integers or spellings the API takes. */
 export type ManagedAccessListSpec = z.infer<typeof ManagedAccessListSpec>;
 
+/** The ManagedAccessList kind as the config loader sees it: schema, canonical form, target. */
 export const managedAccessListSpec: KindSpecModule<ManagedAccessListSpec, ManagedAccessListSpec> = {
   kind: 'ManagedAccessList',
   schema: ManagedAccessListSpec,

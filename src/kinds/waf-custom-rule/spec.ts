@@ -55,6 +55,7 @@ const VariableTypes = z
 
 const operatorType = () => enumField('operatorType', WafRuleOperatorType, FORBIDDEN_OPERATOR_VALUES);
 
+/** Strict schema of an item of `chainedRuleConditions` in the desired state (unknown keys are errors). */
 export const ChainedRuleConditionSpec = z.strictObject({
   variableTypes: VariableTypes,
   operatorType: operatorType(),
@@ -62,8 +63,10 @@ export const ChainedRuleConditionSpec = z.strictObject({
   isNegated: z.boolean().optional(),
   isRegexVariable: z.boolean().optional(),
 });
+/** The parsed (output) form of ChainedRuleConditionSpec: enums as the integers or spellings the API takes. */
 export type ChainedRuleConditionSpec = z.infer<typeof ChainedRuleConditionSpec>;
 
+/** Strict schema of `ruleConfiguration` in the desired state (unknown keys are errors). */
 export const RuleConfigurationSpec = z.strictObject({
   actionType: enumField('actionType', WafRuleActionType),
   operatorType: operatorType(),
@@ -76,8 +79,10 @@ export const RuleConfigurationSpec = z.strictObject({
   isRegexVariable: z.boolean().optional(),
   chainedRuleConditions: z.array(ChainedRuleConditionSpec).optional(),
 });
+/** The parsed (output) form of RuleConfigurationSpec: enums as the integers or spellings the API takes. */
 export type RuleConfigurationSpec = z.infer<typeof RuleConfigurationSpec>;
 
+/** Strict schema of the `spec` of a WafCustomRule document (unknown keys are errors). */
 export const WafCustomRuleSpec = z.strictObject({
   id: IntId,
   shieldZoneId: IntId,
@@ -85,8 +90,10 @@ export const WafCustomRuleSpec = z.strictObject({
   ruleDescription: z.string().optional(),
   ruleConfiguration: RuleConfigurationSpec,
 });
+/** The parsed (output) form of WafCustomRuleSpec: enums as the integers or spellings the API takes. */
 export type WafCustomRuleSpec = z.infer<typeof WafCustomRuleSpec>;
 
+/** The WafCustomRule kind as the config loader sees it: schema, canonical form, target. */
 export const wafCustomRuleSpec: KindSpecModule<WafCustomRuleSpec, WafCustomRuleSpec> = {
   kind: 'WafCustomRule',
   schema: WafCustomRuleSpec,

@@ -112,6 +112,38 @@ describe('the incremental loader (daemon)', () => {
     expect(fixed.changes).toEqual({ added: [], changed: ['DnsZone/b1'], removed: [] });
   });
 
+  it('cross-document rules follow each reload: a duplicate appears, then goes', async () => {
+    const dir = repo();
+    const loader = createDesiredStateLoader({ workers: 0 });
+    await loader.load(dir);
+    writeFileSync(join(dir, 'b.yaml'), `${DNS('b1', 3)}---\n${DNS('a1', 1)}`);
+
+    const failed = await loader.load(dir).catch((err: unknown) => err);
+    writeFileSync(join(dir, 'a.yaml'), DNS('a2', 2));
+    const fixed = await loader.load(dir);
+
+    expect((failed as ReconcileError).details?.issues).toEqual([
+      {
+        file: 'b.yaml',
+        line: 8,
+        col: 19,
+        path: 'metadata.name',
+        message: 'duplicate name: DnsZone/a1 is already declared at a.yaml:3:19',
+        severity: 'error',
+      },
+      {
+        file: 'b.yaml',
+        line: 9,
+        col: 13,
+        path: 'spec.id',
+        message: 'targets the same object (dns-zone:1) as DnsZone/a1 at a.yaml:4:13',
+        severity: 'error',
+      },
+    ]);
+    expect(fixed.stats.parsed).toBe(1);
+    expect(fixed.changes).toEqual({ added: [], changed: [], removed: [] });
+  });
+
   it('a git-sync style swap of the config symlink reuses the parse of files whose bytes are the same', async () => {
     const parent = tempDir();
     const rev1 = writeTree(join(parent, 'rev1'), { 'a.yaml': DNS('a1', 1), 'b.yaml': DNS('b1', 3) });
