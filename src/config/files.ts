@@ -145,14 +145,22 @@ export function listConfigFiles(root: string): ConfigFileList {
   return { files, issues };
 }
 
+/** How long after its last change a file's stat is not trusted to reveal the next change. */
+const RACY_WINDOW_MS = 2000;
+
 /**
  * Identity of a file's current version as the file system sees it (device, inode, size,
  * modification and change times in ns). The loader reads a file again only when this
- * changed; whether it must be parsed again is then decided by its bytes.
+ * changed; whether it must be parsed again is then decided by its bytes. Undefined when
+ * the file cannot be stat'ed or changed too recently for its stat to be trusted.
  */
 export function statKey(absPath: string): string | undefined {
   try {
     const s = statSync(absPath, { bigint: true });
+    // File times advance in coarse ticks: a file written twice within one tick, with the same
+    // size, keeps its key. So a file changed in the last two seconds gets no key yet and is
+    // compared by its bytes (git's "racily clean" rule).
+    if (Date.now() - Number(s.mtimeMs) < RACY_WINDOW_MS) return undefined;
     return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
   } catch {
     return undefined;

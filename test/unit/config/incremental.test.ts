@@ -112,6 +112,24 @@ describe('the incremental loader (daemon)', () => {
     expect(fixed.changes).toEqual({ added: [], changed: ['DnsZone/b1'], removed: [] });
   });
 
+  it('sees a same-size rewrite made within the same file-time tick as the previous load', async () => {
+    const dir = repo();
+    const loader = createDesiredStateLoader({ workers: 0 });
+    await loader.load(dir);
+    writeFileSync(join(dir, 'b.yaml'), DNS('b1', 7));
+    await loader.load(dir);
+    // Same size, written at once: size and (coarse) modification time may both be unchanged.
+    writeFileSync(join(dir, 'b.yaml'), DNS('b1', 8));
+
+    const third = await loader.load(dir);
+
+    expect(third.changes).toEqual({ added: [], changed: ['DnsZone/b1'], removed: [] });
+    expect(third.state.resources.find((r) => r.subject === 'DnsZone/b1')?.spec).toEqual({
+      id: 8,
+      dnssec: true,
+    });
+  });
+
   it('cross-document rules follow each reload: a duplicate appears, then goes', async () => {
     const dir = repo();
     const loader = createDesiredStateLoader({ workers: 0 });
