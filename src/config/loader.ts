@@ -174,7 +174,7 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
           'no *.yaml or *.yml files in the config directory; an empty config is refused, never read as "nothing is desired"',
         ),
       );
-    } else if (documents === 0 && issues.length === 0) {
+    } else if (documents === 0 && !issues.some((issue) => issue.severity === 'error')) {
       issues.push(
         fileIssue(
           '.',
