@@ -22,7 +22,7 @@ import {
   statKey,
 } from './files.js';
 import { compareIssues, fileIssue } from './issues.js';
-import { dependencyUnchanged, type FileResult } from './parse-file.js';
+import { dependencyUnchanged, type FileResult, type PreviousParse } from './parse-file.js';
 import { type ParseJob, parseFiles } from './parse-pool.js';
 import { createRuleIndex } from './rules.js';
 import type { ConfigIssue, DesiredResource, DesiredState } from './types.js';
@@ -138,7 +138,7 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
         });
         continue;
       }
-      jobs.push({ file, text: decoded.text, bytes: read.bytes, digest, stat });
+      jobs.push({ file, text: decoded.text, bytes: read.bytes, digest, stat, ...lastParse(cached) });
     }
 
     const parsed = await parseFiles(
@@ -212,6 +212,13 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
   }
 
   return { load };
+}
+
+/** A cached file's text and parse, for parseConfigFile to reuse its unchanged documents. */
+function lastParse(cached: CacheEntry | undefined): { previous?: PreviousParse } {
+  if (cached === undefined) return {};
+  const decoded = decodeUtf8(cached.bytes);
+  return 'text' in decoded ? { previous: { text: decoded.text, result: cached.result } } : {};
 }
 
 /**

@@ -4,6 +4,11 @@
  * This is the expensive, per-file part of a load, and it is self-contained: plain data in
  * (root, relative path, text, limits), plain data out. So the same function runs in the
  * loader's thread or in a worker, and its result can be cached by file content.
+ *
+ * A file is parsed one document at a time (split at `---` lines, which end any YAML
+ * construct), so that when a file changes, the documents whose text did not change are
+ * reused from its previous parse, only moved to their new lines: editing one rule in a file
+ * of fifty re-parses one rule.
  */
 
 import { join } from 'node:path';
@@ -61,6 +66,90 @@ export interface FileResult {
   /** Errors and warnings of this file alone (syntax, schema, entriesFile), unsorted. */
   readonly issues: readonly ConfigIssue[];
   readonly dependencies: readonly FileDependency[];
+  /** How the file was split, so its next parse can reuse unchanged documents. */
+  readonly chunks: readonly ChunkInfo[];
+}
+
+/** One `---`-delimited piece of a file and how many results of each list it produced. */
+export interface ChunkInfo {
+  readonly offset: number;
+  readonly length: number;
+  /** 0-based line where the chunk starts. */
+  readonly line: number;
+  readonly documents: number;
+  readonly issues: number;
+  readonly dependencies: number;
+}
+
+/** The previous parse of the same file, whose unchanged documents may be reused. */
+export interface PreviousParse {
+  readonly text: string;
+  readonly result: FileResult;
+}
+
+interface Chunk {
+  readonly text: string;
+  readonly offset: number;
+  readonly line: number;
+}
+
+const DOCUMENT_START = /^---(?=[ \t\r\n]|$)/gm;
+
+/**
+ * Splits a file at its `---` lines. A document marker at the start of a line ends any YAML
+ * construct, so each piece parses alone exactly as it does within the file. Directives
+ * (`%YAML`, `%TAG`) apply across the marker that follows them: such a file stays whole.
+ */
+function splitDocuments(text: string): Chunk[] {
+  if (/^%/m.test(text)) return [{ text, offset: 0, line: 0 }];
+  const starts = [0];
+  for (const match of text.matchAll(DOCUMENT_START)) if (match.index > 0) starts.push(match.index);
+  const chunks: Chunk[] = [];
+  let line = 0;
+  for (const [i, offset] of starts.entries()) {
+    const end = starts[i + 1] ?? text.length;
+    chunks.push({ text: text.slice(offset, end), offset, line });
+    for (let at = text.indexOf('\n', offset); at !== -1 && at < end; at = text.indexOf('\n', at + 1))
+      line += 1;
+  }
+  return chunks;
+}
+
+function shiftLocation<T extends { readonly line: number }>(location: T, delta: number): T {
+  return { ...location, line: location.line + delta };
+}
+
+/** A reused document's results, moved by `delta` lines. */
+function shiftDocument(doc: DocumentResult, delta: number): DocumentResult {
+  if (delta === 0) return doc;
+  const source = shiftLocation(doc.source, delta);
+  return {
+    source,
+    ...(doc.identity && { identity: { ...doc.identity, at: shiftLocation(doc.identity.at, delta) } }),
+    ...(doc.target && { target: { ...doc.target, at: shiftLocation(doc.target.at, delta) } }),
+    ...(doc.resource && { resource: { ...doc.resource, source } }),
+  };
+}
+
+/** The previous parse's chunks by their text, each with the slices of results it produced. */
+function previousChunks(
+  previous: PreviousParse,
+): Map<string, { info: ChunkInfo; documents: number; issues: number; dependencies: number }> {
+  const byText = new Map<
+    string,
+    { info: ChunkInfo; documents: number; issues: number; dependencies: number }
+  >();
+  let documents = 0;
+  let issues = 0;
+  let dependencies = 0;
+  for (const info of previous.result.chunks) {
+    const text = previous.text.slice(info.offset, info.offset + info.length);
+    if (!byText.has(text)) byText.set(text, { info, documents, issues, dependencies });
+    documents += info.documents;
+    issues += info.issues;
+    dependencies += info.dependencies;
+  }
+  return byText;
 }
 
 /**
@@ -84,20 +173,65 @@ function isRecord(value: unknown): value is Record<string, unknown> {
  * Parses, validates and canonicalises every document of one file. `root` is the config
  * directory's real path (entriesFile reads are confined to it); `file` is relative to it.
  */
-export function parseConfigFile(root: string, file: string, text: string, limits: LoaderLimits): FileResult {
+export function parseConfigFile(
+  root: string,
+  file: string,
+  text: string,
+  limits: LoaderLimits,
+  previous?: PreviousParse,
+): FileResult {
   const issues: ConfigIssue[] = [];
   const documents: DocumentResult[] = [];
   const dependencies: FileDependency[] = [];
-  const { documents: docs, lineCounter } = parseYamlFile(text);
+  const chunks: ChunkInfo[] = [];
+  const reusable = previous === undefined ? undefined : previousChunks(previous);
+  /** Lines before the chunk being parsed: positions from its own LineCounter are shifted by it. */
+  let lineOffset = 0;
 
-  for (const doc of docs) {
-    const result = parseDocument(doc, lineCounter);
-    if (result !== undefined) documents.push(result);
+  for (const chunk of splitDocuments(text)) {
+    const before = { documents: documents.length, issues: issues.length, dependencies: dependencies.length };
+    const old = reusable?.get(chunk.text);
+    const oldDependencies =
+      old && previous?.result.dependencies.slice(old.dependencies, old.dependencies + old.info.dependencies);
+    if (
+      old !== undefined &&
+      previous !== undefined &&
+      oldDependencies?.every((dep) => dependencyUnchanged(root, dep, limits))
+    ) {
+      const delta = chunk.line - old.info.line;
+      for (const doc of previous.result.documents.slice(old.documents, old.documents + old.info.documents)) {
+        documents.push(shiftDocument(doc, delta));
+      }
+      for (const issue of previous.result.issues.slice(old.issues, old.issues + old.info.issues)) {
+        issues.push(delta === 0 ? issue : shiftLocation(issue, delta));
+      }
+      dependencies.push(...oldDependencies);
+    } else {
+      lineOffset = chunk.line;
+      const { documents: docs, lineCounter } = parseYamlFile(chunk.text);
+      for (const doc of docs) {
+        const result = parseDocument(doc, lineCounter);
+        if (result !== undefined) documents.push(result);
+      }
+    }
+    chunks.push({
+      offset: chunk.offset,
+      length: chunk.text.length,
+      line: chunk.line,
+      documents: documents.length - before.documents,
+      issues: issues.length - before.issues,
+      dependencies: dependencies.length - before.dependencies,
+    });
   }
-  return { file, documents, issues, dependencies };
+  return { file, documents, issues, dependencies, chunks };
+
+  /** A position of the current chunk's LineCounter, as a position in the file. */
+  function inFile(position: { line: number; col: number }): { line: number; col: number } {
+    return { line: position.line + lineOffset, col: position.col };
+  }
 
   function parseDocument(doc: Document.Parsed, lc: LineCounter): DocumentResult | undefined {
-    const start = documentStart(doc, lc);
+    const start = inFile(documentStart(doc, lc));
     const source: SourceLocation = { file, line: start.line, col: start.col };
     const report = (
       path: DocPath,
@@ -105,12 +239,12 @@ export function parseConfigFile(root: string, file: string, text: string, limits
       severity: IssueSeverity = 'error',
       atKey = false,
     ): void => {
-      const at = locate(doc, lc, path, atKey);
+      const at = inFile(locate(doc, lc, path, atKey));
       issues.push({ file, line: at.line, col: at.col, path: formatPath(path), message, severity });
     };
 
     for (const warning of doc.warnings) {
-      const at = lc.linePos(warning.pos[0]);
+      const at = inFile(lc.linePos(warning.pos[0]));
       issues.push({
         file,
         line: at.line,
@@ -123,7 +257,7 @@ export function parseConfigFile(root: string, file: string, text: string, limits
     if (doc.errors.length > 0) {
       // The tree of a document with syntax errors is a guess; validating it would only add noise.
       for (const error of doc.errors) {
-        const at = lc.linePos(error.pos[0]);
+        const at = inFile(lc.linePos(error.pos[0]));
         issues.push({
           file,
           line: at.line,
@@ -150,7 +284,7 @@ export function parseConfigFile(root: string, file: string, text: string, limits
           return visit.BREAK;
         },
       });
-      const at = aliasOffset === undefined ? start : lc.linePos(aliasOffset);
+      const at = aliasOffset === undefined ? start : inFile(lc.linePos(aliasOffset));
       issues.push({
         file,
         line: at.line,
@@ -193,7 +327,7 @@ export function parseConfigFile(root: string, file: string, text: string, limits
     const name = metadata?.name;
     const identity =
       kind !== undefined && typeof name === 'string' && RESOURCE_NAME_PATTERN.test(name)
-        ? { subject: `${kind}/${name}`, at: { file, ...locate(doc, lc, ['metadata', 'name']) } }
+        ? { subject: `${kind}/${name}`, at: { file, ...inFile(locate(doc, lc, ['metadata', 'name'])) } }
         : undefined;
     if (!parsed.success || kind === undefined) return { source, ...(identity && { identity }) };
 
@@ -227,7 +361,7 @@ export function parseConfigFile(root: string, file: string, text: string, limits
     const targetPath = ['spec', ...module.targetPath(spec)];
     const target = {
       key: `${kind} ${module.target(spec)}`,
-      at: { file, ...locate(doc, lc, targetPath) },
+      at: { file, ...inFile(locate(doc, lc, targetPath)) },
       path: formatPath(targetPath),
     };
     if (errors > 0) return { source, ...(identity && { identity }), target };

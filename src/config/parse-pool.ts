@@ -12,13 +12,15 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ReconcileError } from '../errors.js';
 import type { LoaderLimits } from './files.js';
-import { type FileResult, parseConfigFile } from './parse-file.js';
+import { type FileResult, type PreviousParse, parseConfigFile } from './parse-file.js';
 import type { WorkerRequest } from './parse-worker.js';
 
 /** One file to parse. */
 export interface ParseJob {
   readonly file: string;
   readonly text: string;
+  /** The file's previous parse, if any: its unchanged documents are reused (in this thread only). */
+  readonly previous?: PreviousParse;
 }
 
 /** Results in the order of the jobs, and how many worker threads took part. */
@@ -93,7 +95,10 @@ export async function parseFiles(
 ): Promise<ParseOutcome> {
   const count = workerCount(jobs, workers, thresholdBytes);
   if (count <= 0) {
-    return { results: jobs.map((job) => parseConfigFile(root, job.file, job.text, limits)), workers: 0 };
+    return {
+      results: jobs.map((job) => parseConfigFile(root, job.file, job.text, limits, job.previous)),
+      workers: 0,
+    };
   }
   const run = batchLock.then(() => parseInPool(jobs, root, limits, count));
   batchLock = run.catch(() => undefined);
@@ -145,7 +150,7 @@ async function parseInPool(
     // This thread takes from the same queue, yielding between files so replies get handled.
     for (let index = queue.shift(); index !== undefined; index = queue.shift()) {
       const job = jobs[index] as ParseJob;
-      results[index] = parseConfigFile(root, job.file, job.text, limits);
+      results[index] = parseConfigFile(root, job.file, job.text, limits, job.previous);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     await Promise.all(workersDone);

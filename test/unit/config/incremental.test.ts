@@ -130,6 +130,47 @@ describe('the incremental loader (daemon)', () => {
     });
   });
 
+  it('inside a changed file, unchanged documents are reused and only moved to their new lines', async () => {
+    const app =
+      'apiVersion: edgesync/v1\nkind: ContainerApp\nmetadata: { name: web }\nspec:\n  appId: abc\n  regionSettings:\n    nodeSelectors: { disk: ssd }\n';
+    const dir = writeTree(tempDir(), { 'all.yaml': `${DNS('a1', 1)}---\n${app}---\n${DNS('a2', 2)}` });
+    const loader = createDesiredStateLoader({ workers: 0 });
+    const first = await loader.load(dir);
+    writeFileSync(
+      join(dir, 'all.yaml'),
+      `# moved down by one line\n${DNS('a1', 1)}---\n${app}---\n${DNS('a2', 3)}`,
+    );
+
+    const second = await loader.load(dir);
+
+    expect(second.changes).toEqual({ added: [], changed: ['DnsZone/a2'], removed: [] });
+    expect(second.state.resources.map((r) => [r.subject, r.source.line])).toEqual([
+      ['DnsZone/a1', 2],
+      ['ContainerApp/web', 7],
+      ['DnsZone/a2', 15],
+    ]);
+    expect(first.state.warnings.map((w) => w.line)).toEqual([12]);
+    expect(second.state.warnings.map((w) => w.line)).toEqual([13]);
+    // Reused, not re-parsed: the same canonical spec object.
+    expect(second.state.resources[1]?.spec).toBe(first.state.resources[1]?.spec);
+    expect(second.state.resources[2]?.spec).not.toBe(first.state.resources[2]?.spec);
+  });
+
+  it('a reused document whose entriesFile changed is parsed again', async () => {
+    const dir = writeTree(tempDir(), {
+      'all.yaml': `${DNS('a1', 1)}---\n${LIST}`,
+      'office.txt': '203.0.113.1\n',
+    });
+    const loader = createDesiredStateLoader({ workers: 0 });
+    await loader.load(dir);
+    writeFileSync(join(dir, 'all.yaml'), `${DNS('a1', 2)}---\n${LIST}`);
+    writeFileSync(join(dir, 'office.txt'), '203.0.113.1\n203.0.113.2\n');
+
+    const second = await loader.load(dir);
+
+    expect(second.changes).toEqual({ added: [], changed: ['AccessList/office', 'DnsZone/a1'], removed: [] });
+  });
+
   it('cross-document rules follow each reload: a duplicate appears, then goes', async () => {
     const dir = repo();
     const loader = createDesiredStateLoader({ workers: 0 });
