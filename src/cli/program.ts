@@ -5,6 +5,8 @@
 import { Command, CommanderError } from 'commander';
 import { ReconcileError } from '../errors.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
+import { registerSchema } from './commands/schema.js';
+import { registerValidate } from './commands/validate.js';
 import type { CliIo } from './io.js';
 
 export type { CliIo } from './io.js';
@@ -12,7 +14,7 @@ export type { CliIo } from './io.js';
 /** A sub-command module registers itself on the program and reports its exit code. */
 export type CommandRegistrar = (program: Command, io: CliIo, setExitCode: (code: number) => void) => void;
 
-const COMMANDS: readonly CommandRegistrar[] = [registerEmulatorCommand];
+const COMMANDS: readonly CommandRegistrar[] = [registerValidate, registerSchema, registerEmulatorCommand];
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   let exitCode = 0;

@@ -4,6 +4,7 @@
  */
 import type { KindName } from '../kinds/common/spec-module.js';
 
+/** Where something is written: a file of the config directory and a 1-based position in it. */
 export interface SourceLocation {
   /** Path relative to the config directory, with `/` separators. */
   readonly file: string;
@@ -13,8 +14,10 @@ export interface SourceLocation {
   readonly col: number;
 }
 
+/** `correct`: make live equal desired; `report`: audit drift only, never write. */
 export type DriftMode = 'correct' | 'report';
 
+/** Canonical metadata: defaults applied (suspend false, drift correct). */
 export interface ResourceMetadata {
   readonly name: string;
   /** true: never written (still shown in plans). */
@@ -23,6 +26,7 @@ export interface ResourceMetadata {
   readonly drift: DriftMode;
 }
 
+/** One validated resource: its canonical spec, where it was declared, and its digest. */
 export interface DesiredResource<Spec = unknown> {
   readonly kind: KindName;
   readonly name: string;
@@ -36,6 +40,7 @@ export interface DesiredResource<Spec = unknown> {
   readonly digest: string;
 }
 
+/** A whole validated config directory (deep-frozen). Produced only when nothing is wrong. */
 export interface DesiredState {
   /** Real path of the config directory that was read (symlinks resolved). */
   readonly configDir: string;
@@ -43,8 +48,11 @@ export interface DesiredState {
   /** Digest of every file read (names and bytes): the revision when there is no git SHA. */
   readonly digest: string;
   readonly fileCount: number;
+  /** Problems that do not block (severity `warning`), sorted; `validate` prints them. */
+  readonly warnings: readonly ConfigIssue[];
 }
 
+/** Errors block (CONFIG_INVALID); warnings are printed and never block. */
 export type IssueSeverity = 'error' | 'warning';
 
 /** One problem in the desired state. Printed as `file:line:col: message (at spec.a.b[2])`. */

@@ -9,9 +9,10 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AccessListAction } from '../../domain/enums.js';
-import { enumField, IntId } from '../common/fields.js';
+import { enumField, IntId, whenValid } from '../common/fields.js';
 import type { KindSpecModule, ResolveContext } from '../common/spec-module.js';
 
+/** Strict schema of the `spec` of an AccessList document (unknown keys are errors). */
 export const AccessListSpec = z
   .strictObject({
     shieldZoneId: IntId,
@@ -29,7 +30,9 @@ export const AccessListSpec = z
   .refine((s) => !(s.entries !== undefined && s.entriesFile !== undefined), {
     message: 'give either entries or entriesFile, not both',
     path: ['entriesFile'],
+    when: whenValid('entries', 'entriesFile'),
   });
+/** The parsed (output) form of AccessListSpec: enums as the integers or spellings the API takes. */
 export type AccessListSpec = z.infer<typeof AccessListSpec>;
 
 /** The canonical form the engine diffs. `content`/`checksum` are absent when content is unmanaged. */
@@ -67,24 +70,33 @@ export function canonicalContent(content: string): string {
   return canonicalLines(content).join('\n');
 }
 
-function resolveEntries(spec: AccessListSpec, ctx: ResolveContext): string[] | undefined {
+/** One canonical entry and where it was written, so a duplicate can point at both copies. */
+interface Entry {
+  readonly value: string;
+  /** Index in `entries`, or 1-based line in the entriesFile. */
+  readonly at: number;
+}
+
+function resolveEntries(spec: AccessListSpec, ctx: ResolveContext): Entry[] | undefined {
   if (spec.entries !== undefined) {
-    const entries: string[] = [];
+    const entries: Entry[] = [];
     for (const [index, raw] of spec.entries.entries()) {
       const entry = raw.trim();
       if (entry === '') ctx.issue(['entries', index], 'entry is empty');
       else if (/[\r\n]/.test(entry)) ctx.issue(['entries', index], 'entry contains a newline');
-      else entries.push(entry);
+      else entries.push({ value: entry, at: index });
     }
     return entries;
   }
   if (spec.entriesFile !== undefined) {
     const text = ctx.readRelativeFile(spec.entriesFile, ['entriesFile']);
     if (text === undefined) return undefined;
-    return text
-      .split(/\r?\n/)
-      .map((line) => line.trim())
-      .filter((line) => line !== '' && !line.startsWith('#'));
+    const entries: Entry[] = [];
+    for (const [index, line] of text.split(/\r?\n/).entries()) {
+      const entry = line.trim();
+      if (entry !== '' && !entry.startsWith('#')) entries.push({ value: entry, at: index + 1 });
+    }
+    return entries;
   }
   return undefined;
 }
@@ -94,19 +106,28 @@ function resolveAccessList(spec: AccessListSpec, ctx: ResolveContext): AccessLis
   if (spec.name !== undefined) canonical.name = spec.name;
   const entries = resolveEntries(spec, ctx);
   if (entries !== undefined) {
-    const seen = new Set<string>();
+    // A duplicate is an error, not silently dropped: the API would keep both lines.
+    const seen = new Map<string, number>();
     for (const entry of entries) {
-      if (seen.has(entry)) {
+      const first = seen.get(entry.value);
+      if (first === undefined) {
+        seen.set(entry.value, entry.at);
+      } else if (spec.entriesFile !== undefined) {
         ctx.issue(
-          [spec.entriesFile !== undefined ? 'entriesFile' : 'entries'],
-          `duplicate entry ${JSON.stringify(entry)}`,
+          ['entriesFile'],
+          `duplicate entry ${JSON.stringify(entry.value)} on line ${entry.at} of ${spec.entriesFile} (first on line ${first})`,
+        );
+      } else {
+        ctx.issue(
+          ['entries', entry.at],
+          `duplicate entry ${JSON.stringify(entry.value)} (first at index ${first})`,
         );
       }
-      seen.add(entry);
     }
-    canonical.content = entries.join('\n');
+    const values = entries.map((entry) => entry.value);
+    canonical.content = values.join('\n');
     canonical.checksum = sha256Hex(canonical.content);
-    canonical.entryCount = entries.length;
+    canonical.entryCount = values.length;
   }
   if (spec.enabled !== undefined) canonical.enabled = spec.enabled;
   if (spec.action !== undefined) canonical.action = spec.action;
@@ -114,10 +135,12 @@ function resolveAccessList(spec: AccessListSpec, ctx: ResolveContext): AccessLis
   return canonical;
 }
 
+/** The AccessList kind as the config loader sees it: schema, canonical form, target. */
 export const accessListSpec: KindSpecModule<AccessListSpec, AccessListCanonical> = {
   kind: 'AccessList',
   schema: AccessListSpec,
   resolve: resolveAccessList,
   target: (spec) => `shield-zone:${spec.shieldZoneId}/access-list:${spec.id}`,
+  targetPath: () => ['id'],
   shieldZoneId: (spec) => spec.shieldZoneId,
 };

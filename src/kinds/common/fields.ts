@@ -3,16 +3,23 @@
  *
  * Enum fields accept the seed's names (any casing) or their integers and always output the
  * integer, so the canonical form the engine diffs is numeric; plans print names again.
+ *
+ * Type errors ("expected a number, got string", "is required") are worded by the config
+ * loader's error map, so a schema only carries a message where it can say more than that.
  */
 import { z } from 'zod';
 import { type EnumTable, enumValue } from '../../domain/enums.js';
 
 /** Positive integer id in JSON's safe range (ids above 2^53-1 cannot round-trip a JS number). */
 export const IntId = z
-  .number({ error: 'must be an integer id' })
+  .number()
+  // First, and final: such a number is not even an integer to zod (it is not "safe").
+  .max(Number.MAX_SAFE_INTEGER, {
+    message: 'is above 2^53-1, which edgesync cannot represent exactly',
+    abort: true,
+  })
   .int('must be an integer id')
-  .positive('must be a positive id')
-  .max(Number.MAX_SAFE_INTEGER, 'is above 2^53-1, which edgesync cannot represent exactly');
+  .positive('must be a positive id');
 
 /** Registry of the enum tables behind enum fields, so JSON Schema generation can list names. */
 export const enumFieldRegistry = z.registry<{
@@ -21,18 +28,29 @@ export const enumFieldRegistry = z.registry<{
   forbidden?: readonly number[];
 }>();
 
+/** Registry of the case-insensitive string enums, so JSON Schema generation can list the values. */
+export const stringEnumRegistry = z.registry<{ label: string; values: readonly string[] }>();
+
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? 'an' : 'a';
+}
+
 /**
  * An integer enum given by name (case-insensitive) or by number; outputs the number.
- * `forbidden` lists integers that get their own message (the operator values 10, 11, 13, 16).
+ * `forbidden` lists integers that get their own message (the operator values 10, 11, 13, 16),
+ * whether written as a YAML number or as a string of digits.
  */
 export function enumField(enumName: string, table: EnumTable, forbidden: readonly number[] = []) {
   const names = Object.keys(table);
   const schema = z
-    .union([z.number(), z.string()], { error: `must be a ${enumName} name or integer` })
+    .union([z.number(), z.string()], {
+      error: `must be ${article(enumName)} ${enumName} name or integer`,
+    })
     .transform((input, ctx) => {
       const value = enumValue(table, input);
       if (value !== undefined) return value;
-      const asNumber = typeof input === 'number' ? input : Number.NaN;
+      const asNumber =
+        typeof input === 'number' ? input : /^\s*\d+\s*$/.test(input) ? Number(input) : Number.NaN;
       ctx.issues.push({
         code: 'custom',
         input,
@@ -48,7 +66,7 @@ export function enumField(enumName: string, table: EnumTable, forbidden: readonl
 
 /** A string enum compared case-insensitively; outputs the canonical spelling from `values`. */
 export function caseInsensitiveEnum<const T extends readonly string[]>(label: string, values: T) {
-  return z.string({ error: `must be one of ${values.join(', ')}` }).transform((input, ctx) => {
+  const schema = z.string({ error: `must be one of ${values.join(', ')}` }).transform((input, ctx) => {
     const found = values.find((v) => v.toLowerCase() === input.trim().toLowerCase());
     if (found !== undefined) return found as T[number];
     ctx.issues.push({
@@ -58,6 +76,24 @@ export function caseInsensitiveEnum<const T extends readonly string[]>(label: st
     });
     return z.NEVER;
   });
+  stringEnumRegistry.add(schema, { label, values });
+  return schema;
+}
+
+/**
+ * `when` option for object-level refinements: run the check even though other fields have
+ * problems, as long as the fields it reads are valid. zod skips refinements once any issue
+ * exists, which would hide e.g. "give either entries or entriesFile" behind an unrelated typo;
+ * the loader promises every problem at once.
+ */
+export function whenValid(...keys: readonly string[]) {
+  return (payload: { issues: readonly { code?: string; path?: readonly PropertyKey[] }[] }): boolean =>
+    !payload.issues.some((issue) => {
+      // An unknown key says nothing about the fields the check reads.
+      if (issue.code === 'unrecognized_keys') return false;
+      const first = issue.path?.[0];
+      return first === undefined || keys.includes(String(first));
+    });
 }
 
 /** Rejects a list whose items repeat a key; `what` names the key in the message. */

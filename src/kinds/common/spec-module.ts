@@ -25,6 +25,8 @@ export interface ResolveContext {
   readRelativeFile(relativePath: string, at: SpecPath): string | undefined;
   /** Reports a validation problem at a path inside `spec`. */
   issue(at: SpecPath, message: string): void;
+  /** Reports something worth knowing that does not block (printed by `validate`, never fatal). */
+  warn(at: SpecPath, message: string): void;
 }
 
 export interface KindSpecModule<Parsed = unknown, Canonical = unknown> {
@@ -35,6 +37,8 @@ export interface KindSpecModule<Parsed = unknown, Canonical = unknown> {
   resolve(parsed: Parsed, ctx: ResolveContext): Canonical;
   /** The live object a spec targets; two documents with the same kind and target are an error. */
   target(spec: Canonical): string;
+  /** Where in `spec` the target is named, so a target conflict points at that line. */
+  targetPath(spec: Canonical): SpecPath;
   /** The Shield Zone written to, if any: writes to one zone are serialised. */
   shieldZoneId(spec: Canonical): number | undefined;
 }

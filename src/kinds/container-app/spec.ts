@@ -7,8 +7,8 @@
  */
 import { z } from 'zod';
 import { IMAGE_PULL_POLICIES, PORT_PROTOCOLS, RUNTIME_TYPES } from '../../domain/enums.js';
-import { caseInsensitiveEnum, uniqueBy } from '../common/fields.js';
-import type { KindSpecModule } from '../common/spec-module.js';
+import { caseInsensitiveEnum, uniqueBy, whenValid } from '../common/fields.js';
+import type { KindSpecModule, ResolveContext } from '../common/spec-module.js';
 
 /** Placeholder resolved with E7 (optimal region) at plan time. */
 export const OPTIMAL_REGION = '@optimal';
@@ -22,9 +22,11 @@ const RegionId = z
   .string()
   .min(1, 'must not be empty')
   .refine((id) => !id.startsWith('@') || id === OPTIMAL_REGION, {
-    message: `unknown region placeholder; the only one is ${OPTIMAL_REGION}`,
+    error: (iss) =>
+      `unknown region placeholder ${JSON.stringify(iss.input)}; the only one is ${OPTIMAL_REGION}`,
   });
 
+/** Strict schema of `regionSettings` in the desired state (unknown keys are errors). */
 export const RegionSettingsSpec = z
   .strictObject({
     allowedRegionIds: z.array(RegionId).optional(),
@@ -33,28 +35,43 @@ export const RegionSettingsSpec = z
     /** Write-only in the real API (GET does not return it), so drift on it cannot be seen. */
     nodeSelectors: z.record(z.string(), z.string()).optional(),
   })
-  .superRefine((r, ctx) => {
-    if (r.allowedRegionIds === undefined || r.requiredRegionIds === undefined) return;
-    for (const [index, id] of r.requiredRegionIds.entries()) {
-      if (!r.allowedRegionIds.includes(id)) {
+  .superRefine(
+    (r, ctx) => {
+      uniqueBy(r.allowedRegionIds ?? [], (id) => id, 'region', ctx, ['allowedRegionIds']);
+      uniqueBy(r.requiredRegionIds ?? [], (id) => id, 'region', ctx, ['requiredRegionIds']);
+      if (r.maxAllowedRegions !== undefined && (r.requiredRegionIds?.length ?? 0) > r.maxAllowedRegions) {
         ctx.addIssue({
           code: 'custom',
-          path: ['requiredRegionIds', index],
-          message: `region ${id} is required but not in allowedRegionIds`,
+          path: ['maxAllowedRegions'],
+          message: `is ${r.maxAllowedRegions}, fewer than the ${r.requiredRegionIds?.length} requiredRegionIds`,
         });
       }
-    }
-  });
+      if (r.allowedRegionIds === undefined || r.requiredRegionIds === undefined) return;
+      for (const [index, id] of r.requiredRegionIds.entries()) {
+        if (!r.allowedRegionIds.includes(id)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['requiredRegionIds', index],
+            message: `region ${id} is required but not in allowedRegionIds`,
+          });
+        }
+      }
+    },
+    { when: whenValid('allowedRegionIds', 'requiredRegionIds', 'maxAllowedRegions') },
+  );
+/** The parsed (output) form of RegionSettingsSpec: enums as the integers or spellings the API takes. */
 export type RegionSettingsSpec = z.infer<typeof RegionSettingsSpec>;
 
 const Protocols = z.array(caseInsensitiveEnum('protocol', PORT_PROTOCOLS));
 
+/** Strict schema of an item of `portMappings` in the desired state (unknown keys are errors). */
 export const PortMappingSpec = z.strictObject({
   containerPort: Port,
   exposedPort: Port.optional(),
   protocols: Protocols.optional(),
 });
 
+/** Strict schema of an item of `endpoints` in the desired state (unknown keys are errors). */
 export const EndpointSpec = z
   .strictObject({
     displayName: ShortName,
@@ -65,7 +82,8 @@ export const EndpointSpec = z
         stickySessions: z
           .strictObject({
             enabled: z.boolean(),
-            sessionHeaders: z.array(z.string().min(1)).min(1).max(3).optional(),
+            /** Required by the API's EndpointRequest (1-3 header names). */
+            sessionHeaders: z.array(z.string().min(1)).min(1).max(3),
             cookieName: z.string().optional(),
           })
           .optional(),
@@ -82,9 +100,12 @@ export const EndpointSpec = z
   .refine((e) => (e.cdn === undefined) !== (e.anycast === undefined), {
     message: 'give exactly one of cdn or anycast',
     path: ['cdn'],
+    when: whenValid('cdn', 'anycast'),
   });
+/** The parsed (output) form of EndpointSpec: enums as the integers or spellings the API takes. */
 export type EndpointSpec = z.infer<typeof EndpointSpec>;
 
+/** Strict schema of one probe (startup, readiness or liveness) in the desired state (unknown keys are errors). */
 export const ProbeSpec = z
   .strictObject({
     initialDelaySeconds: Seconds.optional(),
@@ -105,7 +126,9 @@ export const ProbeSpec = z
   })
   .refine((p) => [p.httpGet, p.tcpSocket, p.grpc].filter((x) => x !== undefined).length === 1, {
     message: 'give exactly one of httpGet, tcpSocket or grpc',
+    when: whenValid('httpGet', 'tcpSocket', 'grpc'),
   });
+/** The parsed (output) form of ProbeSpec: enums as the integers or spellings the API takes. */
 export type ProbeSpec = z.infer<typeof ProbeSpec>;
 
 const MountPath = z
@@ -115,6 +138,7 @@ const MountPath = z
     message: 'must not contain "..", "//" or spaces',
   });
 
+/** Strict schema of an item of `containerTemplates` in the desired state (unknown keys are errors). */
 export const ContainerSpec = z.strictObject({
   name: ShortName,
   /** Registry ids are strings in the API; a YAML number is accepted and kept as its digits. */
@@ -163,15 +187,19 @@ export const ContainerSpec = z.strictObject({
   endpoints: z.array(EndpointSpec).optional(),
   volumeMounts: z.array(z.strictObject({ name: ShortName, mountPath: MountPath })).optional(),
 });
+/** The parsed (output) form of ContainerSpec: enums as the integers or spellings the API takes. */
 export type ContainerSpec = z.infer<typeof ContainerSpec>;
 
+/** Strict schema of an item of `volumes` in the desired state (unknown keys are errors). */
 export const VolumeSpec = z.strictObject({
   name: ShortName,
   /** Gigabytes (10^9 bytes). */
   size: z.number().int('must be an integer (GB)').min(1, 'must be 1-100 (GB)').max(100, 'must be 1-100 (GB)'),
 });
+/** The parsed (output) form of VolumeSpec: enums as the integers or spellings the API takes. */
 export type VolumeSpec = z.infer<typeof VolumeSpec>;
 
+/** Strict schema of the `spec` of a ContainerApp document (unknown keys are errors). */
 export const ContainerAppSpec = z
   .strictObject({
     appId: z.string().min(1, 'must not be empty'),
@@ -187,7 +215,11 @@ export const ContainerAppSpec = z
         min: z.number().int().min(1, 'must be 1-1000').max(1000, 'must be 1-1000'),
         max: z.number().int().min(1, 'must be 1-1000').max(1000, 'must be 1-1000'),
       })
-      .refine((a) => a.min <= a.max, { message: 'min must not exceed max', path: ['min'] })
+      .refine((a) => a.min <= a.max, {
+        message: 'min must not exceed max',
+        path: ['min'],
+        when: whenValid('min', 'max'),
+      })
       .optional(),
     regionSettings: RegionSettingsSpec.optional(),
     containerTemplates: z.array(ContainerSpec).min(1, 'an app needs at least one container').optional(),
@@ -195,40 +227,94 @@ export const ContainerAppSpec = z
     /** Lets the plan delete live containers, endpoints and volumes the YAML no longer lists. */
     allowDeletions: z.boolean().optional(),
   })
-  .superRefine((app, ctx) => {
-    const containers = app.containerTemplates ?? [];
-    uniqueBy(containers, (c) => c.name, 'container name', ctx, ['containerTemplates']);
-    uniqueBy(app.volumes ?? [], (v) => v.name, 'volume name', ctx, ['volumes']);
-    const endpointNames = new Set<string>();
-    const volumeNames = app.volumes === undefined ? undefined : new Set(app.volumes.map((v) => v.name));
-    for (const [ci, container] of containers.entries()) {
-      for (const [ei, endpoint] of (container.endpoints ?? []).entries()) {
-        if (endpointNames.has(endpoint.displayName)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['containerTemplates', ci, 'endpoints', ei, 'displayName'],
-            message: `duplicate endpoint displayName ${JSON.stringify(endpoint.displayName)} in this app`,
-          });
+  .superRefine(
+    (app, ctx) => {
+      const containers = app.containerTemplates ?? [];
+      uniqueBy(containers, (c) => c.name, 'container name', ctx, ['containerTemplates']);
+      uniqueBy(app.volumes ?? [], (v) => v.name, 'volume name', ctx, ['volumes']);
+      const endpointNames = new Set<string>();
+      const volumeNames = app.volumes === undefined ? undefined : new Set(app.volumes.map((v) => v.name));
+      for (const [ci, container] of containers.entries()) {
+        for (const [ei, endpoint] of (container.endpoints ?? []).entries()) {
+          if (endpointNames.has(endpoint.displayName)) {
+            ctx.addIssue({
+              code: 'custom',
+              path: ['containerTemplates', ci, 'endpoints', ei, 'displayName'],
+              message: `duplicate endpoint displayName ${JSON.stringify(endpoint.displayName)} in this app`,
+            });
+          }
+          endpointNames.add(endpoint.displayName);
         }
-        endpointNames.add(endpoint.displayName);
-      }
-      for (const [mi, mount] of (container.volumeMounts ?? []).entries()) {
-        if (volumeNames !== undefined && !volumeNames.has(mount.name)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['containerTemplates', ci, 'volumeMounts', mi, 'name'],
-            message: `mounts volume ${JSON.stringify(mount.name)}, which is not in volumes`,
-          });
+        for (const [mi, mount] of (container.volumeMounts ?? []).entries()) {
+          if (volumeNames !== undefined && !volumeNames.has(mount.name)) {
+            ctx.addIssue({
+              code: 'custom',
+              path: ['containerTemplates', ci, 'volumeMounts', mi, 'name'],
+              message: `mounts volume ${JSON.stringify(mount.name)}, which is not in volumes`,
+            });
+          }
         }
       }
-    }
-  });
+    },
+    { when: whenValid('containerTemplates', 'volumes') },
+  )
+  .superRefine(
+    (app, ctx) => {
+      for (const path of placeholdersOutsideRegionLists(app, [])) {
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: `${OPTIMAL_REGION} is only allowed in regionSettings.allowedRegionIds and requiredRegionIds`,
+        });
+      }
+    },
+    // Runs on whatever parsed: the walk reads any JSON value.
+    { when: () => true },
+  );
+/** The parsed (output) form of ContainerAppSpec: enums as the integers or spellings the API takes. */
 export type ContainerAppSpec = z.infer<typeof ContainerAppSpec>;
 
+/**
+ * Paths of string values equal to "@optimal" anywhere except the two region id lists: E7
+ * resolves the placeholder only there, so anywhere else it would reach the API verbatim.
+ */
+function placeholdersOutsideRegionLists(value: unknown, path: (string | number)[]): (string | number)[][] {
+  if (value === OPTIMAL_REGION) return [path];
+  if (Array.isArray(value)) {
+    const parent = path.at(-1);
+    const grandparent = path.at(-2);
+    if (
+      grandparent === 'regionSettings' &&
+      (parent === 'allowedRegionIds' || parent === 'requiredRegionIds')
+    ) {
+      return [];
+    }
+    return value.flatMap((item, index) => placeholdersOutsideRegionLists(item, [...path, index]));
+  }
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).flatMap(([key, item]) =>
+      placeholdersOutsideRegionLists(item, [...path, key]),
+    );
+  }
+  return [];
+}
+
+function resolveContainerApp(app: ContainerAppSpec, ctx: ResolveContext): ContainerAppSpec {
+  if (app.regionSettings?.nodeSelectors !== undefined) {
+    ctx.warn(
+      ['regionSettings', 'nodeSelectors'],
+      'nodeSelectors are write-only in the API: edgesync sends them but cannot see drift on them',
+    );
+  }
+  return app;
+}
+
+/** The ContainerApp kind as the config loader sees it: schema, canonical form, target. */
 export const containerAppSpec: KindSpecModule<ContainerAppSpec, ContainerAppSpec> = {
   kind: 'ContainerApp',
   schema: ContainerAppSpec,
-  resolve: (parsed) => parsed,
+  resolve: resolveContainerApp,
   target: (spec) => `app:${spec.appId}`,
+  targetPath: () => ['appId'],
   shieldZoneId: () => undefined,
 };

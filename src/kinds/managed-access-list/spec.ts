@@ -4,29 +4,34 @@
  */
 import { z } from 'zod';
 import { AccessListAction } from '../../domain/enums.js';
-import { enumField, IntId } from '../common/fields.js';
+import { enumField, IntId, whenValid } from '../common/fields.js';
 import type { KindSpecModule } from '../common/spec-module.js';
 
+/** Strict schema of the `spec` of a ManagedAccessList document (unknown keys are errors). */
 export const ManagedAccessListSpec = z
   .strictObject({
     shieldZoneId: IntId,
     listId: IntId.optional(),
     name: z.string().min(1, 'must not be empty').optional(),
-    enabled: z.boolean({ error: 'is required: true or false' }),
+    enabled: z.boolean(),
     action: enumField('action', AccessListAction).optional(),
     configurationId: IntId.optional(),
   })
   .refine((s) => (s.listId === undefined) !== (s.name === undefined), {
     message: 'give exactly one of listId or name',
     path: ['listId'],
+    when: whenValid('listId', 'name'),
   });
+/** The parsed (output) form of ManagedAccessListSpec: enums as the integers or spellings the API takes. */
 export type ManagedAccessListSpec = z.infer<typeof ManagedAccessListSpec>;
 
+/** The ManagedAccessList kind as the config loader sees it: schema, canonical form, target. */
 export const managedAccessListSpec: KindSpecModule<ManagedAccessListSpec, ManagedAccessListSpec> = {
   kind: 'ManagedAccessList',
   schema: ManagedAccessListSpec,
   resolve: (parsed) => parsed,
   target: (spec) =>
     `shield-zone:${spec.shieldZoneId}/managed-list:${spec.listId !== undefined ? spec.listId : `name=${spec.name?.toLowerCase()}`}`,
+  targetPath: (spec) => (spec.listId !== undefined ? ['listId'] : ['name']),
   shieldZoneId: (spec) => spec.shieldZoneId,
 };

@@ -17,24 +17,45 @@ import {
 import { enumField, IntId } from '../common/fields.js';
 import type { KindSpecModule } from '../common/spec-module.js';
 
-const variableKeys = z.enum(WAF_VARIABLE_TYPES, {
-  error: (issue) =>
-    `unknown variable ${JSON.stringify(issue.input)}; expected one of the ${WAF_VARIABLE_TYPES.length} variableTypes keys`,
-});
+const VARIABLE_KEYS: ReadonlySet<string> = new Set(WAF_VARIABLE_TYPES);
 
-/** `{ REQUEST_URI: "" }`; a key written with no value (YAML null) means the empty string. */
+/**
+ * `{ REQUEST_URI: "" }`; a key written with no value (YAML null) means the empty string.
+ * Only the seed's 27 keys: an unknown one is reported at the key itself (`params.at`), with
+ * a message that says what the key is, rather than zod's generic "unrecognized key".
+ */
 const VariableTypes = z
-  .partialRecord(
-    variableKeys,
+  .record(
+    z.string(),
     z
       .string()
       .nullable()
       .transform((v) => v ?? ''),
   )
-  .refine((vars) => Object.keys(vars).length > 0, 'needs at least one variable');
+  .superRefine((vars, ctx) => {
+    const keys = Object.keys(vars);
+    if (keys.length === 0) ctx.addIssue({ code: 'custom', message: 'needs at least one variable' });
+    for (const key of keys) {
+      if (!VARIABLE_KEYS.has(key)) {
+        const near = VARIABLE_KEYS.has(key.toUpperCase()) ? `; did you mean ${key.toUpperCase()}?` : '';
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          params: { at: 'key' },
+          message:
+            near !== ''
+              ? `unknown variable ${JSON.stringify(key)}${near}`
+              : `unknown variable ${JSON.stringify(key)}; expected one of the ${WAF_VARIABLE_TYPES.length} variableTypes keys (REQUEST_URI, ARGS, REQUEST_HEADERS, ...)`,
+        });
+      }
+    }
+  })
+  // JSON Schema (editor completion) lists the keys; zod's record above accepts any string.
+  .meta({ propertyNames: { enum: [...WAF_VARIABLE_TYPES] }, minProperties: 1 });
 
 const operatorType = () => enumField('operatorType', WafRuleOperatorType, FORBIDDEN_OPERATOR_VALUES);
 
+/** Strict schema of an item of `chainedRuleConditions` in the desired state (unknown keys are errors). */
 export const ChainedRuleConditionSpec = z.strictObject({
   variableTypes: VariableTypes,
   operatorType: operatorType(),
@@ -42,8 +63,10 @@ export const ChainedRuleConditionSpec = z.strictObject({
   isNegated: z.boolean().optional(),
   isRegexVariable: z.boolean().optional(),
 });
+/** The parsed (output) form of ChainedRuleConditionSpec: enums as the integers or spellings the API takes. */
 export type ChainedRuleConditionSpec = z.infer<typeof ChainedRuleConditionSpec>;
 
+/** Strict schema of `ruleConfiguration` in the desired state (unknown keys are errors). */
 export const RuleConfigurationSpec = z.strictObject({
   actionType: enumField('actionType', WafRuleActionType),
   operatorType: operatorType(),
@@ -56,8 +79,10 @@ export const RuleConfigurationSpec = z.strictObject({
   isRegexVariable: z.boolean().optional(),
   chainedRuleConditions: z.array(ChainedRuleConditionSpec).optional(),
 });
+/** The parsed (output) form of RuleConfigurationSpec: enums as the integers or spellings the API takes. */
 export type RuleConfigurationSpec = z.infer<typeof RuleConfigurationSpec>;
 
+/** Strict schema of the `spec` of a WafCustomRule document (unknown keys are errors). */
 export const WafCustomRuleSpec = z.strictObject({
   id: IntId,
   shieldZoneId: IntId,
@@ -65,12 +90,15 @@ export const WafCustomRuleSpec = z.strictObject({
   ruleDescription: z.string().optional(),
   ruleConfiguration: RuleConfigurationSpec,
 });
+/** The parsed (output) form of WafCustomRuleSpec: enums as the integers or spellings the API takes. */
 export type WafCustomRuleSpec = z.infer<typeof WafCustomRuleSpec>;
 
+/** The WafCustomRule kind as the config loader sees it: schema, canonical form, target. */
 export const wafCustomRuleSpec: KindSpecModule<WafCustomRuleSpec, WafCustomRuleSpec> = {
   kind: 'WafCustomRule',
   schema: WafCustomRuleSpec,
   resolve: (parsed) => parsed,
   target: (spec) => `custom-rule:${spec.id}`,
+  targetPath: () => ['id'],
   shieldZoneId: (spec) => spec.shieldZoneId,
 };

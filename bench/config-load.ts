@@ -1,0 +1,151 @@
+/**
+ * Benchmark of the desired-state loader (design §6): a cold load + validate of a generated
+ * 10,000-resource repository against the floor, which is the `yaml` package parsing the
+ * same files in one thread, measured in the same run; and the re-validation after one file
+ * changed, through the daemon's incremental loader.
+ *
+ * Run: `npm run build && node dist/bench/config-load.js [resources]`. Rounds alternate the
+ * floor and the loader so that load from other processes on the machine hits both alike;
+ * medians are reported.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { LineCounter, parseAllDocuments } from 'yaml';
+import { createDesiredStateLoader } from '../src/config/loader.js';
+import { generateRepository } from './generate.js';
+
+/** What the config-load benchmark measured (milliseconds unless named otherwise). */
+export interface ConfigLoadFigures {
+  readonly resources: number;
+  readonly files: number;
+  readonly yamlBytes: number;
+  readonly cores: number;
+  readonly rounds: number;
+  /** `yaml` alone: read + parseAllDocuments (with a LineCounter) of every file, one thread. */
+  readonly yamlParseMs: number;
+  /** The same plus `toJS()` of every document: what a plain `YAML.parse` user pays. */
+  readonly yamlParseToJsMs: number;
+  /** createDesiredStateLoader().load(): walk, read, parse, validate, canonicalise, rules (workers 'auto'). */
+  readonly coldLoadMs: number;
+  /** The same with workers: 0 (this thread only). */
+  readonly coldLoadOneThreadMs: number;
+  /** coldLoadMs / yamlParseMs: the target is ≤ 1.2. */
+  readonly ratio: number;
+  readonly ratioOneThread: number;
+  /** Median re-validation after one rules file changed (the daemon's loader, warm cache). */
+  readonly incrementalMs: number;
+  readonly incrementalSamples: number;
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+function yamlFloor(dir: string, files: readonly string[], toJs: boolean): number {
+  const started = performance.now();
+  for (const file of files) {
+    const text = readFileSync(join(dir, file), 'utf8');
+    const docs = parseAllDocuments(text, { lineCounter: new LineCounter() });
+    if (toJs && Array.isArray(docs)) for (const doc of docs) doc.toJS();
+  }
+  return performance.now() - started;
+}
+
+async function timeLoad(dir: string, workers: number | 'auto'): Promise<number> {
+  const started = performance.now();
+  await createDesiredStateLoader({ workers }).load(dir);
+  return performance.now() - started;
+}
+
+/**
+ * Generates a repository of `resources` resources in a temp dir, measures, removes it.
+ * `rounds` cold measurements of each variant, `incrementalSamples` one-file reloads.
+ */
+export async function runConfigLoadBench(
+  resources = 10_000,
+  rounds = 5,
+  incrementalSamples = 20,
+): Promise<ConfigLoadFigures> {
+  const dir = mkdtempSync(join(tmpdir(), 'edgesync-bench-config-'));
+  try {
+    const repo = generateRepository(dir, { resources });
+    // Warm-up: JIT and file cache, for both sides alike.
+    yamlFloor(dir, repo.yamlFiles, false);
+    await timeLoad(dir, 'auto');
+
+    const floor: number[] = [];
+    const floorToJs: number[] = [];
+    const cold: number[] = [];
+    const coldOneThread: number[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      floor.push(yamlFloor(dir, repo.yamlFiles, false));
+      cold.push(await timeLoad(dir, 'auto'));
+      floorToJs.push(yamlFloor(dir, repo.yamlFiles, true));
+      coldOneThread.push(await timeLoad(dir, 0));
+    }
+
+    const loader = createDesiredStateLoader();
+    await loader.load(dir);
+    const edited = repo.yamlFiles.find((file) => file.includes('/rules-')) as string;
+    const original = readFileSync(join(dir, edited), 'utf8');
+    const incremental: number[] = [];
+    for (let sample = 0; sample < incrementalSamples; sample += 1) {
+      // A one-rule edit, as a commit touching one rule would make.
+      writeFileSync(join(dir, edited), original.replace('ruleName: ', `ruleName: v${sample} `));
+      const started = performance.now();
+      const result = await loader.load(dir);
+      incremental.push(performance.now() - started);
+      if (result.stats.parsed !== 1 || result.changes.changed.length !== 1) {
+        throw new Error(
+          `incremental load did not re-parse exactly one file: ${JSON.stringify(result.stats)}`,
+        );
+      }
+    }
+
+    const yamlParseMs = median(floor);
+    const coldLoadMs = median(cold);
+    const coldLoadOneThreadMs = median(coldOneThread);
+    return {
+      resources,
+      files: repo.yamlFiles.length,
+      yamlBytes: repo.yamlBytes,
+      cores: availableParallelism(),
+      rounds,
+      yamlParseMs,
+      yamlParseToJsMs: median(floorToJs),
+      coldLoadMs,
+      coldLoadOneThreadMs,
+      ratio: coldLoadMs / yamlParseMs,
+      ratioOneThread: coldLoadOneThreadMs / yamlParseMs,
+      incrementalMs: median(incremental),
+      incrementalSamples,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The figures as the lines the benchmark prints. */
+export function formatConfigLoadFigures(f: ConfigLoadFigures): string {
+  const ms = (value: number): string => `${value.toFixed(0).padStart(6)} ms`;
+  return [
+    `config load: ${f.resources} resources, ${f.files} files, ${(f.yamlBytes / 1e6).toFixed(2)} MB of YAML, ${f.cores} cores, median of ${f.rounds} rounds`,
+    `  yaml alone, one thread (parseAllDocuments)   ${ms(f.yamlParseMs)}  (${(f.yamlBytes / 1e3 / f.yamlParseMs).toFixed(2)} MB/s)`,
+    `  yaml alone, one thread (+ toJS)               ${ms(f.yamlParseToJsMs)}`,
+    `  cold load + validate (workers auto)          ${ms(f.coldLoadMs)}  ratio ${f.ratio.toFixed(2)} (target ≤ 1.20)`,
+    `  cold load + validate (one thread)            ${ms(f.coldLoadOneThreadMs)}  ratio ${f.ratioOneThread.toFixed(2)}`,
+    `  re-validation after one file changed         ${ms(f.incrementalMs)}  (median of ${f.incrementalSamples}; target ≤ 50 ms)`,
+  ].join('\n');
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const resources = Number(process.argv[2] ?? 10_000);
+  const figures = await runConfigLoadBench(resources);
+  process.stdout.write(`${formatConfigLoadFigures(figures)}\n`);
+}

@@ -1,0 +1,44 @@
+/**
+ * The canonical JSON behind every digest, and the deep freeze that makes a loaded desired
+ * state immutable (it is shared by the engine, the daemon's status and the next reload).
+ */
+import { sha256 } from './files.js';
+
+/**
+ * JSON with object keys sorted (by UTF-16 code unit, JavaScript's default sort) at every
+ * level; arrays keep their order, `undefined` members are left out as JSON.stringify does.
+ * Two values that mean the same thing give the same text whatever order the YAML had.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  // Written with plain loops and string appends: this runs for every resource of every load.
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i += 1) out += (i === 0 ? '' : ',') + canonicalJson(value[i] ?? null);
+    return `${out}]`;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (keys.length > 1) keys.sort();
+  let out = '{';
+  for (const key of keys) {
+    const member = record[key];
+    if (member === undefined) continue;
+    out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${canonicalJson(member)}`;
+  }
+  return `${out}}`;
+}
+
+/** Lowercase hex SHA-256 of the canonical JSON of `{kind, metadata, spec}`: a resource's digest. */
+export function resourceDigest(kind: string, metadata: unknown, spec: unknown): string {
+  return sha256(canonicalJson({ kind, metadata, spec }));
+}
+
+/** Freezes a plain data value and everything inside it; returns it for chaining. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
+  }
+  return value;
+}

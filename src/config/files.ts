@@ -1,0 +1,296 @@
+/**
+ * The file side of loading: finding the YAML files of a config directory and reading them,
+ * or the files they name, under the limits that protect against hostile or broken input
+ * (size cap, symlinks leaving the directory, bytes that are not UTF-8).
+ *
+ * Everything is read from the directory's real path, resolved once per load: a git-sync
+ * sidecar publishes revisions by swapping a symlink, and one load must not mix two of them.
+ */
+import { createHash } from 'node:crypto';
+import { type Dirent, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { ReconcileError } from '../errors.js';
+import { fileIssue } from './issues.js';
+import type { ConfigIssue } from './types.js';
+
+/** Limits applied to every file read. */
+export interface LoaderLimits {
+  /** Largest file read, in bytes (YAML and entriesFile alike). */
+  readonly maxFileBytes: number;
+  /** Most alias expansions per anchor in a document (yaml's maxAliasCount); beyond it the document is refused. */
+  readonly maxAliasCount: number;
+}
+
+/** 4 MiB per file and yaml's own default of 100 aliases. */
+export const DEFAULT_LIMITS: LoaderLimits = { maxFileBytes: 4 * 1024 * 1024, maxAliasCount: 100 };
+
+const YAML_FILE = /\.ya?ml$/;
+
+/** Lowercase hex SHA-256 of bytes or of a string's UTF-8 bytes. */
+export function sha256(data: Uint8Array | string): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** `a/b/c.yaml` whatever the platform separator. */
+function toPosix(path: string): string {
+  return sep === '/' ? path : path.split(sep).join('/');
+}
+
+function isInside(root: string, path: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+function errnoCode(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : undefined;
+}
+
+/**
+ * The real path of the config directory. A missing or unreadable directory, or a path that
+ * is not a directory, is CONFIG_INVALID: it must never read as "nothing is desired".
+ */
+export function resolveConfigRoot(configDir: string): string {
+  let root: string;
+  try {
+    root = realpathSync(configDir);
+    if (!statSync(root).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    readdirSync(root);
+  } catch (err) {
+    const code = errnoCode(err);
+    const reason =
+      code === 'ENOENT'
+        ? 'does not exist'
+        : code === 'ENOTDIR'
+          ? 'is not a directory'
+          : code === 'EACCES' || code === 'EPERM'
+            ? 'cannot be read (permission denied)'
+            : `cannot be read (${code ?? String(err)})`;
+    const issue = fileIssue('.', `the config directory ${reason}`);
+    throw new ReconcileError('CONFIG_INVALID', `config directory ${configDir} ${reason}`, {
+      details: { issues: [issue] },
+      cause: err,
+    });
+  }
+  return root;
+}
+
+/** The YAML files found under a config root, and the problems met on the way. */
+export interface ConfigFileList {
+  /** Paths relative to the root with `/` separators, sorted. */
+  readonly files: readonly string[];
+  readonly issues: readonly ConfigIssue[];
+}
+
+/**
+ * Walks `root` recursively for `*.yaml` / `*.yml`, skipping every file and folder whose name
+ * starts with `.` (`.git`, `.emulator`, editor swap files). Symlinks are followed while they
+ * stay inside the root; one that leaves it is reported and not read. A folder reached twice
+ * through symlinks is walked once.
+ */
+export function listConfigFiles(root: string): ConfigFileList {
+  const files: string[] = [];
+  const issues: ConfigIssue[] = [];
+  const visited = new Set<string>([root]);
+
+  function walk(absDir: string, relDir: string): void {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(absDir, { withFileTypes: true });
+    } catch (err) {
+      issues.push(
+        fileIssue(relDir === '' ? '.' : relDir, `folder cannot be read (${errnoCode(err) ?? err})`),
+      );
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      if (entry.name.startsWith('.')) continue;
+      const abs = join(absDir, entry.name);
+      const rel = relDir === '' ? entry.name : `${relDir}/${entry.name}`;
+      let isDir = entry.isDirectory();
+      let isFile = entry.isFile();
+      let realDir = abs;
+      if (entry.isSymbolicLink()) {
+        let real: string;
+        try {
+          real = realpathSync(abs);
+        } catch {
+          if (YAML_FILE.test(entry.name)) issues.push(fileIssue(rel, 'is a symlink to nothing (dangling)'));
+          continue;
+        }
+        const stat = statSync(real);
+        if (!isInside(root, real)) {
+          // Only what the walk would read is refused loudly; other files are never read here
+          // (an entriesFile that leaves is reported where it is named).
+          if (stat.isDirectory() || YAML_FILE.test(entry.name)) {
+            issues.push(fileIssue(rel, 'is a symlink that leaves the config directory; refused'));
+          }
+          continue;
+        }
+        isDir = stat.isDirectory();
+        isFile = stat.isFile();
+        realDir = real;
+      }
+      if (isDir) {
+        if (visited.has(realDir)) continue;
+        visited.add(realDir);
+        walk(abs, rel);
+      } else if (isFile && YAML_FILE.test(entry.name)) {
+        files.push(rel);
+      }
+    }
+  }
+
+  walk(root, '');
+  files.sort();
+  return { files, issues };
+}
+
+/** How long after its last change a file's stat is not trusted to reveal the next change. */
+const RACY_WINDOW_MS = 2000;
+
+/**
+ * Identity of a file's current version as the file system sees it (device, inode, size,
+ * modification and change times in ns). The loader reads a file again only when this
+ * changed; whether it must be parsed again is then decided by its bytes. Undefined when
+ * the file cannot be stat'ed or changed too recently for its stat to be trusted.
+ */
+export function statKey(absPath: string): string | undefined {
+  try {
+    const s = statSync(absPath, { bigint: true });
+    // File times advance in coarse ticks: a file written twice within one tick, with the same
+    // size, keeps its key. So a file changed in the last two seconds gets no key yet and is
+    // compared by its bytes (git's "racily clean" rule).
+    if (Date.now() - Number(s.mtimeMs) < RACY_WINDOW_MS) return undefined;
+    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Bytes of a file, or why they could not be had. */
+export type ReadOutcome = { readonly bytes: Buffer } | { readonly error: string };
+
+/** Reads a file of the config directory, refusing anything over `maxFileBytes` before reading it. */
+export function readLimited(absPath: string, maxFileBytes: number): ReadOutcome {
+  try {
+    const { size } = statSync(absPath);
+    if (size > maxFileBytes) return { error: tooLarge(size, maxFileBytes) };
+    const bytes = readFileSync(absPath);
+    // The file may have grown between stat and read.
+    if (bytes.length > maxFileBytes) return { error: tooLarge(bytes.length, maxFileBytes) };
+    return { bytes };
+  } catch (err) {
+    return { error: `cannot be read (${errnoCode(err) ?? String(err)})` };
+  }
+}
+
+function tooLarge(size: number, max: number): string {
+  return `is ${size} bytes, over the limit of ${max} bytes per file`;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Text of UTF-8 bytes (a BOM is dropped), or the 1-based line and column of the first bad byte. */
+export type DecodeOutcome =
+  | { readonly text: string }
+  | { readonly line: number; readonly col: number; readonly byte: number };
+
+/** Decodes strictly: a file that is not UTF-8 is reported, never read with replacement characters. */
+export function decodeUtf8(bytes: Uint8Array): DecodeOutcome {
+  try {
+    return { text: utf8.decode(bytes) };
+  } catch {
+    const offset = firstInvalidUtf8(bytes);
+    const lineStart = bytes.lastIndexOf(0x0a, offset - 1) + 1;
+    let line = 1;
+    for (let i = 0; i < lineStart; i += 1) if (bytes[i] === 0x0a) line += 1;
+    const col = utf8.decode(bytes.subarray(lineStart, offset)).length + 1;
+    return { line, col, byte: bytes[offset] ?? 0 };
+  }
+}
+
+/** Offset of the first byte that breaks UTF-8 (only called once decoding has failed). */
+function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i] as number;
+    const need =
+      b < 0x80
+        ? 0
+        : b >= 0xc2 && b <= 0xdf
+          ? 1
+          : b >= 0xe0 && b <= 0xef
+            ? 2
+            : b >= 0xf0 && b <= 0xf4
+              ? 3
+              : -1;
+    if (need < 0) return i;
+    if (need > 0) {
+      try {
+        utf8.decode(bytes.subarray(i, i + need + 1));
+      } catch {
+        return i;
+      }
+    }
+    i += need + 1;
+  }
+  return bytes.length;
+}
+
+/** Message for bytes that are not UTF-8, naming the first bad byte. */
+export function notUtf8Message(byte: number): string {
+  return `is not valid UTF-8 (byte 0x${byte.toString(16).padStart(2, '0')}); save it as UTF-8`;
+}
+
+/** A file named by a document (an entriesFile), read under the same rules as the YAML itself. */
+export type RelativeRead =
+  | {
+      readonly file: string;
+      readonly text: string;
+      readonly digest: string;
+      readonly stat: string | undefined;
+    }
+  | { readonly file: string | undefined; readonly error: string };
+
+/**
+ * Reads `relativePath`, named in the YAML file `fromFile` (both relative to `root`), confined
+ * to the root: an absolute path, a path or symlink leading outside it, a missing file, a file
+ * over the size cap or one that is not UTF-8 is an error. `file` is the path relative to the
+ * root when there is one, so the loader can watch it for changes.
+ */
+export function readRelativeFile(
+  root: string,
+  fromFile: string,
+  relativePath: string,
+  maxFileBytes: number,
+): RelativeRead {
+  if (isAbsolute(relativePath)) {
+    return { file: undefined, error: `must be a path relative to this YAML file, not ${relativePath}` };
+  }
+  const abs = resolve(root, dirname(fromFile), relativePath);
+  if (!isInside(root, abs)) {
+    return { file: undefined, error: `${relativePath} is outside the config directory` };
+  }
+  const file = toPosix(relative(root, abs));
+  let real: string;
+  try {
+    real = realpathSync(abs);
+  } catch {
+    return { file, error: `file ${file} does not exist` };
+  }
+  if (!isInside(root, real)) {
+    return { file, error: `${file} is a symlink that leaves the config directory; refused` };
+  }
+  if (!statSync(real).isFile()) return { file, error: `${file} is not a file` };
+  const stat = statKey(real);
+  const read = readLimited(real, maxFileBytes);
+  if ('error' in read) return { file, error: `${file} ${read.error}` };
+  const decoded = decodeUtf8(read.bytes);
+  if (!('text' in decoded)) {
+    return {
+      file,
+      error: `${file} ${notUtf8Message(decoded.byte)} at line ${decoded.line}, column ${decoded.col}`,
+    };
+  }
+  return { file, text: decoded.text, digest: sha256(read.bytes), stat };
+}

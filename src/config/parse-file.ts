@@ -1,0 +1,385 @@
+/**
+ * One YAML file → its documents, validated and canonical, with every problem located.
+ *
+ * This is the expensive, per-file part of a load, and it is self-contained: plain data in
+ * (root, relative path, text, limits), plain data out. So the same function runs in the
+ * loader's thread or in a worker, and its result can be cached by file content.
+ *
+ * A file is parsed one document at a time (split at `---` lines, which end any YAML
+ * construct), so that when a file changes, the documents whose text did not change are
+ * reused from its previous parse, only moved to their new lines: editing one rule in a file
+ * of fifty re-parses one rule.
+ */
+
+import { join } from 'node:path';
+import { type Document, isAlias, type LineCounter, visit } from 'yaml';
+import { KIND_SPECS, type KindName } from '../kinds/specs.js';
+import { resourceDigest } from './canonical.js';
+import {
+  KIND_ENVELOPES,
+  type MetadataSpec,
+  RESOURCE_NAME_PATTERN,
+  UnknownKindEnvelope,
+  unknownKindMessage,
+} from './envelope.js';
+import { type LoaderLimits, readRelativeFile, statKey } from './files.js';
+import { type DocPath, formatPath } from './issues.js';
+import { type RawIssue, readableError, toRawIssues } from './messages.js';
+import type {
+  ConfigIssue,
+  DesiredResource,
+  IssueSeverity,
+  ResourceMetadata,
+  SourceLocation,
+} from './types.js';
+import { documentStart, locate, parseYamlFile } from './yaml-source.js';
+
+/** What the cross-document rules need to know of one document, valid or not. */
+export interface DocumentResult {
+  /** Where the document starts (its first key). */
+  readonly source: SourceLocation;
+  /** Set when kind and metadata.name are valid, even if the spec is not: names must stay unique. */
+  readonly identity?: { readonly subject: string; readonly at: SourceLocation };
+  /** Set when the spec is valid: the live object it targets (`Kind target`), and where that is written. */
+  readonly target?: { readonly key: string; readonly at: SourceLocation; readonly path: string };
+  /** Set only when the document has no error at all. */
+  readonly resource?: DesiredResource;
+}
+
+/** A file another file read (an entriesFile): re-read on reload, the cached result is reused only if it reads the same. */
+export interface FileDependency {
+  /** The YAML file that named it and the path as written, to read it again the same way. */
+  readonly fromFile: string;
+  readonly relativePath: string;
+  /** Path relative to the config root, when it has one. */
+  readonly file: string | undefined;
+  /** SHA-256 of the bytes read, or `error:<message>` when the read failed. */
+  readonly fingerprint: string;
+  /** statKey of the file read, when it was read: unchanged means no need to read it again. */
+  readonly stat: string | undefined;
+}
+
+/** Everything one YAML file contributes to a load. */
+export interface FileResult {
+  readonly file: string;
+  readonly documents: readonly DocumentResult[];
+  /** Errors and warnings of this file alone (syntax, schema, entriesFile), unsorted. */
+  readonly issues: readonly ConfigIssue[];
+  readonly dependencies: readonly FileDependency[];
+  /** How the file was split, so its next parse can reuse unchanged documents. */
+  readonly chunks: readonly ChunkInfo[];
+}
+
+/** One `---`-delimited piece of a file and how many results of each list it produced. */
+export interface ChunkInfo {
+  readonly offset: number;
+  readonly length: number;
+  /** 0-based line where the chunk starts. */
+  readonly line: number;
+  readonly documents: number;
+  readonly issues: number;
+  readonly dependencies: number;
+}
+
+/** The previous parse of the same file, whose unchanged documents may be reused. */
+export interface PreviousParse {
+  readonly text: string;
+  readonly result: FileResult;
+}
+
+interface Chunk {
+  readonly text: string;
+  readonly offset: number;
+  readonly line: number;
+}
+
+const DOCUMENT_START = /^---(?=[ \t\r\n]|$)/gm;
+
+/**
+ * Splits a file at its `---` lines. A document marker at the start of a line ends any YAML
+ * construct, so each piece parses alone exactly as it does within the file. Directives
+ * (`%YAML`, `%TAG`) apply across the marker that follows them: such a file stays whole.
+ */
+function splitDocuments(text: string): Chunk[] {
+  if (/^%/m.test(text)) return [{ text, offset: 0, line: 0 }];
+  const starts = [0];
+  for (const match of text.matchAll(DOCUMENT_START)) if (match.index > 0) starts.push(match.index);
+  const chunks: Chunk[] = [];
+  let line = 0;
+  for (const [i, offset] of starts.entries()) {
+    const end = starts[i + 1] ?? text.length;
+    chunks.push({ text: text.slice(offset, end), offset, line });
+    for (let at = text.indexOf('\n', offset); at !== -1 && at < end; at = text.indexOf('\n', at + 1))
+      line += 1;
+  }
+  return chunks;
+}
+
+function shiftLocation<T extends { readonly line: number }>(location: T, delta: number): T {
+  return { ...location, line: location.line + delta };
+}
+
+/** A reused document's results, moved by `delta` lines. */
+function shiftDocument(doc: DocumentResult, delta: number): DocumentResult {
+  if (delta === 0) return doc;
+  const source = shiftLocation(doc.source, delta);
+  return {
+    source,
+    ...(doc.identity && { identity: { ...doc.identity, at: shiftLocation(doc.identity.at, delta) } }),
+    ...(doc.target && { target: { ...doc.target, at: shiftLocation(doc.target.at, delta) } }),
+    ...(doc.resource && { resource: { ...doc.resource, source } }),
+  };
+}
+
+/** The previous parse's chunks by their text, each with the slices of results it produced. */
+function previousChunks(
+  previous: PreviousParse,
+): Map<string, { info: ChunkInfo; documents: number; issues: number; dependencies: number }> {
+  const byText = new Map<
+    string,
+    { info: ChunkInfo; documents: number; issues: number; dependencies: number }
+  >();
+  let documents = 0;
+  let issues = 0;
+  let dependencies = 0;
+  for (const info of previous.result.chunks) {
+    const text = previous.text.slice(info.offset, info.offset + info.length);
+    if (!byText.has(text)) byText.set(text, { info, documents, issues, dependencies });
+    documents += info.documents;
+    issues += info.issues;
+    dependencies += info.dependencies;
+  }
+  return byText;
+}
+
+/**
+ * Whether an entriesFile read would still give what `dep` recorded: the same file version
+ * (statKey), or else the same fingerprint when read again.
+ */
+export function dependencyUnchanged(root: string, dep: FileDependency, limits: LoaderLimits): boolean {
+  if (dep.stat !== undefined && dep.file !== undefined && statKey(join(root, dep.file)) === dep.stat)
+    return true;
+  const read = readRelativeFile(root, dep.fromFile, dep.relativePath, limits.maxFileBytes);
+  return ('error' in read ? `error:${read.error}` : read.digest) === dep.fingerprint;
+}
+
+const PARSE_OPTIONS = { error: readableError, reportInput: true } as const;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Parses, validates and canonicalises every document of one file. `root` is the config
+ * directory's real path (entriesFile reads are confined to it); `file` is relative to it.
+ */
+export function parseConfigFile(
+  root: string,
+  file: string,
+  text: string,
+  limits: LoaderLimits,
+  previous?: PreviousParse,
+): FileResult {
+  const issues: ConfigIssue[] = [];
+  const documents: DocumentResult[] = [];
+  const dependencies: FileDependency[] = [];
+  const chunks: ChunkInfo[] = [];
+  const reusable = previous === undefined ? undefined : previousChunks(previous);
+  /** Lines before the chunk being parsed: positions from its own LineCounter are shifted by it. */
+  let lineOffset = 0;
+
+  for (const chunk of splitDocuments(text)) {
+    const before = { documents: documents.length, issues: issues.length, dependencies: dependencies.length };
+    const old = reusable?.get(chunk.text);
+    const oldDependencies =
+      old && previous?.result.dependencies.slice(old.dependencies, old.dependencies + old.info.dependencies);
+    if (
+      old !== undefined &&
+      previous !== undefined &&
+      oldDependencies?.every((dep) => dependencyUnchanged(root, dep, limits))
+    ) {
+      const delta = chunk.line - old.info.line;
+      for (const doc of previous.result.documents.slice(old.documents, old.documents + old.info.documents)) {
+        documents.push(shiftDocument(doc, delta));
+      }
+      for (const issue of previous.result.issues.slice(old.issues, old.issues + old.info.issues)) {
+        issues.push(delta === 0 ? issue : shiftLocation(issue, delta));
+      }
+      dependencies.push(...oldDependencies);
+    } else {
+      lineOffset = chunk.line;
+      const { documents: docs, lineCounter } = parseYamlFile(chunk.text);
+      for (const doc of docs) {
+        const result = parseDocument(doc, lineCounter);
+        if (result !== undefined) documents.push(result);
+      }
+    }
+    chunks.push({
+      offset: chunk.offset,
+      length: chunk.text.length,
+      line: chunk.line,
+      documents: documents.length - before.documents,
+      issues: issues.length - before.issues,
+      dependencies: dependencies.length - before.dependencies,
+    });
+  }
+  return { file, documents, issues, dependencies, chunks };
+
+  /** A position of the current chunk's LineCounter, as a position in the file. */
+  function inFile(position: { line: number; col: number }): { line: number; col: number } {
+    return { line: position.line + lineOffset, col: position.col };
+  }
+
+  function parseDocument(doc: Document.Parsed, lc: LineCounter): DocumentResult | undefined {
+    const start = inFile(documentStart(doc, lc));
+    const source: SourceLocation = { file, line: start.line, col: start.col };
+    const report = (
+      path: DocPath,
+      message: string,
+      severity: IssueSeverity = 'error',
+      atKey = false,
+    ): void => {
+      const at = inFile(locate(doc, lc, path, atKey));
+      issues.push({ file, line: at.line, col: at.col, path: formatPath(path), message, severity });
+    };
+
+    for (const warning of doc.warnings) {
+      const at = inFile(lc.linePos(warning.pos[0]));
+      issues.push({
+        file,
+        line: at.line,
+        col: at.col,
+        path: '',
+        message: `YAML: ${warning.message}`,
+        severity: 'warning',
+      });
+    }
+    if (doc.errors.length > 0) {
+      // The tree of a document with syntax errors is a guess; validating it would only add noise.
+      for (const error of doc.errors) {
+        const at = inFile(lc.linePos(error.pos[0]));
+        issues.push({
+          file,
+          line: at.line,
+          col: at.col,
+          path: '',
+          message: `invalid YAML: ${error.message}`,
+          severity: 'error',
+        });
+      }
+      return { source };
+    }
+    // A document with nothing in it (a trailing `---`, comments only) declares nothing.
+    if (doc.contents === null) return undefined;
+
+    let data: unknown;
+    try {
+      data = doc.toJS({ maxAliasCount: limits.maxAliasCount });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      let aliasOffset: number | undefined;
+      visit(doc, {
+        Alias(_key, node) {
+          if (isAlias(node) && node.range) aliasOffset = node.range[0];
+          return visit.BREAK;
+        },
+      });
+      const at = aliasOffset === undefined ? start : inFile(lc.linePos(aliasOffset));
+      issues.push({
+        file,
+        line: at.line,
+        col: at.col,
+        path: '',
+        message:
+          message.startsWith('Excessive alias count') || message.startsWith('Alias resolution is disabled')
+            ? `too many YAML alias expansions (limit ${limits.maxAliasCount}); refused as a guard against alias bombs`
+            : `invalid YAML: ${message}`,
+        severity: 'error',
+      });
+      return { source };
+    }
+    // `---` followed by nothing (or `~`): an empty document declares nothing.
+    if (data === null) return undefined;
+    if (!isRecord(data)) {
+      report(
+        [],
+        `a document must be a mapping with apiVersion, kind, metadata and spec, got ${Array.isArray(data) ? 'list' : typeof data}`,
+      );
+      return { source };
+    }
+
+    const kindValue = data.kind;
+    const kind =
+      typeof kindValue === 'string' && Object.hasOwn(KIND_SPECS, kindValue)
+        ? (kindValue as KindName)
+        : undefined;
+    const parsed = (kind === undefined ? UnknownKindEnvelope : KIND_ENVELOPES[kind]).safeParse(
+      data,
+      PARSE_OPTIONS,
+    );
+    const raw: RawIssue[] = parsed.success ? [] : toRawIssues(parsed.error.issues);
+    if (kind === undefined)
+      raw.push({ path: ['kind'], message: unknownKindMessage(kindValue), atKey: false });
+    let errors = raw.length;
+    for (const issue of raw) report(issue.path, issue.message, 'error', issue.atKey);
+
+    const metadata = isRecord(data.metadata) ? data.metadata : undefined;
+    const name = metadata?.name;
+    const identity =
+      kind !== undefined && typeof name === 'string' && RESOURCE_NAME_PATTERN.test(name)
+        ? { subject: `${kind}/${name}`, at: { file, ...inFile(locate(doc, lc, ['metadata', 'name'])) } }
+        : undefined;
+    if (!parsed.success || kind === undefined) return { source, ...(identity && { identity }) };
+
+    const envelope = parsed.data as { metadata: MetadataSpec; spec: unknown };
+    const module = KIND_SPECS[kind];
+    const spec = module.resolve(envelope.spec, {
+      readRelativeFile(relativePath, at) {
+        const read = readRelativeFile(root, file, relativePath, limits.maxFileBytes);
+        dependencies.push({
+          fromFile: file,
+          relativePath,
+          file: read.file,
+          fingerprint: 'error' in read ? `error:${read.error}` : read.digest,
+          stat: 'error' in read ? undefined : read.stat,
+        });
+        if ('error' in read) {
+          errors += 1;
+          report(['spec', ...at], read.error);
+          return undefined;
+        }
+        return read.text;
+      },
+      issue(at, message) {
+        errors += 1;
+        report(['spec', ...at], message);
+      },
+      warn(at, message) {
+        report(['spec', ...at], message, 'warning');
+      },
+    });
+    const targetPath = ['spec', ...module.targetPath(spec)];
+    const target = {
+      key: `${kind} ${module.target(spec)}`,
+      at: { file, ...inFile(locate(doc, lc, targetPath)) },
+      path: formatPath(targetPath),
+    };
+    if (errors > 0) return { source, ...(identity && { identity }), target };
+
+    const meta: ResourceMetadata = {
+      name: envelope.metadata.name,
+      suspend: envelope.metadata.suspend ?? false,
+      drift: envelope.metadata.drift ?? 'correct',
+    };
+    const resource: DesiredResource = {
+      kind,
+      name: meta.name,
+      subject: `${kind}/${meta.name}`,
+      metadata: meta,
+      spec,
+      source,
+      digest: resourceDigest(kind, meta, spec),
+    };
+    return { source, ...(identity && { identity }), target, resource };
+  }
+}

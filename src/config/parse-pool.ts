@@ -1,0 +1,161 @@
+/**
+ * Runs parseConfigFile over many files: in this thread, or spread over worker threads when
+ * there is enough YAML for them to pay for their start-up (~0.1 s each).
+ *
+ * Parsing YAML with positions is the floor of a load (the `yaml` package does about
+ * 1.5 MB/s here), so a cold load of a big repository uses every core: this thread parses
+ * too, and takes files from the same queue as the workers, largest first.
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ReconcileError } from '../errors.js';
+import type { LoaderLimits } from './files.js';
+import { type FileResult, type PreviousParse, parseConfigFile } from './parse-file.js';
+import type { WorkerRequest } from './parse-worker.js';
+
+/** One file to parse. */
+export interface ParseJob {
+  readonly file: string;
+  readonly text: string;
+  /** The file's previous parse, if any: its unchanged documents are reused (in this thread only). */
+  readonly previous?: PreviousParse;
+}
+
+/** Results in the order of the jobs, and how many worker threads took part. */
+export interface ParseOutcome {
+  readonly results: readonly FileResult[];
+  readonly workers: number;
+}
+
+/** Most worker threads 'auto' starts: more costs memory (the daemon's budget) for little gain. */
+const MAX_AUTO_WORKERS = 3;
+
+const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
+
+function workerCount(jobs: readonly ParseJob[], workers: number | 'auto', thresholdBytes: number): number {
+  if (jobs.length < 2) return 0;
+  // Running from TypeScript sources (the test runner), there is no compiled worker to start.
+  if (!existsSync(fileURLToPath(WORKER_URL))) return 0;
+  if (workers !== 'auto') return Math.min(workers, jobs.length - 1);
+  let bytes = 0;
+  for (const job of jobs) bytes += job.text.length;
+  if (bytes < thresholdBytes) return 0;
+  return Math.min(availableParallelism() - 1, MAX_AUTO_WORKERS, jobs.length - 1);
+}
+
+/**
+ * Workers are kept between loads (unref'd, so they never keep the process alive) and end
+ * after a minute without work: a fresh worker runs the YAML parser cold, in V8's
+ * interpreter, for its first second or so, which would cost the daemon that second on
+ * every big reload.
+ */
+const IDLE_MS = 60_000;
+
+let pool: Worker[] = [];
+let idleTimer: NodeJS.Timeout | undefined;
+/** One batch at a time: loads are sequential in practice, and this keeps the pool simple. */
+let batchLock: Promise<unknown> = Promise.resolve();
+
+function takeWorkers(count: number): Worker[] {
+  if (idleTimer !== undefined) clearTimeout(idleTimer);
+  while (pool.length < count) {
+    const worker = new Worker(WORKER_URL);
+    // A crashed worker leaves the pool; the batch that used it fails on its own 'error'.
+    worker.once('exit', () => {
+      pool = pool.filter((w) => w !== worker);
+    });
+    pool.push(worker);
+  }
+  return pool.slice(0, count);
+}
+
+function releaseWorkers(workers: readonly Worker[]): void {
+  for (const worker of workers) {
+    worker.removeAllListeners('message');
+    worker.removeAllListeners('error');
+    worker.unref();
+  }
+  idleTimer = setTimeout(() => {
+    const idle = pool;
+    pool = [];
+    for (const worker of idle) void worker.terminate();
+  }, IDLE_MS);
+  idleTimer.unref();
+}
+
+/** Parses every job; results come back in job order. Worker failures are INTERNAL errors. */
+export async function parseFiles(
+  jobs: readonly ParseJob[],
+  root: string,
+  limits: LoaderLimits,
+  workers: number | 'auto',
+  thresholdBytes = 1024 * 1024,
+): Promise<ParseOutcome> {
+  const count = workerCount(jobs, workers, thresholdBytes);
+  if (count <= 0) {
+    return {
+      results: jobs.map((job) => parseConfigFile(root, job.file, job.text, limits, job.previous)),
+      workers: 0,
+    };
+  }
+  const run = batchLock.then(() => parseInPool(jobs, root, limits, count));
+  batchLock = run.catch(() => undefined);
+  return run;
+}
+
+async function parseInPool(
+  jobs: readonly ParseJob[],
+  root: string,
+  limits: LoaderLimits,
+  count: number,
+): Promise<ParseOutcome> {
+  const results: (FileResult | undefined)[] = new Array(jobs.length);
+  // Largest first, so no thread is left with a big file at the end.
+  const queue = jobs
+    .map((_, index) => index)
+    .sort((a, b) => (jobs[b]?.text.length ?? 0) - (jobs[a]?.text.length ?? 0));
+  const workers = takeWorkers(count);
+  try {
+    const workersDone = workers.map(
+      (worker) =>
+        new Promise<void>((resolve, reject) => {
+          // Held while the batch runs: this thread may have nothing else keeping it alive.
+          worker.ref();
+          const sendNext = (): void => {
+            const index = queue.shift();
+            if (index === undefined) {
+              resolve();
+              return;
+            }
+            const job = jobs[index] as ParseJob;
+            const request: WorkerRequest = { index, root, file: job.file, text: job.text, limits };
+            worker.postMessage(request);
+          };
+          worker.on('message', (reply: { index: number; result?: FileResult; error?: string }) => {
+            if (reply.error !== undefined || reply.result === undefined) {
+              reject(new ReconcileError('INTERNAL', `config parse worker failed: ${reply.error}`));
+              return;
+            }
+            results[reply.index] = reply.result;
+            sendNext();
+          });
+          worker.once('error', (err) =>
+            reject(new ReconcileError('INTERNAL', 'config parse worker crashed', { cause: err })),
+          );
+          sendNext();
+        }),
+    );
+    // This thread takes from the same queue, yielding between files so replies get handled.
+    for (let index = queue.shift(); index !== undefined; index = queue.shift()) {
+      const job = jobs[index] as ParseJob;
+      results[index] = parseConfigFile(root, job.file, job.text, limits, job.previous);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await Promise.all(workersDone);
+  } finally {
+    releaseWorkers(workers);
+  }
+  return { results: results as FileResult[], workers: count };
+}

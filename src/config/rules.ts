@@ -1,0 +1,132 @@
+/**
+ * Rules across documents:
+ * - `kind` + `metadata.name` is unique across the directory;
+ * - no two documents of one kind target the same live object (same `target()`): both would
+ *   write it and the last write would win at random.
+ * Each conflict is reported at the later document (by file, line, column) and names the first.
+ *
+ * The daemon re-runs these after every change among 10,000 resources, so they are kept as
+ * an index updated file by file (O(changed files)), not rebuilt from every document.
+ */
+import type { FileResult } from './parse-file.js';
+import type { ConfigIssue, SourceLocation } from './types.js';
+
+/** Indexes of names and targets over a set of file results, kept in step by `sync`. */
+export interface RuleIndex {
+  /** Makes the index describe exactly `results` (file → result); unchanged results cost nothing. */
+  sync(results: ReadonlyMap<string, FileResult>): void;
+  /** Every duplicate-name and duplicate-target issue of the indexed results. */
+  issues(): ConfigIssue[];
+}
+
+interface Occurrence {
+  readonly subject: string;
+  readonly at: SourceLocation;
+  /** Set for targets: the formatted path of the target in the document. */
+  readonly path: string;
+}
+
+function where(at: SourceLocation): string {
+  return `${at.file}:${at.line}:${at.col}`;
+}
+
+function byPosition(a: Occurrence, b: Occurrence): number {
+  if (a.at.file !== b.at.file) return a.at.file < b.at.file ? -1 : 1;
+  return a.at.line - b.at.line || a.at.col - b.at.col;
+}
+
+/** One of the two indexes: key → every document that has it, in position order. */
+function createKeyIndex() {
+  const occurrences = new Map<string, Occurrence[]>();
+  const conflicted = new Set<string>();
+  return {
+    add(key: string, occurrence: Occurrence): void {
+      const list = occurrences.get(key);
+      if (list === undefined) {
+        occurrences.set(key, [occurrence]);
+        return;
+      }
+      list.push(occurrence);
+      list.sort(byPosition);
+      conflicted.add(key);
+    },
+    removeFile(key: string, file: string): void {
+      const list = occurrences.get(key)?.filter((o) => o.at.file !== file) ?? [];
+      if (list.length === 0) occurrences.delete(key);
+      else occurrences.set(key, list);
+      if (list.length < 2) conflicted.delete(key);
+    },
+    /** For each conflicted key: the first occurrence and the later ones. */
+    *conflicts(): Generator<[string, Occurrence, Occurrence[]]> {
+      for (const key of conflicted) {
+        const [first, ...later] = occurrences.get(key) as Occurrence[];
+        yield [key, first as Occurrence, later];
+      }
+    },
+  };
+}
+
+/** Creates an empty index. */
+export function createRuleIndex(): RuleIndex {
+  const indexed = new Map<string, FileResult>();
+  const names = createKeyIndex();
+  const targets = createKeyIndex();
+
+  function addFile(result: FileResult): void {
+    for (const doc of result.documents) {
+      if (doc.identity === undefined) continue;
+      const { subject, at } = doc.identity;
+      names.add(subject, { subject, at, path: 'metadata.name' });
+      if (doc.target !== undefined)
+        targets.add(doc.target.key, { subject, at: doc.target.at, path: doc.target.path });
+    }
+  }
+
+  function removeFile(result: FileResult): void {
+    for (const doc of result.documents) {
+      if (doc.identity === undefined) continue;
+      names.removeFile(doc.identity.subject, result.file);
+      if (doc.target !== undefined) targets.removeFile(doc.target.key, result.file);
+    }
+  }
+
+  return {
+    sync(results) {
+      for (const [file, result] of indexed) {
+        if (results.get(file) === result) continue;
+        removeFile(result);
+        indexed.delete(file);
+      }
+      for (const [file, result] of results) {
+        if (indexed.get(file) === result) continue;
+        addFile(result);
+        indexed.set(file, result);
+      }
+    },
+    issues() {
+      const issues: ConfigIssue[] = [];
+      for (const [subject, first, later] of names.conflicts()) {
+        for (const o of later) {
+          issues.push({
+            ...o.at,
+            path: o.path,
+            message: `duplicate name: ${subject} is already declared at ${where(first.at)}`,
+            severity: 'error',
+          });
+        }
+      }
+      for (const [key, first, later] of targets.conflicts()) {
+        const target = key.slice(key.indexOf(' ') + 1);
+        for (const o of later) {
+          issues.push({
+            ...o.at,
+            path: o.path,
+            message: `targets the same object (${target}) as ${first.subject} at ${where(first.at)}`,
+            severity: 'error',
+          });
+        }
+      }
+      return issues;
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * The worker-thread path of the parse pool runs compiled JavaScript (a worker cannot load
+ * TypeScript on Node 20), so this test drives the build in dist/: `npm test` builds first.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type * as Loader from '../../../src/config/loader.js';
+import type { ReconcileError } from '../../../src/errors.js';
+
+const DIST_LOADER = new URL('../../../dist/src/config/loader.js', import.meta.url);
+const EXAMPLES = fileURLToPath(new URL('../../../config-examples/', import.meta.url));
+const INVALID = fileURLToPath(new URL('../../fixtures/desired/invalid/enum-unknown-names/', import.meta.url));
+
+async function distLoader(): Promise<typeof Loader> {
+  if (!existsSync(fileURLToPath(DIST_LOADER))) throw new Error('dist/ is missing: run `npm run build` first');
+  return (await import(DIST_LOADER.href)) as typeof Loader;
+}
+
+describe('parsing in worker threads', () => {
+  it('gives exactly the state that parsing in this thread gives', async () => {
+    const { createDesiredStateLoader } = await distLoader();
+
+    const inThread = await createDesiredStateLoader({ workers: 0 }).load(EXAMPLES);
+    const inWorkers = await createDesiredStateLoader({ workers: 2 }).load(EXAMPLES);
+
+    expect(inWorkers.stats).toEqual({ files: 7, parsed: 7, reused: 0, workers: 2 });
+    expect(inWorkers.state).toEqual(inThread.state);
+  });
+
+  it('reports the same issues', async () => {
+    const { createDesiredStateLoader } = await distLoader();
+    const issuesOf = async (workers: number): Promise<unknown> => {
+      const err = await createDesiredStateLoader({ workers })
+        .load(INVALID)
+        .catch((e: unknown) => e);
+      return (err as ReconcileError).details?.issues;
+    };
+
+    const inWorkers = await issuesOf(1);
+
+    expect(inWorkers).toEqual(await issuesOf(0));
+    expect(inWorkers).toHaveLength(4);
+  });
+});
