@@ -4,7 +4,9 @@
  */
 import { Command, CommanderError } from 'commander';
 import { ReconcileError } from '../errors.js';
+import { registerApply } from './commands/apply.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
+import { registerPlan } from './commands/plan.js';
 import { registerSchema } from './commands/schema.js';
 import { registerValidate } from './commands/validate.js';
 import type { CliIo } from './io.js';
@@ -14,7 +16,13 @@ export type { CliIo } from './io.js';
 /** A sub-command module registers itself on the program and reports its exit code. */
 export type CommandRegistrar = (program: Command, io: CliIo, setExitCode: (code: number) => void) => void;
 
-const COMMANDS: readonly CommandRegistrar[] = [registerValidate, registerSchema, registerEmulatorCommand];
+const COMMANDS: readonly CommandRegistrar[] = [
+  registerValidate,
+  registerPlan,
+  registerApply,
+  registerSchema,
+  registerEmulatorCommand,
+];
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   let exitCode = 0;

@@ -61,7 +61,7 @@ function marker(change: PlannedChange): string {
 
 function headerNote(change: PlannedChange): string {
   const notes: string[] = [];
-  if (change.diffs.length > 0) notes.push(change.cause);
+  if (change.diffs.length > 0) notes.push(`cause: ${change.cause}`);
   if (change.skip === 'suspended') notes.push('suspended: not written');
   if (change.skip === 'report-only') notes.push('drift report only: not written');
   return notes.length === 0 ? '' : ` (${notes.join(', ')})`;

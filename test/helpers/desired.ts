@@ -21,6 +21,7 @@ export function desired<Spec = unknown>(
       throw new Error('tests built with desired() cannot read files');
     },
     issue: (at, message) => problems.push(`${at.join('.')}: ${message}`),
+    warn: () => undefined,
   });
   if (problems.length > 0) throw new Error(problems.join('\n'));
   const meta: ResourceMetadata = { name, suspend: false, drift: 'correct', ...metadata };

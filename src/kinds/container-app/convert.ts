@@ -31,6 +31,8 @@ function nonEmpty<T extends object>(value: T | undefined): T | undefined {
 export interface LiveContainer {
   id: string;
   request: Omit<ContainerRequest, 'id'>;
+  /** What the API derived and reports; compared when the YAML pins them, never sent back otherwise. */
+  observed: { image?: string; imageDigest?: string };
   /** Display names of endpoints whose type (publicIp, internalIp) PATCH cannot send back. */
   inexpressibleEndpoints: string[];
 }
@@ -142,6 +144,7 @@ export function liveContainer(wire: ContainerTemplateWire): LiveContainer {
   const probes = wire.probes;
   return {
     id: wire.id,
+    observed: compact({ image: wire.image ?? undefined, imageDigest: wire.imageDigest ?? undefined }),
     inexpressibleEndpoints,
     request: compact({
       name: wire.name,

@@ -118,7 +118,7 @@ function diffEndpoint(d: EndpointSpec, l: EndpointRequest, path: string, out: Fi
 function diffContainer(d: ContainerSpec, l: LiveContainer, path: string, out: FieldDiff[]): void {
   const live = l.request;
   const { environmentVariables, endpoints, volumeMounts, probes, name: _name, ...rest } = d;
-  diffDeclared(rest, live, path, out);
+  diffDeclared(rest, { ...live, ...l.observed }, path, out);
   for (const kind of PROBE_KINDS) {
     const dp = probes?.[kind];
     if (dp === undefined) continue;

@@ -1,0 +1,59 @@
+/**
+ * `edgesync apply`: plan, then apply. Exit 0 when everything applied (or nothing had to),
+ * 1 when anything failed — every outcome is listed either way.
+ */
+import { renderApplyText, renderPlanText } from '../../engine/render.js';
+import { ReconcileError } from '../../errors.js';
+import type { CommandRegistrar } from '../program.js';
+import {
+  commonReadFailure,
+  prepareRun,
+  printConfigIssues,
+  type ReconcileFlags,
+  runReconcile,
+} from '../reconcile-run.js';
+import { addConfigOption, addConnectionOptions, useColor } from '../settings.js';
+import { addReconcileOptions } from './plan.js';
+
+interface ApplyFlags extends ReconcileFlags {
+  json?: boolean;
+}
+
+export const registerApply: CommandRegistrar = (program, io, setExitCode) => {
+  const command = program.command('apply').description('make live state equal the desired state');
+  addReconcileOptions(addConnectionOptions(addConfigOption(command)))
+    .option('--json', 'print the plan and the outcomes as JSON')
+    .action(async (flags: ApplyFlags) => {
+      setExitCode(await runApply(flags, io));
+    });
+};
+
+async function runApply(flags: ApplyFlags, io: Parameters<CommandRegistrar>[1]): Promise<number> {
+  let prepared: Awaited<ReturnType<typeof prepareRun>>;
+  try {
+    prepared = await prepareRun(flags, io, { persistState: true });
+  } catch (err) {
+    if (err instanceof ReconcileError && err.code === 'CONFIG_INVALID') {
+      printConfigIssues(io, err);
+      return 1;
+    }
+    throw err;
+  }
+  try {
+    const { plan, apply } = await runReconcile(prepared, flags, io, 'apply');
+    if (apply === undefined) throw new ReconcileError('INTERNAL', 'apply produced no result');
+    const common = commonReadFailure(plan);
+    if (flags.json === true) {
+      io.stdout.write(`${JSON.stringify({ plan, results: apply.results, counts: apply.counts }, null, 2)}\n`);
+    } else if (common !== undefined) {
+      io.stderr.write(`edgesync: ${common}\n`);
+    } else {
+      const color = useColor(io);
+      io.stdout.write(renderPlanText(plan, { color }));
+      io.stdout.write(renderApplyText(apply, { color }));
+    }
+    return apply.ok ? 0 : 1;
+  } finally {
+    await prepared.close();
+  }
+}

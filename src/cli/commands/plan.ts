@@ -1,0 +1,78 @@
+/**
+ * `edgesync plan`: what apply would do, without writing anything (API or state).
+ * Exit codes (Terraform's): 0 no changes, 1 error, 2 changes with --detailed-exitcode.
+ * A refused change or a resource that could not be read is an error, even next to fine ones.
+ */
+import { type Command, Option } from 'commander';
+import { renderPlanMarkdown, renderPlanText } from '../../engine/render.js';
+import { ReconcileError } from '../../errors.js';
+import type { CommandRegistrar } from '../program.js';
+import {
+  commonReadFailure,
+  prepareRun,
+  printConfigIssues,
+  type ReconcileFlags,
+  runReconcile,
+} from '../reconcile-run.js';
+import { addConfigOption, addConnectionOptions, positiveInt, useColor } from '../settings.js';
+
+export interface PlanFlags extends ReconcileFlags {
+  json?: boolean;
+  format?: 'text' | 'markdown' | 'json';
+  detailedExitcode?: boolean;
+}
+
+/** Options shared by plan and apply. */
+export function addReconcileOptions(command: Command): Command {
+  return command
+    .option(
+      '--max-change-percent <n>',
+      'refuse a plan changing more than this share of ≥ 10 resources',
+      positiveInt('--max-change-percent'),
+      30,
+    )
+    .option('--force', 'apply even when the plan exceeds --max-change-percent')
+    .addOption(
+      new Option('--drift <mode>', 'correct drift, or only report it').choices(['correct', 'report']),
+    );
+}
+
+export const registerPlan: CommandRegistrar = (program, io, setExitCode) => {
+  const command = program.command('plan').description('show the changes apply would make (reads only)');
+  addReconcileOptions(addConnectionOptions(addConfigOption(command)))
+    .option('--json', 'print the plan as JSON')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']))
+    .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when none, 1 on error')
+    .action(async (flags: PlanFlags) => {
+      setExitCode(await runPlan(flags, io));
+    });
+};
+
+async function runPlan(flags: PlanFlags, io: Parameters<CommandRegistrar>[1]): Promise<number> {
+  let prepared: Awaited<ReturnType<typeof prepareRun>>;
+  try {
+    prepared = await prepareRun(flags, io, { persistState: false });
+  } catch (err) {
+    if (err instanceof ReconcileError && err.code === 'CONFIG_INVALID') {
+      printConfigIssues(io, err);
+      return 1;
+    }
+    throw err;
+  }
+  try {
+    const { plan } = await runReconcile(prepared, flags, io, 'plan');
+    const format = flags.json === true ? 'json' : (flags.format ?? 'text');
+    const common = commonReadFailure(plan);
+    if (common !== undefined && format === 'text') {
+      io.stderr.write(`edgesync: ${common}\n`);
+      return 1;
+    }
+    if (format === 'json') io.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
+    else if (format === 'markdown') io.stdout.write(renderPlanMarkdown(plan));
+    else io.stdout.write(renderPlanText(plan, { color: useColor(io) }));
+    if (plan.summary.errors > 0) return 1;
+    return flags.detailedExitcode === true && plan.summary.toUpdate + plan.summary.skipped > 0 ? 2 : 0;
+  } finally {
+    await prepared.close();
+  }
+}

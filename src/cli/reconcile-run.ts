@@ -1,0 +1,107 @@
+/**
+ * What `plan` and `apply` share: load and validate the desired state, build a client, open
+ * the state store, reconcile, and turn the common failures into one clear line each.
+ */
+import { createApiClient } from '../api/client.js';
+import type { ApiClient } from '../api/types.js';
+import { loadDesiredState } from '../config/loader.js';
+import type { ConfigIssue, DesiredState } from '../config/types.js';
+import { type ReconcileOutcome, reconcile } from '../engine/reconcile.js';
+import { openStateStore, type StateStore } from '../engine/state.js';
+import type { Plan } from '../engine/types.js';
+import type { ReconcileError } from '../errors.js';
+import { resolveRevision } from '../git.js';
+import type { CliIo } from './io.js';
+import { accessKey, baseUrl, type ConnectionFlags, commandLogger, configDir, stateDir } from './settings.js';
+
+export interface ReconcileFlags extends ConnectionFlags {
+  maxChangePercent: number;
+  force?: boolean;
+  drift?: 'correct' | 'report';
+}
+
+/** Prints every config issue as `file:line:col: message (at path)`. */
+export function printConfigIssues(io: CliIo, err: ReconcileError): void {
+  const issues = (err.details?.issues ?? []) as ConfigIssue[];
+  for (const issue of issues) {
+    io.stderr.write(
+      `${issue.file}:${issue.line}:${issue.col}: ${issue.message}${issue.path ? ` (at ${issue.path})` : ''}\n`,
+    );
+  }
+  io.stderr.write(`edgesync: ${err.message}\n`);
+}
+
+/**
+ * When every resource failed to read for the same reason (no network, a wrong key), that is
+ * one problem, not a thousand: returns its message.
+ */
+export function commonReadFailure(plan: Plan): string | undefined {
+  const failures = plan.changes.filter((c) => c.action === 'error' && c.diffs.length === 0);
+  if (failures.length === 0 || failures.length !== plan.changes.length) return undefined;
+  const codes = new Set(failures.map((c) => c.error?.code));
+  const [code] = codes;
+  if (
+    codes.size !== 1 ||
+    !['API_AUTH', 'API_UNAVAILABLE', 'API_RATE_LIMITED', 'API_BAD_RESPONSE'].includes(code ?? '')
+  ) {
+    return undefined;
+  }
+  return failures[0]?.error?.message;
+}
+
+export interface PreparedRun {
+  desired: DesiredState;
+  api: ApiClient;
+  state: StateStore;
+  revision: string;
+  close(): Promise<void>;
+}
+
+/** Loads, connects and opens state; throws ReconcileError (CONFIG_INVALID, USAGE, STATE_IO). */
+export async function prepareRun(
+  flags: ReconcileFlags,
+  io: CliIo,
+  options: { persistState: boolean },
+): Promise<PreparedRun> {
+  const dir = configDir(flags, io);
+  const key = await accessKey(flags, io);
+  const url = baseUrl(flags, io);
+  const desired = await loadDesiredState(dir);
+  const logger = commandLogger(flags, io, { level: 'warn', stream: 'stderr' });
+  const api = createApiClient({
+    baseUrl: url,
+    accessKey: key,
+    logger: logger.child({ component: 'api' }),
+    connections: flags.concurrency * 2,
+  });
+  const state = await openStateStore(stateDir(flags, desired.configDir, io), {
+    readOnly: !options.persistState,
+  });
+  if (state.warning !== undefined) io.stderr.write(`edgesync: warning: ${state.warning}\n`);
+  const revision = await resolveRevision(desired.configDir, desired.digest);
+  return { desired, api, state, revision, close: () => api.close() };
+}
+
+/** Runs the pipeline for a CLI command. */
+export async function runReconcile(
+  prepared: PreparedRun,
+  flags: ReconcileFlags,
+  io: CliIo,
+  mode: 'plan' | 'apply',
+): Promise<ReconcileOutcome> {
+  // The CLI prints plans and outcomes itself; the audit log on stderr is opt-in (--log-level info).
+  const logger = commandLogger(flags, io, { level: 'silent', stream: 'stderr' });
+  return reconcile(prepared.desired.resources, {
+    api: prepared.api,
+    state: prepared.state,
+    mode,
+    revision: prepared.revision,
+    trigger: 'cli',
+    concurrency: flags.concurrency,
+    maxChangePercent: flags.maxChangePercent,
+    force: flags.force === true,
+    driftMode: flags.drift ?? 'correct',
+    signal: io.signal,
+    audit: logger.child({ component: 'audit' }),
+  });
+}
