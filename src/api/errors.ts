@@ -22,7 +22,10 @@ export type ApiErrorShape =
   | 'problem-details'
   /** MC ErrorDetails: problem details plus `errors: [{field, message}]` and an app `id`. */
   | 'extended-error'
-  /** Shield GenericRequestResponse with `success: false`, as an envelope's `error` or a rule's `errorResponse`. */
+  /**
+   * Shield GenericRequestResponse with `success: false`: an envelope's `error`, a rule's
+   * `errorResponse`, or the bare object (the body Shield deletes answer with).
+   */
   | 'envelope-error'
   /** `{statusCode}` on anything but a 401 (E8/E9 failures). */
   | 'status-only'
@@ -286,12 +289,13 @@ function readErrorJson(status: number, json: unknown): ErrorBodyInfo {
 }
 
 /**
- * The GenericRequestResponse with `success: false` in a reply, if any: the envelope's `error`
- * or a custom rule's `errorResponse`. Shield says "failed" this way even with HTTP 200.
+ * The GenericRequestResponse with `success: false` in a reply, if any: the envelope's `error`,
+ * a custom rule's `errorResponse`, or the reply itself. Shield says "failed" this way even
+ * with HTTP 200.
  */
 export function failedGenericResponse(json: unknown): Record<string, unknown> | undefined {
   if (!isRecord(json)) return undefined;
-  for (const candidate of [json.error, json.errorResponse]) {
+  for (const candidate of [json.error, json.errorResponse, json]) {
     if (isRecord(candidate) && candidate.success === false) return candidate;
   }
   return undefined;

@@ -10,6 +10,22 @@ import {
 describe('describeErrorBody', () => {
   const cases: Array<[string, number, string, ErrorBodyInfo]> = [
     [
+      'a bare GenericRequestResponse (Shield delete, some 202s)',
+      202,
+      JSON.stringify({
+        statusCode: 202,
+        success: false,
+        message: 'Not on the free tier',
+        errorKey: 'waf.plan_limit',
+      }),
+      {
+        shape: 'envelope-error',
+        apiMessage: 'Not on the free tier',
+        errorKey: 'waf.plan_limit',
+        fieldErrors: [],
+      },
+    ],
+    [
       'problem details',
       400,
       JSON.stringify({
