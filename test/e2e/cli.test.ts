@@ -1,0 +1,112 @@
+/**
+ * The built binary, as users run it: `node dist/src/main.js` in real processes (npm test
+ * builds first). The emulator runs as its own process too, seeded with the demo account.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(ROOT, 'dist/src/main.js');
+const KEY = 'e2e-key-7c1d';
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], env: Record<string, string> = {}): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('the edgesync binary', () => {
+  let emulator: ChildProcess;
+  let url: string;
+  let config: string;
+
+  beforeAll(async () => {
+    // Lives for the whole suite (the tempDir helper cleans up after each test).
+    config = join(mkdtempSync(join(tmpdir(), 'edgesync-e2e-')), 'config');
+    cpSync(join(ROOT, 'config-examples'), config, { recursive: true });
+    emulator = spawn(
+      process.execPath,
+      [BIN, 'emulator', '--port', '0', '--seed', join(config, '.emulator/seed.yaml')],
+      {
+        env: { PATH: process.env.PATH ?? '', EDGESYNC_ACCESS_KEY: KEY },
+      },
+    );
+    url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      emulator.stdout?.on('data', (d) => {
+        out += d;
+        const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (match?.[1]) resolve(match[1]);
+      });
+      emulator.on('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
+    });
+  });
+
+  afterAll(() => {
+    emulator.kill('SIGTERM');
+    rmSync(join(config, '..'), { recursive: true, force: true });
+  });
+
+  it('prints its version and help, and exits 1 on an unknown command', async () => {
+    const version = await run(['--version']);
+    const help = await run(['--help']);
+    const unknown = await run(['frobnicate']);
+
+    expect(version).toEqual({ code: 0, stdout: '0.1.0\n', stderr: '' });
+    for (const command of ['validate', 'plan', 'apply', 'emulator', 'schema'])
+      expect(help.stdout).toContain(command);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("unknown command 'frobnicate'");
+  });
+
+  it('validates, plans, applies and converges against the emulator process', async () => {
+    const env = { EDGESYNC_ACCESS_KEY: KEY, EDGESYNC_BASE_URL: url };
+    const state = ['--state-dir', join(config, '..', 'state')];
+
+    const validate = await run(['validate', '--config', config], env);
+    const plan = await run(['plan', '--config', config, '--detailed-exitcode'], env);
+    const apply = await run(['apply', '--config', config, ...state], env);
+    const again = await run(['apply', '--config', config, ...state, '--json'], env);
+
+    expect(validate.code).toBe(0);
+    expect(validate.stdout).toBe('15 resources in 7 files are valid\n');
+    expect(plan.code).toBe(2);
+    expect(plan.stdout).toContain(
+      'Plan: 4 to change, 2 not written (suspended or report-only), 9 unchanged.',
+    );
+    expect(apply.code).toBe(0);
+    expect(apply.stdout).toContain('Apply: 4 applied, 0 failed, 2 skipped, 9 unchanged.');
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout).counts).toEqual({ applied: 0, unchanged: 13, skipped: 2, failed: 0 });
+    expect([validate, plan, apply, again].map((r) => r.stdout + r.stderr).join('')).not.toContain(KEY);
+  });
+
+  it('exits 1 with one line when the key is missing', async () => {
+    const result = await run(['plan', '--config', config], { EDGESYNC_BASE_URL: url });
+
+    expect(result).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'edgesync: no access key: set EDGESYNC_ACCESS_KEY or pass --access-key-file FILE\n',
+    });
+  });
+});
