@@ -255,8 +255,17 @@ function readErrorJson(status: number, json: unknown): ErrorBodyInfo {
   if (generic !== undefined) {
     return info('envelope-error', str(generic.message), str(generic.errorKey));
   }
-  if (Array.isArray(json.errors) || isRecord(json.errors)) {
+  if (Array.isArray(json.errors)) {
     return info('extended-error', str(json.detail) ?? str(json.title), undefined, fieldErrorsOf(json.errors));
+  }
+  if (isRecord(json.errors)) {
+    // ASP.NET ValidationProblemDetails: problem details with a field → messages map.
+    return info(
+      'problem-details',
+      str(json.detail) ?? str(json.title),
+      undefined,
+      fieldErrorsOf(json.errors),
+    );
   }
   if ('ErrorKey' in json || 'Message' in json) {
     const message = str(json.Message);

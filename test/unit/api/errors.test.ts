@@ -74,7 +74,7 @@ describe('describeErrorBody', () => {
         errors: { Name: ['required', 'short'] },
       }),
       {
-        shape: 'extended-error',
+        shape: 'problem-details',
         apiMessage: 'One or more validation errors occurred.',
         errorKey: undefined,
         fieldErrors: [
