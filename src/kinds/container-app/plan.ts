@@ -71,6 +71,15 @@ function diffKeyed<D, L>(
   }
 }
 
+/** Names of environment variables whose values plans and audit logs do not print. */
+export const SENSITIVE_ENV_NAME = /(secret|token|passw(or)?d|private|credential|api_?key|access_?key|auth)/i;
+
+/** An env value as plans show it: `(sensitive)` for secret-looking names (Terraform's `sensitive`). */
+export function showEnvValue(name: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return SENSITIVE_ENV_NAME.test(name) ? '(sensitive)' : value;
+}
+
 function probeHandler(
   probe: ProbeRequest | ProbeSpec | undefined,
 ): (typeof PROBE_HANDLERS)[number] | undefined {
@@ -140,11 +149,16 @@ function diffContainer(d: ContainerSpec, l: LiveContainer, path: string, out: Fi
       out,
       {
         onMatch: (dv, lv, itemPath) => {
-          if (dv.value !== undefined && dv.value !== lv.value)
-            out.push({ path: itemPath, live: lv.value, desired: dv.value });
+          if (dv.value !== undefined && dv.value !== lv.value) {
+            out.push({
+              path: itemPath,
+              live: showEnvValue(lv.name, lv.value),
+              desired: showEnvValue(dv.name, dv.value),
+            });
+          }
         },
-        showAdded: (dv) => dv.value ?? '',
-        showRemoved: (lv) => lv.value,
+        showAdded: (dv) => showEnvValue(dv.name, dv.value ?? ''),
+        showRemoved: (lv) => showEnvValue(lv.name, lv.value),
         destructive: false,
       },
     );

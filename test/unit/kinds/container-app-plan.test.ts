@@ -235,6 +235,32 @@ describe('ContainerApp plan', () => {
     ]);
   });
 
+  it('does not print values of secret-looking environment variables, but sends them', () => {
+    const result = plan({
+      containerTemplates: [
+        {
+          name: 'web',
+          environmentVariables: [
+            { name: 'DB_PASSWORD', value: 'hunter2' },
+            { name: 'LOG_LEVEL', value: 'info' },
+            { name: 'REGION', value: 'eu' },
+          ],
+        },
+        { name: 'worker' },
+      ],
+    });
+
+    expect(result.diffs).toEqual([
+      {
+        path: 'containerTemplates[web].environmentVariables[DB_PASSWORD]',
+        live: undefined,
+        desired: '(sensitive)',
+      },
+    ]);
+    expect(JSON.stringify(result.diffs)).not.toContain('hunter2');
+    expect(JSON.stringify(result.requests)).toContain('hunter2');
+  });
+
   it('sends volumes whole when one changes and refuses removing one without allowDeletions', () => {
     const grown = plan({ volumes: [{ name: 'data', size: 20 }] });
     const removed = plan({ volumes: [] });

@@ -1,0 +1,73 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { driftCause, MAX_RUN_RECORDS, openStateStore, STATE_FILE } from '../../../src/engine/state.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+const run = (i: number) => ({
+  revision: `r${i}`,
+  trigger: 'test',
+  startedAt: new Date(0).toISOString(),
+  durationMs: i,
+  result: 'success' as const,
+  counts: { applied: i },
+});
+
+describe('state store', () => {
+  it('round-trips records, hints and runs, keeping the last 20 runs and no temporary file', async () => {
+    const dir = join(tempDir(), 'state');
+    const store = await openStateStore(dir);
+    store.markInSync('DnsZone/a', 'digest-a', 'rev1', 'applied', { nodeSelectors: { disk: 'ssd' } });
+    store.setHint('AccessList/l', { checksum: 'abc' });
+    for (let i = 0; i < 25; i += 1) store.addRun(run(i));
+    await store.save();
+
+    const reopened = await openStateStore(dir);
+
+    expect(reopened.resource('DnsZone/a')).toMatchObject({
+      digest: 'digest-a',
+      revision: 'rev1',
+      remember: { nodeSelectors: { disk: 'ssd' } },
+    });
+    expect(reopened.hint('AccessList/l')).toEqual({ checksum: 'abc' });
+    expect(reopened.runs().map((r) => r.revision)).toEqual(
+      Array.from({ length: MAX_RUN_RECORDS }, (_, i) => `r${i + 5}`),
+    );
+    expect(readdirSync(dir)).toEqual([STATE_FILE]);
+  });
+
+  it('sets a corrupt file aside with a warning and starts empty', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, STATE_FILE), '{"version":1,"resources":{"x": tr');
+
+    const store = await openStateStore(dir);
+
+    expect(store.warning).toMatch(
+      /^state file .*state\.json was unreadable and was moved to .*state\.json\.corrupt-\d+$/,
+    );
+    expect(store.resource('x')).toBeUndefined();
+    expect(readdirSync(dir).filter((f) => f.startsWith(`${STATE_FILE}.corrupt-`))).toHaveLength(1);
+  });
+
+  it('read-only (plan) neither creates, moves nor writes anything', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, STATE_FILE), 'not json');
+    const missing = join(dir, 'never-created');
+
+    const corrupt = await openStateStore(dir, { readOnly: true });
+    const absent = await openStateStore(missing, { readOnly: true });
+    corrupt.markInSync('A/a', 'd', 'r', 'applied');
+    await corrupt.save();
+    await absent.save();
+
+    expect(readFileSync(join(dir, STATE_FILE), 'utf8')).toBe('not json');
+    expect(readdirSync(dir)).toEqual([STATE_FILE]);
+    expect(corrupt.warning).toMatch(/unreadable: drift causes are unknown$/);
+  });
+
+  it('labels drift by comparing digests', () => {
+    expect(driftCause(undefined, 'd1')).toBe('unknown');
+    expect(driftCause({ digest: 'd1', at: '', revision: '' }, 'd1')).toBe('out-of-band');
+    expect(driftCause({ digest: 'd0', at: '', revision: '' }, 'd1')).toBe('desired-changed');
+  });
+});
