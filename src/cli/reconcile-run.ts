@@ -9,7 +9,7 @@ import type { ConfigIssue, DesiredState } from '../config/types.js';
 import { type ReconcileOutcome, reconcile } from '../engine/reconcile.js';
 import { openStateStore, type StateStore } from '../engine/state.js';
 import type { Plan } from '../engine/types.js';
-import type { ReconcileError } from '../errors.js';
+import { ReconcileError } from '../errors.js';
 import { resolveRevision } from '../git.js';
 import type { CliIo } from './io.js';
 import { accessKey, baseUrl, type ConnectionFlags, commandLogger, configDir, stateDir } from './settings.js';
@@ -104,4 +104,31 @@ export async function runReconcile(
     signal: io.signal,
     audit: logger.child({ component: 'audit' }),
   });
+}
+
+/**
+ * The body of `plan` and `apply`: prepare, reconcile in `mode`, let `report` print the outcome
+ * and choose the exit code, close the client. An invalid config prints every issue: exit 1.
+ */
+export async function reconcileCommand(
+  flags: ReconcileFlags,
+  io: CliIo,
+  mode: 'plan' | 'apply',
+  report: (outcome: ReconcileOutcome) => number,
+): Promise<number> {
+  let prepared: PreparedRun;
+  try {
+    prepared = await prepareRun(flags, io, { persistState: mode === 'apply' });
+  } catch (err) {
+    if (err instanceof ReconcileError && err.code === 'CONFIG_INVALID') {
+      printConfigIssues(io, err);
+      return 1;
+    }
+    throw err;
+  }
+  try {
+    return report(await runReconcile(prepared, flags, io, mode));
+  } finally {
+    await prepared.close();
+  }
 }

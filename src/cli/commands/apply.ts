@@ -4,14 +4,9 @@
  */
 import { renderApplyText, renderPlanText } from '../../engine/render.js';
 import { ReconcileError } from '../../errors.js';
+import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../program.js';
-import {
-  commonReadFailure,
-  prepareRun,
-  printConfigIssues,
-  type ReconcileFlags,
-  runReconcile,
-} from '../reconcile-run.js';
+import { commonReadFailure, type ReconcileFlags, reconcileCommand } from '../reconcile-run.js';
 import { addConfigOption, addConnectionOptions, useColor } from '../settings.js';
 import { addReconcileOptions } from './plan.js';
 
@@ -28,19 +23,8 @@ export const registerApply: CommandRegistrar = (program, io, setExitCode) => {
     });
 };
 
-async function runApply(flags: ApplyFlags, io: Parameters<CommandRegistrar>[1]): Promise<number> {
-  let prepared: Awaited<ReturnType<typeof prepareRun>>;
-  try {
-    prepared = await prepareRun(flags, io, { persistState: true });
-  } catch (err) {
-    if (err instanceof ReconcileError && err.code === 'CONFIG_INVALID') {
-      printConfigIssues(io, err);
-      return 1;
-    }
-    throw err;
-  }
-  try {
-    const { plan, apply } = await runReconcile(prepared, flags, io, 'apply');
+function runApply(flags: ApplyFlags, io: CliIo): Promise<number> {
+  return reconcileCommand(flags, io, 'apply', ({ plan, apply }) => {
     if (apply === undefined) throw new ReconcileError('INTERNAL', 'apply produced no result');
     const common = commonReadFailure(plan);
     if (flags.json === true) {
@@ -53,7 +37,5 @@ async function runApply(flags: ApplyFlags, io: Parameters<CommandRegistrar>[1]):
       io.stdout.write(renderApplyText(apply, { color }));
     }
     return apply.ok ? 0 : 1;
-  } finally {
-    await prepared.close();
-  }
+  });
 }

@@ -5,15 +5,9 @@
  */
 import { type Command, Option } from 'commander';
 import { renderPlanMarkdown, renderPlanText } from '../../engine/render.js';
-import { ReconcileError } from '../../errors.js';
+import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../program.js';
-import {
-  commonReadFailure,
-  prepareRun,
-  printConfigIssues,
-  type ReconcileFlags,
-  runReconcile,
-} from '../reconcile-run.js';
+import { commonReadFailure, type ReconcileFlags, reconcileCommand } from '../reconcile-run.js';
 import { addConfigOption, addConnectionOptions, positiveInt, useColor } from '../settings.js';
 
 export interface PlanFlags extends ReconcileFlags {
@@ -48,19 +42,8 @@ export const registerPlan: CommandRegistrar = (program, io, setExitCode) => {
     });
 };
 
-async function runPlan(flags: PlanFlags, io: Parameters<CommandRegistrar>[1]): Promise<number> {
-  let prepared: Awaited<ReturnType<typeof prepareRun>>;
-  try {
-    prepared = await prepareRun(flags, io, { persistState: false });
-  } catch (err) {
-    if (err instanceof ReconcileError && err.code === 'CONFIG_INVALID') {
-      printConfigIssues(io, err);
-      return 1;
-    }
-    throw err;
-  }
-  try {
-    const { plan } = await runReconcile(prepared, flags, io, 'plan');
+function runPlan(flags: PlanFlags, io: CliIo): Promise<number> {
+  return reconcileCommand(flags, io, 'plan', ({ plan }) => {
     const format = flags.json === true ? 'json' : (flags.format ?? 'text');
     const common = commonReadFailure(plan);
     if (common !== undefined && format === 'text') {
@@ -72,7 +55,5 @@ async function runPlan(flags: PlanFlags, io: Parameters<CommandRegistrar>[1]): P
     else io.stdout.write(renderPlanText(plan, { color: useColor(io) }));
     if (plan.summary.errors > 0) return 1;
     return flags.detailedExitcode === true && plan.summary.toUpdate + plan.summary.skipped > 0 ? 2 : 0;
-  } finally {
-    await prepared.close();
-  }
+  });
 }

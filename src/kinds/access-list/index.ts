@@ -19,7 +19,7 @@ import {
   readZoneAccessLists,
 } from '../common/access-lists.js';
 import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
-import { groupBy, notFound, readFailure } from '../common/read.js';
+import { found, notFound, readByZone } from '../common/read.js';
 import {
   type AccessListCanonical,
   accessListSpec,
@@ -144,7 +144,7 @@ async function readOne(
     name: details.name ?? '',
     configuration: liveConfiguration(details),
   };
-  if (spec.content === undefined) return { lookup: { status: 'found', live } };
+  if (spec.content === undefined) return found(live);
 
   const hint = ctx.hint(resource.subject);
   const lastUpdated = details.lastUpdated ?? undefined;
@@ -156,7 +156,7 @@ async function readOne(
     hint.checksum === spec.checksum
   ) {
     // Unchanged since the last read, and that read matched: no GET needed.
-    return { lookup: { status: 'found', live: { ...live, content: { checksum: hint.checksum } } }, hint };
+    return found({ ...live, content: { checksum: hint.checksum } }, hint);
   }
   const wire = await ctx.limit(() => ctx.api.getCustomAccessList(zoneId, spec.id, { signal: ctx.signal }));
   const content: LiveContent = { checksum: liveChecksum(wire), content: wire.content ?? '' };
@@ -172,35 +172,18 @@ async function readOne(
             spec.checksum !== undefined && contentMatches(spec, content) ? spec.checksum : content.checksum,
           readAt: new Date().toISOString(),
         };
-  return { lookup: { status: 'found', live: { ...live, content } }, hint: newHint };
+  return found({ ...live, content }, newHint);
 }
 
-async function readAccessLists(
+function readAccessLists(
   resources: readonly DesiredResource<AccessListCanonical>[],
   ctx: ReadContext,
 ): Promise<Map<string, LiveRead<LiveAccessList>>> {
-  const out = new Map<string, LiveRead<LiveAccessList>>();
-  await Promise.all(
-    [...groupBy(resources, (r) => r.spec.shieldZoneId)].map(async ([zoneId, zoneResources]) => {
-      let listing: Awaited<ReturnType<typeof readZoneAccessLists>>;
-      try {
-        listing = await readZoneAccessLists(zoneId, ctx);
-      } catch (err) {
-        for (const resource of zoneResources) out.set(resource.subject, readFailure(resource, err));
-        return;
-      }
-      await Promise.all(
-        zoneResources.map(async (resource) => {
-          try {
-            out.set(resource.subject, await readOne(resource, zoneId, ctx, listing));
-          } catch (err) {
-            out.set(resource.subject, readFailure(resource, err));
-          }
-        }),
-      );
-    }),
+  return readByZone(
+    resources,
+    (zoneId) => readZoneAccessLists(zoneId, ctx),
+    (resource, listing, zoneId) => readOne(resource, zoneId, ctx, listing),
   );
-  return out;
 }
 
 export const accessListKind: ResourceKind<AccessListCanonical, LiveAccessList> = {

@@ -38,3 +38,65 @@ export function groupBy<T, K>(items: Iterable<T>, key: (item: T) => K): Map<K, T
   }
   return groups;
 }
+
+/** A read that found the live object. */
+export function found<Live>(live: Live, hint?: unknown): LiveRead<Live> {
+  return hint === undefined
+    ? { lookup: { status: 'found', live } }
+    : { lookup: { status: 'found', live }, hint };
+}
+
+/**
+ * Reads resources that hang off a Shield Zone: `loadZone` runs once per zone (a listing), then
+ * `readOne` finds each resource in it. A failed zone read fails every resource of that zone; a
+ * failed `readOne` fails only its resource. Never throws.
+ */
+export async function readByZone<Spec extends { shieldZoneId: number }, Live, Zone>(
+  resources: readonly DesiredResource<Spec>[],
+  loadZone: (zoneId: number) => Promise<Zone>,
+  readOne: (
+    resource: DesiredResource<Spec>,
+    zone: Zone,
+    zoneId: number,
+  ) => LiveRead<Live> | Promise<LiveRead<Live>>,
+): Promise<Map<string, LiveRead<Live>>> {
+  const out = new Map<string, LiveRead<Live>>();
+  await Promise.all(
+    [...groupBy(resources, (r) => r.spec.shieldZoneId)].map(async ([zoneId, zoneResources]) => {
+      let zone: Zone;
+      try {
+        zone = await loadZone(zoneId);
+      } catch (err) {
+        for (const resource of zoneResources) out.set(resource.subject, readFailure(resource, err));
+        return;
+      }
+      await Promise.all(
+        zoneResources.map(async (resource) => {
+          try {
+            out.set(resource.subject, await readOne(resource, zone, zoneId));
+          } catch (err) {
+            out.set(resource.subject, readFailure(resource, err));
+          }
+        }),
+      );
+    }),
+  );
+  return out;
+}
+
+/** One read per resource (`readOne` returns the live object); a throw fails only that resource. */
+export async function readEach<Spec, Live>(
+  resources: readonly DesiredResource<Spec>[],
+  readOne: (resource: DesiredResource<Spec>) => Promise<Live>,
+): Promise<Map<string, LiveRead<Live>>> {
+  const entries = await Promise.all(
+    resources.map(async (resource): Promise<[string, LiveRead<Live>]> => {
+      try {
+        return [resource.subject, found(await readOne(resource))];
+      } catch (err) {
+        return [resource.subject, readFailure(resource, err)];
+      }
+    }),
+  );
+  return new Map(entries);
+}

@@ -4,26 +4,18 @@
  */
 import type { DesiredResource } from '../../config/types.js';
 import type { LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
-import { readFailure } from '../common/read.js';
+import { readEach } from '../common/read.js';
 import { type LiveApp, normalizeApp } from './convert.js';
 import { planApp } from './plan.js';
 import { type ContainerAppSpec, containerAppSpec } from './spec.js';
 
-async function readApps(
+function readApps(
   resources: readonly DesiredResource<ContainerAppSpec>[],
   ctx: ReadContext,
 ): Promise<Map<string, LiveRead<LiveApp>>> {
-  const entries = await Promise.all(
-    resources.map(async (resource): Promise<[string, LiveRead<LiveApp>]> => {
-      try {
-        const wire = await ctx.limit(() => ctx.api.getApp(resource.spec.appId, { signal: ctx.signal }));
-        return [resource.subject, { lookup: { status: 'found', live: normalizeApp(wire) } }];
-      } catch (err) {
-        return [resource.subject, readFailure(resource, err)];
-      }
-    }),
+  return readEach(resources, async (resource) =>
+    normalizeApp(await ctx.limit(() => ctx.api.getApp(resource.spec.appId, { signal: ctx.signal }))),
   );
-  return new Map(entries);
 }
 
 export const containerAppKind: ResourceKind<ContainerAppSpec, LiveApp> = {

@@ -7,7 +7,7 @@ import { writeRequests } from '../../api/operations.js';
 import type { DnssecStatusWire } from '../../api/wire/dns.js';
 import type { DesiredResource } from '../../config/types.js';
 import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
-import { readFailure } from '../common/read.js';
+import { readEach } from '../common/read.js';
 import { type DnsZoneSpec, dnsZoneSpec } from './spec.js';
 
 export interface LiveDnsZone {
@@ -25,22 +25,14 @@ function planDnsZone(desired: DesiredResource<DnsZoneSpec>, live: LiveDnsZone): 
   };
 }
 
-async function readDnsZones(
+function readDnsZones(
   resources: readonly DesiredResource<DnsZoneSpec>[],
   ctx: ReadContext,
 ): Promise<Map<string, LiveRead<LiveDnsZone>>> {
-  const entries = await Promise.all(
-    resources.map(async (resource): Promise<[string, LiveRead<LiveDnsZone>]> => {
-      try {
-        const wire = await ctx.limit(() => ctx.api.getDnsZone(resource.spec.id, { signal: ctx.signal }));
-        const live = { id: wire.Id, domain: wire.Domain ?? '', dnssec: wire.DnsSecEnabled ?? false };
-        return [resource.subject, { lookup: { status: 'found', live } }];
-      } catch (err) {
-        return [resource.subject, readFailure(resource, err)];
-      }
-    }),
-  );
-  return new Map(entries);
+  return readEach(resources, async (resource) => {
+    const wire = await ctx.limit(() => ctx.api.getDnsZone(resource.spec.id, { signal: ctx.signal }));
+    return { id: wire.Id, domain: wire.Domain ?? '', dnssec: wire.DnsSecEnabled ?? false };
+  });
 }
 
 export const dnsZoneKind: ResourceKind<DnsZoneSpec, LiveDnsZone> = {

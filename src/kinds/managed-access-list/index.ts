@@ -12,7 +12,7 @@ import {
   readZoneAccessLists,
 } from '../common/access-lists.js';
 import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
-import { groupBy, notFound, readFailure } from '../common/read.js';
+import { found, notFound, readByZone } from '../common/read.js';
 import { type ManagedAccessListSpec, managedAccessListSpec } from './spec.js';
 
 export interface LiveManagedList {
@@ -48,44 +48,29 @@ function planManagedList(desired: DesiredResource<ManagedAccessListSpec>, live: 
   };
 }
 
-async function readManagedLists(
+function readManagedLists(
   resources: readonly DesiredResource<ManagedAccessListSpec>[],
   ctx: ReadContext,
 ): Promise<Map<string, LiveRead<LiveManagedList>>> {
-  const out = new Map<string, LiveRead<LiveManagedList>>();
-  await Promise.all(
-    [...groupBy(resources, (r) => r.spec.shieldZoneId)].map(async ([zoneId, zoneResources]) => {
-      try {
-        const listing = await readZoneAccessLists(zoneId, ctx);
-        const managed = listing.managedLists ?? [];
-        for (const resource of zoneResources) {
-          const { listId, name } = resource.spec;
-          const details = managed.find((l) =>
-            listId !== undefined ? l.listId === listId : l.name?.toLowerCase() === name?.toLowerCase(),
-          );
-          const what = listId !== undefined ? `id ${listId}` : `named ${JSON.stringify(name)}`;
-          out.set(
-            resource.subject,
-            details === undefined
-              ? notFound(resource, `managed access list ${what} is not in Shield Zone ${zoneId}`)
-              : {
-                  lookup: {
-                    status: 'found',
-                    live: {
-                      listId: details.listId,
-                      name: details.name ?? '',
-                      configuration: liveConfiguration(details),
-                    },
-                  },
-                },
-          );
-        }
-      } catch (err) {
-        for (const resource of zoneResources) out.set(resource.subject, readFailure(resource, err));
+  return readByZone(
+    resources,
+    (zoneId) => readZoneAccessLists(zoneId, ctx),
+    (resource, listing, zoneId) => {
+      const { listId, name } = resource.spec;
+      const details = (listing.managedLists ?? []).find((l) =>
+        listId !== undefined ? l.listId === listId : l.name?.toLowerCase() === name?.toLowerCase(),
+      );
+      if (details === undefined) {
+        const what = listId !== undefined ? `id ${listId}` : `named ${JSON.stringify(name)}`;
+        return notFound(resource, `managed access list ${what} is not in Shield Zone ${zoneId}`);
       }
-    }),
+      return found({
+        listId: details.listId,
+        name: details.name ?? '',
+        configuration: liveConfiguration(details),
+      });
+    },
   );
-  return out;
 }
 
 export const managedAccessListKind: ResourceKind<ManagedAccessListSpec, LiveManagedList> = {

@@ -18,10 +18,9 @@ import {
   WafRuleTransformationType,
 } from '../../domain/enums.js';
 import type { FieldDiff } from '../../engine/types.js';
-import { ReconcileError } from '../../errors.js';
 import { compact, diffDeclared } from '../common/diff.js';
 import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
-import { groupBy, readFailure } from '../common/read.js';
+import { found, notFound, readByZone } from '../common/read.js';
 import { type ChainedRuleConditionSpec, type WafCustomRuleSpec, wafCustomRuleSpec } from './spec.js';
 
 /** A chained condition with the API's defaults filled (null value → "", null flags → false). */
@@ -173,43 +172,25 @@ function planWafRule(desired: DesiredResource<WafCustomRuleSpec>, live: LiveWafR
   };
 }
 
-async function readWafRules(
+function readWafRules(
   resources: readonly DesiredResource<WafCustomRuleSpec>[],
   ctx: ReadContext,
 ): Promise<Map<string, LiveRead<LiveWafRule>>> {
-  const byZone = groupBy(resources, (r) => r.spec.shieldZoneId);
-  const out = new Map<string, LiveRead<LiveWafRule>>();
-  await Promise.all(
-    [...byZone].map(async ([zoneId, zoneResources]) => {
-      try {
-        const rules = await ctx.once(`custom-rules:${zoneId}`, () =>
-          ctx.limit(() => ctx.api.listCustomWafRules(zoneId, { signal: ctx.signal })),
-        );
-        const byId = new Map(rules.map((rule) => [rule.id, rule]));
-        for (const resource of zoneResources) {
-          const wire = byId.get(resource.spec.id);
-          out.set(
-            resource.subject,
-            wire === undefined
-              ? {
-                  lookup: {
-                    status: 'error',
-                    error: new ReconcileError(
-                      'API_NOT_FOUND',
-                      `custom WAF rule ${resource.spec.id} is not in Shield Zone ${zoneId}`,
-                      { subject: resource.subject },
-                    ),
-                  },
-                }
-              : { lookup: { status: 'found', live: normalizeWafRule(wire) } },
-          );
-        }
-      } catch (err) {
-        for (const resource of zoneResources) out.set(resource.subject, readFailure(resource, err));
-      }
-    }),
+  return readByZone(
+    resources,
+    async (zoneId) => {
+      const rules = await ctx.once(`custom-rules:${zoneId}`, () =>
+        ctx.limit(() => ctx.api.listCustomWafRules(zoneId, { signal: ctx.signal })),
+      );
+      return new Map(rules.map((rule) => [rule.id, rule]));
+    },
+    (resource, byId, zoneId) => {
+      const wire = byId.get(resource.spec.id);
+      return wire === undefined
+        ? notFound(resource, `custom WAF rule ${resource.spec.id} is not in Shield Zone ${zoneId}`)
+        : found(normalizeWafRule(wire));
+    },
   );
-  return out;
 }
 
 export const wafCustomRuleKind: ResourceKind<WafCustomRuleSpec, LiveWafRule> = {
