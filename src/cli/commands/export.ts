@@ -7,13 +7,12 @@
  */
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { ReconcileError } from '../../errors.js';
 import { exportLive } from '../../kinds/export.js';
 import { type ApiFlags, addApiOptions, withApiClient } from '../api-session.js';
 import { DEFAULT_SCHEMA_PATH, existingFiles, planFiles, streamText, writeFiles } from '../export-output.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../program.js';
 import { positiveInt } from '../settings.js';
 
 interface ExportFlags extends ApiFlags {
@@ -39,7 +38,7 @@ function repeatedString(label: string): (value: string, previous: string[]) => s
 }
 
 /** Registers `export`. */
-export const registerExport: CommandRegistrar = (program, io, setExitCode) => {
+export function registerExport(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   addApiOptions(
     program
       .command('export')
@@ -63,7 +62,7 @@ export const registerExport: CommandRegistrar = (program, io, setExitCode) => {
     .action(async (flags: ExportFlags) => {
       setExitCode(await runExport(flags, io));
     });
-};
+}
 
 async function runExport(flags: ExportFlags, io: CliIo): Promise<number> {
   const selection = { shieldZones: flags.shieldZone, apps: flags.app, dnsZones: flags.dnsZone };

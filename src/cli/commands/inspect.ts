@@ -14,7 +14,6 @@ import {
   optimalRegionView,
 } from '../inspect-views.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../program.js';
 import { positiveInt, useColor } from '../settings.js';
 
 interface InspectFlags extends ApiFlags {
@@ -50,7 +49,7 @@ function shieldZoneOption(command: Command): Command {
 }
 
 /** Registers `inspect` and its four sub-commands. */
-export const registerInspect: CommandRegistrar = (program, io, setExitCode) => {
+export function registerInspect(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   const inspect = program
     .command('inspect')
     .description(
@@ -102,4 +101,4 @@ export const registerInspect: CommandRegistrar = (program, io, setExitCode) => {
       setExitCode(0);
     },
   );
-};
+}
