@@ -1,6 +1,6 @@
 /**
  * `edgesync inspect bots|waf-catalog|api-guardian|optimal-region`: the read-only operations
- * E6–E9 as tables, or with `--json` as the validated reply (every field the API's schema names).
+ * E6–E9 as tables, or with `--json` as the reply the API sent (its schemas keep unknown fields).
  * A failure is one line on stderr (`runCli` prints the ApiError's message) and exit 1.
  */
 import type { Command } from 'commander';

@@ -1,7 +1,7 @@
 /**
  * A rich live account for the export round trip: chained, negated and regex rules, names that
  * collide or slug to nothing, lists with a trailing newline, blank lines, CRLF, IPv6 and no
- * entries, enabled and disabled managed lists, an app with three containers (CDN with sticky
+ * entries, ASN numbers, enabled and disabled managed lists, an app with three containers (CDN with sticky
  * sessions, anycast, every probe handler, env, entry points, volumes), a pinned image, and
  * DNS zones with DNSSEC on and off.
  */
@@ -127,6 +127,15 @@ export const EXPORT_SEED: EmulatorSeed = {
           type: 'CIDR',
           content: '2001:db8::/32\n2001:db8:1::1',
           action: 'Bypass',
+        },
+        // ASN entries look like numbers to YAML: they must come out quoted.
+        {
+          id: 9006,
+          configurationId: 19006,
+          name: 'Cloud ASNs',
+          type: 'ASN',
+          content: '13335\n15169\n',
+          action: 'Challenge',
         },
       ],
       managedAccessLists: [

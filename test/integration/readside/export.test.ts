@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../../src/config/loader.js';
 import type { DesiredResource } from '../../../src/config/types.js';
 import type { KindName } from '../../../src/kinds/common/spec-module.js';
-import { cliAgainst } from '../../helpers/cli.js';
+import { cli, cliAgainst } from '../../helpers/cli.js';
 import { TEST_KEY } from '../../helpers/emulator.js';
 import { type EngineFixture, engineFixture } from '../../helpers/engine.js';
 import { tempDir } from '../../helpers/temp-dir.js';
@@ -56,7 +56,7 @@ describe('export round trip: export → validate → plan shows zero changes', (
       'regle-ete',
       'waf-custom-rule-1004',
     ],
-    AccessList: ['countries', 'empty-for-now', 'ipv6-partners', 'office-ips', 'scanners'],
+    AccessList: ['cloud-asns', 'countries', 'empty-for-now', 'ipv6-partners', 'office-ips', 'scanners'],
     ManagedAccessList: ['vpn-providers'],
     ContainerApp: ['pinned', 'storefront'],
     DnsZone: ['example-com', 'example-org'],
@@ -71,7 +71,7 @@ describe('export round trip: export → validate → plan shows zero changes', (
     const plan = await planOf(ofKind);
 
     expect(run.code).toBe(0);
-    expect(state.resources).toHaveLength(15);
+    expect(state.resources).toHaveLength(16);
     expect(ofKind.map((r) => r.name).sort()).toEqual(names);
     expect(plan.changes.map((c) => [c.subject, c.action, c.diffs])).toEqual(
       ofKind.map((r) => [r.subject, 'noop', []]).sort(([a], [b]) => String(a).localeCompare(String(b))),
@@ -87,6 +87,32 @@ describe('export round trip: export → validate → plan shows zero changes', (
     expect(fx.emu.journal.writes()).toEqual([]);
   });
 
+  it('holds through the CLI: export --out, then validate and plan --detailed-exitcode exit 0', async () => {
+    const out = tempDir();
+    const stateDir = tempDir();
+
+    const exported = await cliAgainst(fx.emu, ['export', ...EVERYTHING, '--out', out]);
+    const validated = await cli(['validate', '--config', out]);
+    fx.emu.journal.clear();
+    const planned = await cliAgainst(fx.emu, [
+      'plan',
+      '--config',
+      out,
+      '--state-dir',
+      stateDir,
+      '--detailed-exitcode',
+    ]);
+
+    expect(exported.code).toBe(0);
+    expect(validated).toEqual({ code: 0, stderr: '', stdout: '16 resources in 16 files are valid\n' });
+    expect(planned).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: 'No changes. Live state matches the desired state.\n\nPlan: 0 to change, 16 unchanged.\n',
+    });
+    expect(fx.emu.journal.writes()).toEqual([]);
+  });
+
   it('holds for the stdout stream saved as one file', async () => {
     const dir = tempDir();
 
@@ -97,8 +123,8 @@ describe('export round trip: export → validate → plan shows zero changes', (
 
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(NO_VARIABLES_WARNING);
-    expect(state.resources).toHaveLength(15);
-    expect(plan.summary).toMatchObject({ resources: 15, toUpdate: 0, unchanged: 15, errors: 0 });
+    expect(state.resources).toHaveLength(16);
+    expect(plan.summary).toMatchObject({ resources: 16, toUpdate: 0, unchanged: 16, errors: 0 });
   });
 
   it('holds when the live app reports the old PascalCase enums', async () => {
@@ -204,7 +230,7 @@ describe('export output', () => {
     const kinds = documents.map((d) => /^kind: (\w+)$/m.exec(d)?.[1]);
     expect(kinds).toEqual([
       ...Array(5).fill('WafCustomRule'),
-      ...Array(5).fill('AccessList'),
+      ...Array(6).fill('AccessList'),
       'ManagedAccessList',
     ]);
     expect(documents[5]).toBe(
@@ -226,7 +252,8 @@ describe('export output', () => {
       ].join('\n'),
     );
     expect(documents[8]).toContain('  entries: []\n  enabled: true\n  action: Log\n');
-    expect(documents[10]).toBe(
+    expect(documents[10]).toContain('  name: Cloud ASNs\n  entries:\n    - "13335"\n    - "15169"\n');
+    expect(documents[11]).toBe(
       [
         'apiVersion: edgesync/v1',
         'kind: ManagedAccessList',
@@ -424,10 +451,11 @@ describe('export --out', () => {
       'access-lists/scanners.yaml',
       'access-lists/empty-for-now.yaml',
       'access-lists/ipv6-partners.yaml',
+      'access-lists/cloud-asns.yaml',
       'managed-access-lists/vpn-providers.yaml',
       'dns-zones/example-com.yaml',
     ];
-    expect(run.stdout).toBe(`${files.map((f) => `live/${f}`).join('\n')}\nExported 12 resources to live.\n`);
+    expect(run.stdout).toBe(`${files.map((f) => `live/${f}`).join('\n')}\nExported 13 resources to live.\n`);
     expect(tree(join(cwd, 'live'))).toEqual([...files].sort());
     expect(readFileSync(join(cwd, 'live/dns-zones/example-com.yaml'), 'utf8')).toBe(
       [

@@ -425,6 +425,23 @@ describe('inspect optimal-region (E7)', () => {
     });
   });
 
+  it('--json prints fields the schema does not name, as the API sent them', async () => {
+    emu.faults.script({
+      operation: 'getOptimalRegion',
+      reply: {
+        status: 200,
+        body: { region: { id: 'DE', name: 'Frankfurt', group: 'Europe', latencyMs: 12 }, requestId: 'r-1' },
+      },
+    });
+
+    const run = await cliAgainst(emu, ['inspect', 'optimal-region', '--json']);
+
+    expect(JSON.parse(run.stdout)).toEqual({
+      region: { id: 'DE', name: 'Frankfurt', group: 'Europe', latencyMs: 12 },
+      requestId: 'r-1',
+    });
+  });
+
   it('colours headers only on a terminal without NO_COLOR', async () => {
     const tty = await cliAgainst(emu, ['inspect', 'optimal-region'], { tty: true });
     const noColor = await cliAgainst(emu, ['inspect', 'optimal-region'], {
