@@ -40,8 +40,9 @@ function isUrl(ref: string): boolean {
 
 /**
  * The YAML of one document (no modeline, no `---`). Small collections of scalars inside `spec`
- * (`variableTypes`, `transformationTypes`, port mappings, env entries) are written in flow
- * style, as the examples are; everything else, and `entries`, in block style.
+ * (`variableTypes`, `transformationTypes`, region ids, env entries, volume mounts) are written
+ * in flow style, as the examples are; everything else, and `entries`, in block style. Lines are
+ * never folded: a folded regex or entry would read back the same but diff badly.
  */
 export function documentYaml(document: ExportedDocument): string {
   const doc = new Document({
