@@ -6,6 +6,8 @@ import { Command, CommanderError } from 'commander';
 import { ReconcileError } from '../errors.js';
 import { registerApply } from './commands/apply.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
+import { registerExport } from './commands/export.js';
+import { registerInspect } from './commands/inspect.js';
 import { registerPlan } from './commands/plan.js';
 import { registerSchema } from './commands/schema.js';
 import { registerValidate } from './commands/validate.js';
@@ -22,6 +24,8 @@ const COMMANDS: readonly CommandRegistrar[] = [
   registerApply,
   registerSchema,
   registerEmulatorCommand,
+  registerInspect,
+  registerExport,
 ];
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {

@@ -137,5 +137,6 @@ export function buildPlan(
     createdAt: (options.now?.() ?? new Date()).toISOString(),
     changes,
     summary: summarize(changes),
+    ...(snapshot.optimalRegion === undefined ? {} : { optimalRegion: snapshot.optimalRegion }),
   };
 }

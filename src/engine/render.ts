@@ -92,8 +92,19 @@ export function renderPlanText(plan: Plan, options: RenderOptions): string {
     if (change.error !== undefined) out.push(`    ${paint('red', `error: ${change.error.message}`)}`);
   }
   if (out.length === 0) out.push('No changes. Live state matches the desired state.');
+  const optimal = optimalLine(plan);
+  if (optimal !== undefined) out.push('', optimal);
   out.push('', summaryLine(plan.summary));
   return `${out.join('\n')}\n`;
+}
+
+/** What `@optimal` resolved to, when the plan used it: a region id is not visible otherwise when nothing changes. */
+function optimalLine(plan: Plan): string | undefined {
+  const region = plan.optimalRegion;
+  if (region === undefined) return undefined;
+  return 'id' in region
+    ? `@optimal resolved to ${region.id} (E7 optimal region).`
+    : `@optimal could not be resolved: ${region.error.message}`;
 }
 
 function mdCode(value: string): string {
@@ -103,6 +114,8 @@ function mdCode(value: string): string {
 /** The plan as Markdown for a pull-request comment. */
 export function renderPlanMarkdown(plan: Plan): string {
   const out = [`### edgesync plan for \`${plan.revision}\``, '', `**${summaryLine(plan.summary)}**`, ''];
+  const optimal = optimalLine(plan);
+  if (optimal !== undefined) out.push(optimal, '');
   const changed = plan.changes.filter((c) => c.action !== 'noop');
   if (changed.length === 0) {
     out.push('No changes. Live state matches the desired state.');

@@ -77,6 +77,11 @@ export interface Plan {
   readonly createdAt: string;
   readonly changes: readonly PlannedChange[];
   readonly summary: PlanSummary;
+  /**
+   * What `@optimal` stood for in this plan (E7's region id, or why E7 failed); present only
+   * when some app uses it, so a plan with no change still says where the apps are pinned.
+   */
+  readonly optimalRegion?: { readonly id: string } | { readonly error: PlanError };
 }
 
 /** Outcome of one change at apply time (flux's vocabulary). */

@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import { WireInt } from './common.js';
 
-export const RegionWire = z.object({
+/** E7's region; loose, so `inspect optimal-region --json` prints fields this schema does not name. */
+export const RegionWire = z.looseObject({
   id: z.string(),
   name: z.string().nullish(),
   group: z.string().nullish(),
@@ -14,7 +15,7 @@ export const RegionWire = z.object({
   hasCapacity: z.boolean().nullish(),
 });
 export type RegionWire = z.infer<typeof RegionWire>;
-export const OptimalRegionWire = z.object({ region: RegionWire });
+export const OptimalRegionWire = z.looseObject({ region: RegionWire });
 export type OptimalRegionWire = z.infer<typeof OptimalRegionWire>;
 
 export const PortMappingWire = z.object({

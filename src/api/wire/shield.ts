@@ -133,25 +133,30 @@ export interface UpdateAccessListConfigurationRequest {
   action?: number;
 }
 
-export const BotWire = z.object({
+/*
+ * The read-only replies below (E6, E8, E9) are loose objects: fields they do not name are kept,
+ * so `edgesync inspect --json` prints the reply as the API sent it, including fields added
+ * after these schemas were written. Nothing else reads those extra fields.
+ */
+export const BotWire = z.looseObject({
   botId: WireInt,
   userAgentMatch: z.string().nullish(),
   isVerifiable: z.boolean().nullish(),
   category: WireInt.nullish(),
   action: WireInt.nullish(),
 });
-export const BotCategoryWire = z.object({
+export const BotCategoryWire = z.looseObject({
   category: WireInt.nullish(),
   categoryAction: WireInt.nullish(),
   bots: z.array(BotWire).nullish(),
 });
-export const BotCategorizationWire = z.object({
+export const BotCategorizationWire = z.looseObject({
   categories: z.array(BotCategoryWire).nullish(),
   error: GenericRequestResponseWire.nullish(),
 });
 export type BotCategorizationWire = z.infer<typeof BotCategorizationWire>;
 
-export const WafRuleGroupWire = z.object({
+export const WafRuleGroupWire = z.looseObject({
   id: WireInt.nullish(),
   name: z.string().nullish(),
   code: z.string().nullish(),
@@ -159,14 +164,16 @@ export const WafRuleGroupWire = z.object({
   mainGroup: z.string().nullish(),
   ruleset: z.string().nullish(),
   description: z.string().nullish(),
-  rules: z.array(z.object({ ruleId: z.string().nullish(), description: z.string().nullish() })).nullish(),
+  rules: z
+    .array(z.looseObject({ ruleId: z.string().nullish(), description: z.string().nullish() }))
+    .nullish(),
 });
-export const WafPlanWire = z.object({
+export const WafPlanWire = z.looseObject({
   planValue: WireInt.nullish(),
   planName: z.string().nullish(),
   rules: z
     .array(
-      z.object({
+      z.looseObject({
         name: z.string().nullish(),
         ruleset: z.string().nullish(),
         ruleGroups: z.array(WafRuleGroupWire).nullish(),
@@ -174,13 +181,13 @@ export const WafPlanWire = z.object({
     )
     .nullish(),
 });
-export const WafPlanSegmentationWire = z.object({
+export const WafPlanSegmentationWire = z.looseObject({
   data: z.array(WafPlanWire).nullish(),
   error: GenericRequestResponseWire.nullish(),
 });
 export type WafPlanSegmentationWire = z.infer<typeof WafPlanSegmentationWire>;
 
-export const ApiGuardianEndpointActivityWire = z.object({
+export const ApiGuardianEndpointActivityWire = z.looseObject({
   blockedRequests: WireInt.nullish(),
   loggedRequests: WireInt.nullish(),
   rateLimited: WireInt.nullish(),
@@ -188,9 +195,9 @@ export const ApiGuardianEndpointActivityWire = z.object({
   failedRequestValidation: WireInt.nullish(),
   failedAuthenticationEnforcement: WireInt.nullish(),
 });
-export const ApiGuardianMetricsWire = z.object({
+export const ApiGuardianMetricsWire = z.looseObject({
   data: z
-    .object({
+    .looseObject({
       totalBlockedRequests: WireInt.nullish(),
       totalLoggedRequests: WireInt.nullish(),
       totalRateLimited: WireInt.nullish(),

@@ -62,8 +62,8 @@ describe('plan and apply', () => {
   const state = () => ['--state-dir', `${config}/../${config.split('/').pop()}-state`];
 
   it('plan prints one block per changed resource and writes nothing', async () => {
-    const plain = await cli(['plan'], env);
-    const detailed = await cli(['plan', '--detailed-exitcode'], env);
+    const plain = await cli(['plan'], { env });
+    const detailed = await cli(['plan', '--detailed-exitcode'], { env });
 
     expect(plain.stderr).toBe('');
     expect(plain.stdout).toBe(
@@ -85,8 +85,8 @@ describe('plan and apply', () => {
   });
 
   it('plan --json holds the exact requests; --format markdown a table', async () => {
-    const json = await cli(['plan', '--json'], env);
-    const markdown = await cli(['plan', '--format', 'markdown'], env);
+    const json = await cli(['plan', '--json'], { env });
+    const markdown = await cli(['plan', '--format', 'markdown'], { env });
 
     const plan = JSON.parse(json.stdout);
     expect(plan.summary).toEqual({
@@ -114,10 +114,10 @@ describe('plan and apply', () => {
   });
 
   it('apply applies, lists every outcome, and a second apply writes nothing', async () => {
-    const first = await cli(['apply', ...state()], env);
+    const first = await cli(['apply', ...state()], { env });
     const writes = emu.journal.writes().length;
-    const second = await cli(['apply', ...state()], env);
-    const after = await cli(['plan', '--detailed-exitcode', ...state()], env);
+    const second = await cli(['apply', ...state()], { env });
+    const after = await cli(['plan', '--detailed-exitcode', ...state()], { env });
 
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(
@@ -157,7 +157,7 @@ describe('plan and apply', () => {
     });
     emu.faults.script({ operation: 'disableDnssec', times: 4, reply: { status: 500 } });
 
-    const result = await cli(['apply', ...state()], env);
+    const result = await cli(['apply', ...state()], { env });
 
     expect(result.code).toBe(1);
     const lines = result.stdout.split('\n').filter((l) => /^(applied|failed|skipped) /.test(l));
@@ -190,10 +190,10 @@ describe('plan and apply', () => {
     });
     const zoneEnv = { ...env, EDGESYNC_BASE_URL: emu.url, EDGESYNC_CONFIG: dir };
 
-    const refused = await cli(['apply', '--state-dir', `${dir}-state`], zoneEnv);
+    const refused = await cli(['apply', '--state-dir', `${dir}-state`], { env: zoneEnv });
     const writesAfterRefusal = emu.journal.writes().length;
-    const allowedByFlag = await cli(['plan', '--max-change-percent', '40'], zoneEnv);
-    const forced = await cli(['apply', '--force', '--state-dir', `${dir}-state`], zoneEnv);
+    const allowedByFlag = await cli(['plan', '--max-change-percent', '40'], { env: zoneEnv });
+    const forced = await cli(['apply', '--force', '--state-dir', `${dir}-state`], { env: zoneEnv });
 
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain(
@@ -210,7 +210,7 @@ describe('plan and apply', () => {
       'dns.yaml': `${DOC}kind: DnsZone\nmetadata: { name: example-com }\nspec: { id: 12345, dnssec: maybe }\n`,
     });
 
-    const result = await cli(['apply'], env);
+    const result = await cli(['apply'], { env });
 
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^dns\.yaml:4:\d+: .*\(at spec\.dnssec\)\nedgesync: 1 problem/m);
@@ -230,7 +230,7 @@ describe('plan and apply', () => {
       /^edgesync: [^\n]*connection refused[^\n]*\n$/,
     ],
   ])('%s is one clear line and exit 1', async (_name, overrides, expected) => {
-    const result = await cli(['plan'], { ...env, ...overrides });
+    const result = await cli(['plan'], { env: { ...env, ...overrides } });
 
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
@@ -250,12 +250,11 @@ describe('plan and apply', () => {
     emu.faults.script({ operation: 'disableDnssec', reply: { status: 500, body: { echoed: key } } });
 
     const runs = [
-      await cli(['plan', '--log-level', 'debug', '--log-format', 'json'], keyEnv),
-      await cli(['apply', '--log-level', 'debug', '--log-format', 'json', ...state()], keyEnv),
-      await cli(['plan', '--json', '--log-level', 'trace'], keyEnv),
+      await cli(['plan', '--log-level', 'debug', '--log-format', 'json'], { env: keyEnv }),
+      await cli(['apply', '--log-level', 'debug', '--log-format', 'json', ...state()], { env: keyEnv }),
+      await cli(['plan', '--json', '--log-level', 'trace'], { env: keyEnv }),
       await cli(['apply', '--json', '--log-level', 'debug', ...state()], {
-        ...keyEnv,
-        EDGESYNC_BASE_URL: 'http://127.0.0.1:9',
+        env: { ...keyEnv, EDGESYNC_BASE_URL: 'http://127.0.0.1:9' },
       }),
     ];
 

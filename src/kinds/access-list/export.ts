@@ -1,0 +1,62 @@
+/**
+ * Export of `AccessList`: every custom list of a Shield Zone with its content (one GET per
+ * list: the listing has none) and its configuration (`enabled`, `action`) from the listing.
+ * Entries are written in the canonical form the plan compares: trimmed, blank lines dropped,
+ * so a live trailing newline exports as nothing and plans as nothing.
+ */
+import type { AccessListDetailsWire, CustomAccessListWire } from '../../api/wire/shield.js';
+import { AccessListAction, enumName } from '../../domain/enums.js';
+import { readZoneAccessLists } from '../common/access-lists.js';
+import { compact } from '../common/diff.js';
+import type { ExportedSpec, KindExporter } from '../common/export.js';
+import { canonicalLines } from './spec.js';
+
+/**
+ * One custom list in the desired-state format. A repeated entry is written once, with a
+ * warning: the format refuses duplicates, so the plan of the export then removes the copies.
+ */
+export function accessListToSpec(
+  shieldZoneId: number,
+  details: AccessListDetailsWire,
+  list: CustomAccessListWire,
+): ExportedSpec {
+  const lines = canonicalLines(list.content ?? '');
+  const entries = [...new Set(lines)];
+  const name = list.name ?? details.name ?? '';
+  const warnings =
+    entries.length === lines.length
+      ? []
+      : [
+          `access list ${details.listId} (${JSON.stringify(name)}) repeats ${lines.length - entries.length} of its entries; ` +
+            'the export lists each once, so its plan removes the copies',
+        ];
+  const spec = compact({
+    shieldZoneId,
+    id: details.listId,
+    name: name === '' ? undefined : name,
+    entries,
+    enabled: details.isEnabled,
+    action:
+      details.action === null || details.action === undefined
+        ? undefined
+        : enumName(AccessListAction, details.action),
+  });
+  return { kind: 'AccessList', liveName: name, id: details.listId, spec, warnings };
+}
+
+/** Every custom list of a Shield Zone; the listing is shared with ManagedAccessList. */
+export const accessListExporter: KindExporter<'shieldZone'> = {
+  kind: 'AccessList',
+  scope: 'shieldZone',
+  async read(shieldZoneId, ctx) {
+    const listing = await readZoneAccessLists(shieldZoneId, ctx);
+    return Promise.all(
+      (listing.customLists ?? []).map(async (details) => {
+        const list = await ctx.limit(() =>
+          ctx.api.getCustomAccessList(shieldZoneId, details.listId, { signal: ctx.signal }),
+        );
+        return accessListToSpec(shieldZoneId, details, list);
+      }),
+    );
+  },
+};

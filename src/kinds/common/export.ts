@@ -1,0 +1,45 @@
+/**
+ * The export half of a resource kind: read live objects and write them in the desired-state
+ * format, so an existing account can be adopted. Every kind folder has an `export.ts` with a
+ * pure live → spec conversion and one `KindExporter`; `src/kinds/export.ts` lists them and
+ * names the documents.
+ *
+ * The contract of every conversion is the round trip: the spec it writes validates, and a plan
+ * of it against the same live object has no change. So it writes each field the way the kind's
+ * plan reads it back (enum names, canonical access-list entries, the request form of an app)
+ * and leaves out what the API owns (ids it assigns, derived images, pull zones of endpoints).
+ */
+
+import type { ReadContext } from './kind.js';
+import type { KindName } from './spec-module.js';
+
+/** What an export is asked for: a Shield Zone's rules and lists, an app, a DNS zone. */
+export interface ExportScopes {
+  readonly shieldZone: number;
+  readonly app: string;
+  readonly dnsZone: number;
+}
+
+/** The name of a scope: `shieldZone`, `app` or `dnsZone`. */
+export type ExportScope = keyof ExportScopes;
+
+/** One live object as a desired-state spec, before it gets its `metadata.name`. */
+export interface ExportedSpec {
+  readonly kind: KindName;
+  /** The live display name `metadata.name` derives from; '' when the object has none. */
+  readonly liveName: string;
+  /** The object's id: the fallback name is `<kind>-<id>`, and objects are ordered by it. */
+  readonly id: string | number;
+  /** `spec` as written: enums by name, only the fields worth managing, in the spec's key order. */
+  readonly spec: Readonly<Record<string, unknown>>;
+  /** What the user should know about this object's export (entries dropped, endpoints left out). */
+  readonly warnings: readonly string[];
+}
+
+/** Reads the live objects of one kind in a scope and converts them. */
+export interface KindExporter<S extends ExportScope = ExportScope> {
+  readonly kind: KindName;
+  readonly scope: S;
+  /** Throws the API's error when a read fails: an export is all or nothing. */
+  read(id: ExportScopes[S], ctx: ReadContext): Promise<ExportedSpec[]>;
+}

@@ -1,0 +1,112 @@
+/**
+ * Export of `ContainerApp`: one `GET /mc/apps/{appId}`, converted with the same code the plan
+ * uses (`normalizeApp`: the GET shape → the PATCH request shape, enum casing settled), then
+ * stripped of what the API owns.
+ *
+ * Left out: container, endpoint and volume ids (matching is by name), `image` (derived from
+ * registry/namespace/name/tag), `imageDigest` unless the live image reference pins it
+ * (`…@sha256:…`: a digest taken from an unpinned tag would freeze the app on today's build
+ * when the tag moves), CDN `pullZoneId` (the API creates the pull zone), `publicHost`,
+ * `nodeSelectors` (the API never returns them) and empty lists (an app leaves out what it does
+ * not manage, as everywhere in the format).
+ */
+import type { AppWire, EndpointRequest } from '../../api/wire/mc.js';
+import { compact } from '../common/diff.js';
+import type { ExportedSpec, KindExporter } from '../common/export.js';
+import { type LiveContainer, normalizeApp } from './convert.js';
+
+function nonEmpty<T>(items: readonly T[] | undefined): readonly T[] | undefined {
+  return items === undefined || items.length === 0 ? undefined : items;
+}
+
+function text(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** The live digest, when the live image reference is pinned to it (`repo@sha256:…`). */
+function pinnedDigest(observed: LiveContainer['observed']): string | undefined {
+  const { image, imageDigest } = observed;
+  if (image === undefined || imageDigest === undefined) return undefined;
+  return image.endsWith(`@${imageDigest}`) ? imageDigest : undefined;
+}
+
+function endpointToSpec(endpoint: EndpointRequest): Record<string, unknown> {
+  if (endpoint.cdn !== undefined) {
+    const { isSslEnabled, stickySessions, portMappings } = endpoint.cdn;
+    return compact({
+      displayName: endpoint.displayName,
+      cdn: {
+        isSslEnabled,
+        // The API requires 1-3 session headers; sticky sessions without them cannot be written.
+        stickySessions:
+          stickySessions !== undefined && (stickySessions.sessionHeaders?.length ?? 0) > 0
+            ? stickySessions
+            : undefined,
+        portMappings,
+      },
+    });
+  }
+  return { displayName: endpoint.displayName, anycast: endpoint.anycast };
+}
+
+function containerToSpec(
+  container: LiveContainer,
+  appId: string,
+  warnings: string[],
+): Record<string, unknown> {
+  const r = container.request;
+  let endpoints = nonEmpty(r.endpoints)?.map(endpointToSpec);
+  if (container.inexpressibleEndpoints.length > 0) {
+    // Listing only the expressible ones would delete the others at the next change of the list.
+    endpoints = undefined;
+    warnings.push(
+      `app ${appId}, container ${r.name}: endpoints ${container.inexpressibleEndpoints.join(', ')} are of a type ` +
+        'the format cannot express (publicIp, internalIp); its endpoints are left out (unmanaged)',
+    );
+  }
+  return compact({
+    name: r.name,
+    imageRegistryId: text(r.imageRegistryId),
+    imageNamespace: text(r.imageNamespace),
+    imageName: text(r.imageName),
+    imageTag: text(r.imageTag),
+    imageDigest: pinnedDigest(container.observed),
+    imagePullPolicy: r.imagePullPolicy,
+    entryPoint: r.entryPoint,
+    probes: r.probes,
+    environmentVariables: nonEmpty(r.environmentVariables),
+    endpoints,
+    volumeMounts: nonEmpty(r.volumeMounts),
+  });
+}
+
+/** One live app in the desired-state format. */
+export function appToSpec(wire: AppWire): ExportedSpec {
+  const live = normalizeApp(wire);
+  const warnings: string[] = [];
+  const region = live.regionSettings;
+  const spec = compact({
+    appId: live.id,
+    name: live.name,
+    runtimeType: live.runtimeType ?? undefined,
+    autoScaling: live.autoScaling ?? undefined,
+    regionSettings: {
+      allowedRegionIds: region.allowedRegionIds,
+      requiredRegionIds: region.requiredRegionIds,
+      maxAllowedRegions: region.maxAllowedRegions ?? undefined,
+    },
+    containerTemplates: live.containers.map((c) => containerToSpec(c, live.id, warnings)),
+    volumes: nonEmpty(live.volumes),
+  });
+  return { kind: 'ContainerApp', liveName: live.name, id: live.id, spec, warnings };
+}
+
+/** One app by id. */
+export const containerAppExporter: KindExporter<'app'> = {
+  kind: 'ContainerApp',
+  scope: 'app',
+  async read(appId, ctx) {
+    const wire = await ctx.limit(() => ctx.api.getApp(appId, { signal: ctx.signal }));
+    return [appToSpec(wire)];
+  },
+};

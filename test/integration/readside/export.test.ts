@@ -1,0 +1,628 @@
+/**
+ * `edgesync export` against the emulator over real HTTP: the round trip for every kind
+ * (export → loadDesiredState → plan with zero changes), the exact YAML, names, warnings,
+ * the `--out` layout with its schema modelines and never-overwrite rule, and the failures.
+ */
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadDesiredState } from '../../../src/config/loader.js';
+import type { DesiredResource } from '../../../src/config/types.js';
+import type { KindName } from '../../../src/kinds/common/spec-module.js';
+import { cli, cliAgainst } from '../../helpers/cli.js';
+import { TEST_KEY } from '../../helpers/emulator.js';
+import { type EngineFixture, engineFixture } from '../../helpers/engine.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+import { EXPORT_SEED, PINNED_DIGEST } from './export-seed.js';
+
+const EVERYTHING = [
+  ...['--shield-zone', '42', '--shield-zone', '43'],
+  ...['--app', 'Go1e5FdmzoQdr3O', '--app', 'pinnedApp01'],
+  ...['--dns-zone', '12345', '--dns-zone', '12346'],
+];
+
+const NO_VARIABLES_WARNING =
+  'edgesync: warning: WafCustomRule 1005 ("No variables") is not exported: the format cannot hold it ' +
+  '(spec.ruleConfiguration.variableTypes: needs at least one variable)\n';
+
+let fx: EngineFixture;
+beforeEach(async () => {
+  fx = await engineFixture(EXPORT_SEED);
+});
+afterEach(async () => {
+  await fx.close();
+});
+
+/** Every file under `dir`, relative, sorted. */
+function tree(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+async function planOf(resources: readonly DesiredResource[]) {
+  fx.emu.journal.clear();
+  const { plan } = await fx.run(resources, 'plan');
+  return plan;
+}
+
+describe('export round trip: export → validate → plan shows zero changes', () => {
+  const EXPECTED: Record<KindName, string[]> = {
+    WafCustomRule: [
+      'admin-only-from-the-office',
+      'block-sqli-on-login',
+      'block-sqli-on-login-2',
+      'regle-ete',
+      'waf-custom-rule-1004',
+    ],
+    AccessList: ['cloud-asns', 'countries', 'empty-for-now', 'ipv6-partners', 'office-ips', 'scanners'],
+    ManagedAccessList: ['vpn-providers'],
+    ContainerApp: ['pinned', 'storefront'],
+    DnsZone: ['example-com', 'example-org'],
+  };
+
+  it.each(Object.entries(EXPECTED) as [KindName, string[]][])('%s', async (kind, names) => {
+    const out = tempDir();
+
+    const run = await cliAgainst(fx.emu, ['export', ...EVERYTHING, '--out', out]);
+    const state = await loadDesiredState(out);
+    const ofKind = state.resources.filter((r) => r.kind === kind);
+    const plan = await planOf(ofKind);
+
+    expect(run.code).toBe(0);
+    expect(state.resources).toHaveLength(16);
+    expect(ofKind.map((r) => r.name).sort()).toEqual(names);
+    expect(plan.changes.map((c) => [c.subject, c.action, c.diffs])).toEqual(
+      ofKind.map((r) => [r.subject, 'noop', []]).sort(([a], [b]) => String(a).localeCompare(String(b))),
+    );
+    expect(plan.summary).toEqual({
+      resources: names.length,
+      toUpdate: 0,
+      unchanged: names.length,
+      skipped: 0,
+      errors: 0,
+      destructive: 0,
+    });
+    expect(fx.emu.journal.writes()).toEqual([]);
+  });
+
+  it('holds through the CLI: export --out, then validate and plan --detailed-exitcode exit 0', async () => {
+    const out = tempDir();
+    const stateDir = tempDir();
+
+    const exported = await cliAgainst(fx.emu, ['export', ...EVERYTHING, '--out', out]);
+    const validated = await cli(['validate', '--config', out]);
+    fx.emu.journal.clear();
+    const planned = await cliAgainst(fx.emu, [
+      'plan',
+      '--config',
+      out,
+      '--state-dir',
+      stateDir,
+      '--detailed-exitcode',
+    ]);
+
+    expect(exported.code).toBe(0);
+    expect(validated).toEqual({ code: 0, stderr: '', stdout: '16 resources in 16 files are valid\n' });
+    expect(planned).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: 'No changes. Live state matches the desired state.\n\nPlan: 0 to change, 16 unchanged.\n',
+    });
+    expect(fx.emu.journal.writes()).toEqual([]);
+  });
+
+  it('holds for the stdout stream saved as one file', async () => {
+    const dir = tempDir();
+
+    const run = await cliAgainst(fx.emu, ['export', ...EVERYTHING]);
+    writeFileSync(join(dir, 'live.yaml'), run.stdout);
+    const state = await loadDesiredState(dir);
+    const plan = await planOf(state.resources);
+
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(NO_VARIABLES_WARNING);
+    expect(state.resources).toHaveLength(16);
+    expect(plan.summary).toMatchObject({ resources: 16, toUpdate: 0, unchanged: 16, errors: 0 });
+  });
+
+  it('holds when the live app reports the old PascalCase enums', async () => {
+    const app = fx.emu.state.app('Go1e5FdmzoQdr3O');
+    if (app === undefined) throw new Error('seed app missing');
+    app.runtimeType = 'Reserved';
+    const [web, api] = app.containerTemplates;
+    if (web === undefined || api === undefined) throw new Error('seed containers missing');
+    web.imagePullPolicy = 'IfNotPresent';
+    const cdn = web.endpoints[0];
+    if (cdn === undefined) throw new Error('seed endpoint missing');
+    // Older replies spelled the endpoint types this way; the emulator's types know only today's.
+    (cdn as { type: string }).type = 'CDN';
+    for (const mapping of cdn.portMappings) mapping.protocols = ['Tcp'];
+    const anycast = api.endpoints[0];
+    if (anycast === undefined) throw new Error('seed endpoint missing');
+    (anycast as { type: string }).type = 'Anycast';
+    const dir = tempDir();
+
+    const run = await cliAgainst(fx.emu, ['export', '--app', 'Go1e5FdmzoQdr3O']);
+    writeFileSync(join(dir, 'app.yaml'), run.stdout);
+    const state = await loadDesiredState(dir);
+    const plan = await planOf(state.resources);
+
+    expect(run.stdout).toContain('  runtimeType: reserved\n');
+    expect(run.stdout).toContain('      imagePullPolicy: ifNotPresent\n');
+    expect(run.stdout).toContain('                protocols: [ tcp ]\n');
+    expect(run.stdout).toContain('          anycast:\n            type: iPv4\n');
+    expect(plan.summary).toMatchObject({ toUpdate: 0, unchanged: 1, errors: 0 });
+  });
+});
+
+describe('export output', () => {
+  it('writes WAF rules whole: enums by name, negation, regex variables, chained conditions', async () => {
+    const run = await cliAgainst(fx.emu, ['export', '--shield-zone', '42']);
+
+    const documents = run.stdout.split('---\n');
+    expect(documents[0]).toBe(
+      [
+        '# yaml-language-server: $schema=schema/edgesync.schema.json',
+        'apiVersion: edgesync/v1',
+        'kind: WafCustomRule',
+        'metadata:',
+        '  name: block-sqli-on-login',
+        'spec:',
+        '  id: 1001',
+        '  shieldZoneId: 42',
+        '  ruleName: Block SQLi on login',
+        '  ruleDescription: SQL injection attempts on POST /login',
+        '  ruleConfiguration:',
+        '    actionType: Block',
+        '    operatorType: DETECTSQLI',
+        '    severityType: CRITICAL',
+        '    variableTypes: { ARGS: "", REQUEST_BODY: "" }',
+        '    transformationTypes: [ URLDECODE, LOWERCASE ]',
+        '    value: ""',
+        '    isNegated: false',
+        '    isRegexVariable: false',
+        '    chainedRuleConditions:',
+        '      - variableTypes: { REQUEST_URI: "" }',
+        '        operatorType: BEGINSWITH',
+        '        value: /login',
+        '      - variableTypes: { REQUEST_METHOD: "" }',
+        '        operatorType: STREQ',
+        '        value: POST',
+        '',
+      ].join('\n'),
+    );
+    expect(documents[1]).toBe(
+      [
+        'apiVersion: edgesync/v1',
+        'kind: WafCustomRule',
+        'metadata:',
+        '  name: admin-only-from-the-office',
+        'spec:',
+        '  id: 1002',
+        '  shieldZoneId: 42',
+        '  ruleName: Admin only from the office',
+        '  ruleConfiguration:',
+        '    actionType: Challenge',
+        '    operatorType: RX',
+        '    severityType: WARNING',
+        '    variableTypes: { REQUEST_HEADERS: X-Forwarded-For }',
+        '    transformationTypes: [ COMPRESSWHITESPACE ]',
+        '    value: ^(203\\.0\\.113\\.|198\\.51\\.100\\.7$)',
+        '    isNegated: true',
+        '    isRegexVariable: true',
+        '    chainedRuleConditions:',
+        '      - variableTypes: { REQUEST_COOKIES: session }',
+        '        operatorType: CONTAINS',
+        '        value: "admin: yes # not a comment"',
+        '        isNegated: true',
+        '        isRegexVariable: true',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('writes access lists as canonical entries with their configuration, and enabled managed lists only', async () => {
+    const run = await cliAgainst(fx.emu, ['export', '--shield-zone', '42']);
+
+    const documents = run.stdout.split('---\n');
+    const kinds = documents.map((d) => /^kind: (\w+)$/m.exec(d)?.[1]);
+    expect(kinds).toEqual([
+      ...Array(5).fill('WafCustomRule'),
+      ...Array(6).fill('AccessList'),
+      'ManagedAccessList',
+    ]);
+    expect(documents[5]).toBe(
+      [
+        'apiVersion: edgesync/v1',
+        'kind: AccessList',
+        'metadata:',
+        '  name: office-ips',
+        'spec:',
+        '  shieldZoneId: 42',
+        '  id: 9001',
+        '  name: Office IPs',
+        '  entries:',
+        '    - 203.0.113.0/24',
+        '    - 198.51.100.7',
+        '  enabled: true',
+        '  action: Allow',
+        '',
+      ].join('\n'),
+    );
+    expect(documents[8]).toContain('  entries: []\n  enabled: true\n  action: Log\n');
+    expect(documents[10]).toContain('  name: Cloud ASNs\n  entries:\n    - "13335"\n    - "15169"\n');
+    expect(documents[11]).toBe(
+      [
+        'apiVersion: edgesync/v1',
+        'kind: ManagedAccessList',
+        'metadata:',
+        '  name: vpn-providers',
+        'spec:',
+        '  shieldZoneId: 42',
+        '  listId: 5',
+        '  enabled: true',
+        '  action: Block',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('writes an app without server-owned fields; a digest only where the image reference pins it', async () => {
+    const run = await cliAgainst(fx.emu, ['export', '--app', 'pinnedApp01', '--app', 'Go1e5FdmzoQdr3O']);
+
+    // Kind order, then the order of the selection.
+    const [pinned, storefront] = run.stdout.split('---\n');
+    expect(run.code).toBe(0);
+    expect(storefront).toContain(
+      [
+        '      endpoints:',
+        '        - displayName: web-cdn',
+        '          cdn:',
+        '            isSslEnabled: true',
+        '            stickySessions:',
+        '              enabled: true',
+        '              sessionHeaders: [ X-Session-Id, X-Cart ]',
+        '              cookieName: _bunny_sticky',
+        '            portMappings:',
+        '              - containerPort: 8080',
+        '                exposedPort: 8080',
+        '                protocols: [ tcp ]',
+      ].join('\n'),
+    );
+    for (const serverOwned of [
+      'pullZoneId',
+      'publicHost',
+      'packageId',
+      'image:',
+      '  id: ',
+      'nodeSelectors',
+    ]) {
+      expect(storefront).not.toContain(serverOwned);
+    }
+    expect(pinned).toBe(
+      [
+        '# yaml-language-server: $schema=schema/edgesync.schema.json',
+        'apiVersion: edgesync/v1',
+        'kind: ContainerApp',
+        'metadata:',
+        '  name: pinned',
+        'spec:',
+        '  appId: pinnedApp01',
+        '  name: pinned',
+        '  runtimeType: shared',
+        '  autoScaling: { min: 1, max: 1 }',
+        '  regionSettings:',
+        '    allowedRegionIds: [ SG ]',
+        '    requiredRegionIds: []',
+        '  containerTemplates:',
+        '    - name: pinned',
+        '      imageRegistryId: "1"',
+        '      imageNamespace: acme',
+        '      imageName: pinned',
+        '      imageTag: 3.0.0',
+        `      imageDigest: ${PINNED_DIGEST}`,
+        '      imagePullPolicy: ifNotPresent',
+        '    - name: digest-only',
+        '      imageRegistryId: "1"',
+        '      imageNamespace: acme',
+        '      imageName: other',
+        '      imageTag: 1.0.0',
+        '      imagePullPolicy: ifNotPresent',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('writes a DNS zone named after its domain', async () => {
+    const run = await cliAgainst(fx.emu, ['export', '--dns-zone', '12346']);
+
+    expect(run).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: [
+        '# yaml-language-server: $schema=schema/edgesync.schema.json',
+        'apiVersion: edgesync/v1',
+        'kind: DnsZone',
+        'metadata:',
+        '  name: example-org',
+        'spec:',
+        '  id: 12346',
+        '  dnssec: false',
+        '',
+      ].join('\n'),
+    });
+  });
+
+  it('--schema-path is used as given on stdout', async () => {
+    const run = await cliAgainst(fx.emu, [
+      'export',
+      '--dns-zone',
+      '12345',
+      '--schema-path',
+      'https://example.com/edgesync.schema.json',
+    ]);
+
+    expect(run.stdout.split('\n')[0]).toBe(
+      '# yaml-language-server: $schema=https://example.com/edgesync.schema.json',
+    );
+  });
+});
+
+describe('export warnings', () => {
+  it('writes repeated entries once and says the plan will remove the copies', async () => {
+    fx.emu.state.setAccessListContent(42, 9003, '10.0.0.1\n10.0.0.2\n10.0.0.1\n10.0.0.1');
+    const dir = tempDir();
+
+    const run = await cliAgainst(fx.emu, ['export', '--shield-zone', '42']);
+    writeFileSync(join(dir, 'zone.yaml'), run.stdout);
+    const state = await loadDesiredState(dir);
+    const plan = await planOf(state.resources);
+
+    expect(run.stderr).toBe(
+      `${NO_VARIABLES_WARNING}edgesync: warning: access list 9003 ("Scanners") repeats 2 of its entries; the export lists each once, so its plan removes the copies\n`,
+    );
+    expect(run.stdout).toContain('  entries:\n    - 10.0.0.1\n    - 10.0.0.2\n  enabled: true\n');
+    expect(plan.changes.filter((c) => c.action !== 'noop').map((c) => [c.subject, c.diffs])).toEqual([
+      [
+        'AccessList/scanners',
+        [
+          {
+            path: 'entries',
+            live: ['10.0.0.1', '10.0.0.2', '10.0.0.1', '10.0.0.1'],
+            desired: ['10.0.0.1', '10.0.0.2'],
+          },
+        ],
+      ],
+    ]);
+  });
+
+  it('leaves out endpoints the format cannot express, and still plans no change', async () => {
+    const web = fx.emu.state.app('Go1e5FdmzoQdr3O')?.containerTemplates[0];
+    const endpoint = web?.endpoints[0];
+    if (endpoint === undefined) throw new Error('seed endpoint missing');
+    endpoint.type = 'publicIp';
+    const dir = tempDir();
+
+    const run = await cliAgainst(fx.emu, ['export', '--app', 'Go1e5FdmzoQdr3O']);
+    writeFileSync(join(dir, 'app.yaml'), run.stdout);
+    const state = await loadDesiredState(dir);
+    const plan = await planOf(state.resources);
+
+    expect(run.stderr).toBe(
+      'edgesync: warning: app Go1e5FdmzoQdr3O, container web: endpoints web-cdn are of a type the format cannot express (publicIp, internalIp); its endpoints are left out (unmanaged)\n',
+    );
+    expect(run.stdout).not.toContain('web-cdn');
+    expect(plan.summary).toMatchObject({ toUpdate: 0, unchanged: 1, errors: 0 });
+  });
+
+  it('a zone with nothing in it exports nothing, and says so', async () => {
+    const run = await cliAgainst(fx.emu, ['export', '--shield-zone', '43']);
+
+    expect(run).toEqual({ code: 0, stdout: '', stderr: 'edgesync: nothing found to export\n' });
+  });
+});
+
+describe('export --out', () => {
+  it('writes one file per resource under <kind-dir>/<name>.yaml with relative modelines', async () => {
+    const cwd = tempDir();
+
+    const run = await cliAgainst(
+      fx.emu,
+      ['export', '--shield-zone', '42', '--dns-zone', '12345', '--out', 'live'],
+      {
+        cwd,
+      },
+    );
+
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
+      `${NO_VARIABLES_WARNING}edgesync: note: the files' modelines point at live/schema/edgesync.schema.json; create it with: edgesync schema > live/schema/edgesync.schema.json\n`,
+    );
+    const files = [
+      'waf-custom-rules/block-sqli-on-login.yaml',
+      'waf-custom-rules/admin-only-from-the-office.yaml',
+      'waf-custom-rules/block-sqli-on-login-2.yaml',
+      'waf-custom-rules/waf-custom-rule-1004.yaml',
+      'waf-custom-rules/regle-ete.yaml',
+      'access-lists/office-ips.yaml',
+      'access-lists/countries.yaml',
+      'access-lists/scanners.yaml',
+      'access-lists/empty-for-now.yaml',
+      'access-lists/ipv6-partners.yaml',
+      'access-lists/cloud-asns.yaml',
+      'managed-access-lists/vpn-providers.yaml',
+      'dns-zones/example-com.yaml',
+    ];
+    expect(run.stdout).toBe(`${files.map((f) => `live/${f}`).join('\n')}\nExported 13 resources to live.\n`);
+    expect(tree(join(cwd, 'live'))).toEqual([...files].sort());
+    expect(readFileSync(join(cwd, 'live/dns-zones/example-com.yaml'), 'utf8')).toBe(
+      [
+        '# yaml-language-server: $schema=../schema/edgesync.schema.json',
+        'apiVersion: edgesync/v1',
+        'kind: DnsZone',
+        'metadata:',
+        '  name: example-com',
+        'spec:',
+        '  id: 12345',
+        '  dnssec: true',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('--schema-path makes each modeline relative to its file; a URL stays as given; no note', async () => {
+    const cwd = tempDir();
+    mkdirSync(join(cwd, 'repo/schema'), { recursive: true });
+    writeFileSync(join(cwd, 'repo/schema/edgesync.schema.json'), '{}');
+
+    const relativeRun = await cliAgainst(
+      fx.emu,
+      [
+        'export',
+        '--dns-zone',
+        '12345',
+        '--out',
+        'repo/config',
+        '--schema-path',
+        'repo/schema/edgesync.schema.json',
+      ],
+      { cwd },
+    );
+    const urlRun = await cliAgainst(
+      fx.emu,
+      [
+        'export',
+        '--dns-zone',
+        '12346',
+        '--out',
+        'repo/config',
+        '--schema-path',
+        'https://example.com/s.json',
+      ],
+      { cwd },
+    );
+    const defaultRun = await cliAgainst(fx.emu, ['export', '--app', 'pinnedApp01', '--out', 'repo'], { cwd });
+
+    expect(relativeRun.stderr).toBe('');
+    expect(readFileSync(join(cwd, 'repo/config/dns-zones/example-com.yaml'), 'utf8').split('\n')[0]).toBe(
+      '# yaml-language-server: $schema=../../schema/edgesync.schema.json',
+    );
+    expect(urlRun.stderr).toBe('');
+    expect(readFileSync(join(cwd, 'repo/config/dns-zones/example-org.yaml'), 'utf8').split('\n')[0]).toBe(
+      '# yaml-language-server: $schema=https://example.com/s.json',
+    );
+    // The default schema location exists here (repo/schema): no note.
+    expect(defaultRun.stderr).toBe('');
+    expect(readFileSync(join(cwd, 'repo/container-apps/pinned.yaml'), 'utf8').split('\n')[0]).toBe(
+      '# yaml-language-server: $schema=../schema/edgesync.schema.json',
+    );
+  });
+
+  it('refuses to overwrite without --force: lists the files, writes nothing, exit 1', async () => {
+    const out = tempDir();
+    mkdirSync(join(out, 'dns-zones'));
+    writeFileSync(join(out, 'dns-zones/example-com.yaml'), 'hand-edited\n');
+    writeFileSync(join(out, 'dns-zones/example-org.yaml'), 'hand-edited too\n');
+
+    const refused = await cliAgainst(fx.emu, [
+      'export',
+      '--dns-zone',
+      '12345',
+      '--dns-zone',
+      '12346',
+      '--app',
+      'pinnedApp01',
+      '--out',
+      out,
+    ]);
+
+    expect(refused).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: [
+        `${out}/dns-zones/example-com.yaml: exists`,
+        `${out}/dns-zones/example-org.yaml: exists`,
+        'edgesync: refusing to overwrite 2 existing files without --force; nothing was written',
+        '',
+      ].join('\n'),
+    });
+    expect(tree(out)).toEqual(['dns-zones/example-com.yaml', 'dns-zones/example-org.yaml']);
+    expect(readFileSync(join(out, 'dns-zones/example-com.yaml'), 'utf8')).toBe('hand-edited\n');
+  });
+
+  it('--force overwrites', async () => {
+    const out = tempDir();
+    mkdirSync(join(out, 'dns-zones'));
+    writeFileSync(join(out, 'dns-zones/example-com.yaml'), 'hand-edited\n');
+
+    const run = await cliAgainst(fx.emu, ['export', '--dns-zone', '12345', '--out', out, '--force']);
+
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(`${out}/dns-zones/example-com.yaml\nExported 1 resource to ${out}.\n`);
+    expect(readFileSync(join(out, 'dns-zones/example-com.yaml'), 'utf8')).toContain('  dnssec: true\n');
+  });
+});
+
+describe('export failures', () => {
+  it.each([
+    [[], 'edgesync: nothing to export: give --shield-zone N, --app ID or --dns-zone N\n'],
+    [['--dns-zone', '12345', '--force'], 'edgesync: --force only applies with --out\n'],
+  ])('%j is a usage line, and nothing is read', async (argv, stderr) => {
+    const run = await cliAgainst(fx.emu, ['export', ...argv]);
+
+    expect(run).toEqual({ code: 1, stdout: '', stderr });
+    expect(fx.emu.journal.count()).toBe(0);
+  });
+
+  it('one failed read fails the whole export: one line, nothing written', async () => {
+    const out = tempDir();
+
+    const run = await cliAgainst(fx.emu, ['export', '--dns-zone', '12345', '--app', 'nope', '--out', out]);
+
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        "edgesync: getApp GET /mc/apps/nope failed: 404 Not Found: Application 'nope' was not found. (extended error)\n",
+    });
+    expect(tree(out)).toEqual([]);
+  });
+
+  it('an unknown Shield Zone, a 5xx and a 401 are one line each; the key never shows', async () => {
+    fx.emu.faults.script({
+      pathPrefix: '/shield/shield-zone/42/access-lists/9003',
+      times: 4,
+      reply: { status: 503, body: { title: 'Busy', status: 503, detail: `busy ${TEST_KEY}` } },
+    });
+
+    const unknownZone = await cliAgainst(fx.emu, ['export', '--shield-zone', '99']);
+    const unavailable = await cliAgainst(fx.emu, ['export', '--shield-zone', '42']);
+    const unauthorized = await cliAgainst(fx.emu, ['export', '--dns-zone', '12345'], { key: 'wrong' });
+
+    // Both listings of the zone are asked at once: the line is the 404 that came first.
+    fx.emu.faults.script({ operation: 'listAccessLists', reply: { delayMs: 150 } });
+    const wafFirst = await cliAgainst(fx.emu, ['export', '--shield-zone', '99']);
+    fx.emu.faults.script({ operation: 'listCustomWafRules', reply: { delayMs: 150 } });
+    const listsFirst = await cliAgainst(fx.emu, ['export', '--shield-zone', '99']);
+    const wafLine =
+      'edgesync: listCustomWafRules GET /shield/waf/custom-rules/99?page=1&perPage=1000 failed: 404 Not Found (status only)\n';
+    expect(wafFirst.stderr).toBe(wafLine);
+    expect(listsFirst.stderr).toBe(
+      'edgesync: listAccessLists GET /shield/shield-zone/99/access-lists failed: 404 Not Found: Shield Zone 99 was not found. (problem details)\n',
+    );
+    expect([wafLine, listsFirst.stderr]).toContain(unknownZone.stderr);
+    expect(unavailable.stderr).toMatch(
+      /^edgesync: getCustomAccessList GET \/shield\/shield-zone\/42\/access-lists\/9003 failed: 503 Service Unavailable: busy \[redacted\] \(problem details\); gave up after 4 attempts\n$/,
+    );
+    expect(unauthorized.stderr).toBe(
+      'edgesync: getDnsZone GET /dnszone/12345 failed: 401 Unauthorized (empty body); check the access key (EDGESYNC_ACCESS_KEY or --access-key-file)\n',
+    );
+    for (const run of [unknownZone, unavailable, unauthorized]) {
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).not.toContain(TEST_KEY);
+    }
+  });
+});
