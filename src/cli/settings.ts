@@ -4,7 +4,7 @@
  * `ps` and shell history).
  */
 import { readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ReconcileError } from '../errors.js';
 import { createLogger, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from '../log.js';
@@ -46,7 +46,10 @@ export function addConnectionOptions(command: Command): Command {
   return command
     .option('--base-url <url>', `API base URL (env EDGESYNC_BASE_URL, default ${DEFAULT_BASE_URL})`)
     .option('--access-key-file <file>', 'file holding the API access key (else env EDGESYNC_ACCESS_KEY)')
-    .option('--state-dir <dir>', `state directory (default ${STATE_DIR_NAME} beside the config directory)`)
+    .option(
+      '--state-dir <dir>',
+      `state directory (env EDGESYNC_STATE_DIR, default ${STATE_DIR_NAME} beside the config directory)`,
+    )
     .option('--concurrency <n>', 'parallel API requests', positiveInt('--concurrency'), 8)
     .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS))
     .addOption(
@@ -97,8 +100,8 @@ export async function accessKey(flags: { accessKeyFile?: string }, io: CliIo): P
 }
 
 export function stateDir(flags: { stateDir?: string }, config: string, io: CliIo): string {
-  if (flags.stateDir !== undefined)
-    return isAbsolute(flags.stateDir) ? flags.stateDir : resolve(io.cwd, flags.stateDir);
+  const dir = flags.stateDir ?? io.env.EDGESYNC_STATE_DIR;
+  if (dir !== undefined && dir !== '') return resolve(io.cwd, dir);
   return join(dirname(config), STATE_DIR_NAME);
 }
 

@@ -53,7 +53,13 @@ describe('plan and apply', () => {
   beforeEach(async () => {
     emu = await withEmulator();
     config = writeTree(tempDir(), CONFIG);
-    env = { EDGESYNC_ACCESS_KEY: TEST_KEY, EDGESYNC_BASE_URL: emu.url, EDGESYNC_CONFIG: config };
+    // Each test its own state dir: the default (beside the config dir) would be shared in /tmp.
+    env = {
+      EDGESYNC_ACCESS_KEY: TEST_KEY,
+      EDGESYNC_BASE_URL: emu.url,
+      EDGESYNC_CONFIG: config,
+      EDGESYNC_STATE_DIR: `${config}-state`,
+    };
   });
   afterEach(async () => {
     await emu.close();
