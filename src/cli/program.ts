@@ -7,9 +7,11 @@ import { ReconcileError } from '../errors.js';
 import { registerApply } from './commands/apply.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
 import { registerPlan } from './commands/plan.js';
+import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
 import { registerValidate } from './commands/validate.js';
 import type { CliIo } from './io.js';
+import { VERSION } from './version.js';
 
 export type { CliIo } from './io.js';
 
@@ -20,6 +22,7 @@ const COMMANDS: readonly CommandRegistrar[] = [
   registerValidate,
   registerPlan,
   registerApply,
+  registerRun,
   registerSchema,
   registerEmulatorCommand,
 ];
@@ -58,8 +61,6 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 1;
   }
 }
-
-const VERSION = '0.1.0';
 
 /** The real process as a CliIo; SIGTERM/SIGINT abort the signal once. */
 export function processIo(): CliIo {

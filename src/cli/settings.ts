@@ -46,7 +46,10 @@ export function addConnectionOptions(command: Command): Command {
   return command
     .option('--base-url <url>', `API base URL (env EDGESYNC_BASE_URL, default ${DEFAULT_BASE_URL})`)
     .option('--access-key-file <file>', 'file holding the API access key (else env EDGESYNC_ACCESS_KEY)')
-    .option('--state-dir <dir>', `state directory (default ${STATE_DIR_NAME} beside the config directory)`)
+    .option(
+      '--state-dir <dir>',
+      `state directory (env EDGESYNC_STATE_DIR, default ${STATE_DIR_NAME} beside the config directory)`,
+    )
     .option('--concurrency <n>', 'parallel API requests', positiveInt('--concurrency'), 8)
     .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS))
     .addOption(
@@ -96,9 +99,13 @@ export async function accessKey(flags: { accessKeyFile?: string }, io: CliIo): P
   return key;
 }
 
+/**
+ * The state directory: `--state-dir`, else `EDGESYNC_STATE_DIR` (the container image sets it
+ * to /var/lib/edgesync), else `.edgesync-state` beside the config directory.
+ */
 export function stateDir(flags: { stateDir?: string }, config: string, io: CliIo): string {
-  if (flags.stateDir !== undefined)
-    return isAbsolute(flags.stateDir) ? flags.stateDir : resolve(io.cwd, flags.stateDir);
+  const given = flags.stateDir ?? (io.env.EDGESYNC_STATE_DIR || undefined);
+  if (given !== undefined) return isAbsolute(given) ? given : resolve(io.cwd, given);
   return join(dirname(config), STATE_DIR_NAME);
 }
 
