@@ -345,7 +345,8 @@ export function createController(options: ControllerOptions): Controller {
     request(reason, details = {}) {
       if (stopping) return;
       metrics.countTrigger(reason);
-      logger.info({ event: 'trigger.received', reason, ...details }, 'trigger received');
+      // The log's own fields win over the details (a hook's `event` is the GitHub event name).
+      logger.info({ ...details, event: 'trigger.received', reason }, 'trigger received');
       queue.request(reason, reason === 'file-change' ? [] : undefined);
     },
     idle: () => queue.idle(),

@@ -143,7 +143,7 @@ export function decideGithubHook(
     outcome: 'accepted',
     trigger: {
       hook: 'github',
-      event: 'push',
+      githubEvent: 'push',
       ref: push.ref,
       ...(after === undefined ? {} : { after }),
       ...(delivery === undefined ? {} : { delivery }),
