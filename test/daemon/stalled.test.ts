@@ -56,7 +56,12 @@ describe('an invalid config', () => {
     const config = writeDaemonConfig(join(root, 'config'));
     // Every second: scheduled runs happen during the test and must not touch the API.
     const d = await runDaemon(
-      daemonArgs({ config, stateDir: join(root, 'state'), baseUrl: emu.url, extra: ['--schedule', '* * * * * *'] }),
+      daemonArgs({
+        config,
+        stateDir: join(root, 'state'),
+        baseUrl: emu.url,
+        extra: ['--schedule', '* * * * * *'],
+      }),
       { EDGESYNC_ACCESS_KEY: TEST_KEY },
     );
     daemon = d;
@@ -98,7 +103,11 @@ describe('an invalid config', () => {
     expect(stalled.issues).toEqual([ISSUE]);
     expect(stalled.lastError).toMatchObject({ code: 'CONFIG_INVALID', message: `1 problem in ${config}` });
     expect(stalled.revision).toBe(ready.revision);
-    expect(stalled.runs[0]).toMatchObject({ result: 'invalid', error: `1 problem in ${config}`, counts: { issues: 1 } });
+    expect(stalled.runs[0]).toMatchObject({
+      result: 'invalid',
+      error: `1 problem in ${config}`,
+      counts: { issues: 1 },
+    });
     expect(readyz.status).toBe(200);
     expect(metrics).toContain('edgesync_config_valid 0');
     expect(emu.journal.writes().map((entry) => `${entry.method} ${entry.path}`)).toEqual([

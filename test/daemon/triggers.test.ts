@@ -39,9 +39,12 @@ afterEach(async () => {
 });
 
 async function start(config: string, extra: readonly string[] = []): Promise<InProcessDaemon> {
-  const running = await runDaemon(daemonArgs({ config, stateDir: join(root, 'state'), baseUrl: emu.url, extra }), {
-    EDGESYNC_ACCESS_KEY: TEST_KEY,
-  });
+  const running = await runDaemon(
+    daemonArgs({ config, stateDir: join(root, 'state'), baseUrl: emu.url, extra }),
+    {
+      EDGESYNC_ACCESS_KEY: TEST_KEY,
+    },
+  );
   daemon = running;
   await running.waitForEvent('reconcile.finished');
   return running;
@@ -77,10 +80,32 @@ describe('file changes', () => {
     expect(doc.resources.find((r) => r.subject === 'DnsZone/example-org')?.lastAppliedAt).not.toBeNull();
   });
 
+  it('a checkout touching 200 files is one trigger', async () => {
+    const config = writeDaemonConfig(join(root, 'config'));
+    const d = await start(config, ['--debounce-ms', '200']);
+
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 200; i += 1)
+      files[`lists/list-${String(i).padStart(3, '0')}.txt`] = `198.51.100.${i}\n`;
+    writeTree(config, files);
+    edit(config, 'shield/rules.yaml', ruleYaml('After the checkout'));
+    const trigger = await d.waitForEvent('trigger.received', (line) => line.reason === 'file-change');
+    await d.waitForEvent('reconcile.finished', () => true, 2);
+
+    expect(d.events('trigger.received').map((line) => line.reason)).toEqual(['startup', 'file-change']);
+    expect(trigger.files).toBeGreaterThanOrEqual(201);
+    expect(emu.state.customRule(1234)?.ruleName).toBe('After the checkout');
+  });
+
   it('ignores dot-files and the state directory inside the config directory', async () => {
     const config = writeDaemonConfig(join(root, 'config'));
     const d = await runDaemon(
-      daemonArgs({ config, stateDir: join(config, '.state'), baseUrl: emu.url, extra: ['--debounce-ms', '20'] }),
+      daemonArgs({
+        config,
+        stateDir: join(config, '.state'),
+        baseUrl: emu.url,
+        extra: ['--debounce-ms', '20'],
+      }),
       { EDGESYNC_ACCESS_KEY: TEST_KEY },
     );
     daemon = d;

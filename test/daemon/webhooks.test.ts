@@ -56,7 +56,9 @@ afterEach(async () => {
   await emu.close();
 });
 
-async function start(options: { secrets?: readonly string[]; extra?: readonly string[] } = {}): Promise<InProcessDaemon> {
+async function start(
+  options: { secrets?: readonly string[]; extra?: readonly string[] } = {},
+): Promise<InProcessDaemon> {
   const extra: string[] = [...(options.extra ?? [])];
   if (options.secrets !== undefined) {
     const file = join(writeTree(tempDir(), { secrets: `${options.secrets.join('\n')}\n` }), 'secrets');
@@ -91,7 +93,11 @@ describe('webhooks', () => {
     expect(reply.json).toEqual({ accepted: true });
     expect(rotated.status).toBe(202);
     expect(applied.subject).toBe('WafCustomRule/block-sqli');
-    expect(d.events('reconcile.started').map((line) => line.trigger)).toEqual(['startup', 'webhook', 'webhook']);
+    expect(d.events('reconcile.started').map((line) => line.trigger)).toEqual([
+      'startup',
+      'webhook',
+      'webhook',
+    ]);
     expect(emu.journal.writes().map((entry) => [entry.method, entry.path, entry.status])).toEqual([
       ['PATCH', '/shield/waf/custom-rule/1234', 200],
       ['PATCH', '/shield/waf/custom-rule/1234', 200],
@@ -129,9 +135,15 @@ describe('webhooks', () => {
     const master = pushExamples('refs/heads/master');
     const tags = pushExamples('refs/tags/simple-tag');
 
-    const ping = await githubHook(d.url, 'ping', JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 }), SECRET);
+    const ping = await githubHook(
+      d.url,
+      'ping',
+      JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 }),
+      SECRET,
+    );
     const ignored = [];
-    for (const example of tags) ignored.push(await githubHook(d.url, 'push', JSON.stringify(example), SECRET));
+    for (const example of tags)
+      ignored.push(await githubHook(d.url, 'push', JSON.stringify(example), SECRET));
     const settledBefore = reconciles(d);
     const accepted = await githubHook(d.url, 'push', JSON.stringify(master[0]), SECRET);
     const trigger = await d.waitForEvent('trigger.received', (line) => line.reason === 'webhook');
@@ -175,7 +187,10 @@ describe('webhooks', () => {
     const malformed = await genericHook(d.url, body, { signature: 'sha256=zz' });
     const sha1 = await request(`${d.url}/hooks/github`, {
       method: 'POST',
-      headers: { 'x-github-event': 'push', 'x-hub-signature': 'sha1=0000000000000000000000000000000000000000' },
+      headers: {
+        'x-github-event': 'push',
+        'x-hub-signature': 'sha1=0000000000000000000000000000000000000000',
+      },
       body,
     });
     await d.stop();
@@ -219,7 +234,11 @@ describe('webhooks', () => {
     const { port } = new URL(d.url);
 
     // Declares 10 MiB but sends 64 KiB: a server that buffered it all would wait forever.
-    const declared = await sendPartial(Number(port), { 'content-length': String(10 * 1024 * 1024) }, 64 * 1024);
+    const declared = await sendPartial(
+      Number(port),
+      { 'content-length': String(10 * 1024 * 1024) },
+      64 * 1024,
+    );
     // Chunked, no length: 1.5 MiB streamed and the request never ended.
     const streamed = await sendPartial(Number(port), { 'transfer-encoding': 'chunked' }, 1.5 * 1024 * 1024);
 
@@ -270,14 +289,24 @@ function sendPartial(
 ): Promise<{ status: number; body: unknown; connection: string | undefined }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port, method: 'POST', path: '/hooks/generic', headers: { ...headers, 'x-signature': 'sha256=00' } },
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/hooks/generic',
+        headers: { ...headers, 'x-signature': 'sha256=00' },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (text += chunk));
         res.on('end', () => {
           req.destroy();
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), connection: res.headers.connection });
+          resolve({
+            status: res.statusCode ?? 0,
+            body: JSON.parse(text),
+            connection: res.headers.connection,
+          });
         });
       },
     );

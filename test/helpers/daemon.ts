@@ -99,14 +99,22 @@ export interface InProcessDaemon {
   /** Everything written to stdout and stderr. */
   output(): string;
   /** Waits for the n-th (1-based) line with `event` matching `filter`, and returns it. */
-  waitForEvent(event: string, filter?: (line: LogLine) => boolean, nth?: number, timeoutMs?: number): Promise<LogLine>;
+  waitForEvent(
+    event: string,
+    filter?: (line: LogLine) => boolean,
+    nth?: number,
+    timeoutMs?: number,
+  ): Promise<LogLine>;
   /** Aborts io.signal (SIGTERM) and resolves with the exit code. */
   stop(): Promise<number>;
   readonly exit: Promise<number>;
 }
 
 /** Starts `edgesync run <args>` in-process and waits until it listens. */
-export async function runDaemon(args: readonly string[], env: Record<string, string>): Promise<InProcessDaemon> {
+export async function runDaemon(
+  args: readonly string[],
+  env: Record<string, string>,
+): Promise<InProcessDaemon> {
   let stdout = '';
   let stderr = '';
   const controller = new AbortController();
@@ -128,13 +136,10 @@ export async function runDaemon(args: readonly string[], env: Record<string, str
       .filter((line) => line.startsWith('{'))
       .map((line) => JSON.parse(line) as LogLine);
   const events = (event: string): LogLine[] => lines().filter((line) => line.event === event);
-  const started = await until(
-    () => {
-      if (exited !== undefined) throw new Error(`edgesync run exited ${exited}:\n${stdout}${stderr}`);
-      return events('daemon.started')[0];
-    },
-    'daemon.started',
-  );
+  const started = await until(() => {
+    if (exited !== undefined) throw new Error(`edgesync run exited ${exited}:\n${stdout}${stderr}`);
+    return events('daemon.started')[0];
+  }, 'daemon.started');
   return {
     url: String(started.listen),
     lines,
@@ -179,11 +184,18 @@ export async function request(
 }
 
 /** POSTs `body` to `/hooks/generic` signed with `secret` (or with the given signature header). */
-export function genericHook(url: string, body: string, secret: string | { signature?: string }): Promise<HttpReply> {
+export function genericHook(
+  url: string,
+  body: string,
+  secret: string | { signature?: string },
+): Promise<HttpReply> {
   const signature = typeof secret === 'string' ? signBody(secret, body) : secret.signature;
   return request(`${url}/hooks/generic`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...(signature === undefined ? {} : { 'x-signature': signature }) },
+    headers: {
+      'content-type': 'application/json',
+      ...(signature === undefined ? {} : { 'x-signature': signature }),
+    },
     body,
   });
 }
