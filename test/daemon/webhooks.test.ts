@@ -4,8 +4,9 @@
  * @octokit/webhooks-examples, refusals (401, 404, 405, 413, 503), and 202 before the run.
  */
 import { request as httpRequest } from 'node:http';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import webhookExamples from '@octokit/webhooks-examples';
+import type { WebhookDefinition } from '@octokit/webhooks-examples';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/daemon/signatures.js';
 import type { Emulator } from '../../src/emulator/index.js';
@@ -32,6 +33,9 @@ const GITHUB_VECTOR = {
   payload: 'Hello, World!',
   signature: 'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17',
 };
+
+/** The real payloads GitHub documents, as @octokit/webhooks-examples collects them (a JSON array). */
+const webhookExamples = createRequire(import.meta.url)('@octokit/webhooks-examples') as WebhookDefinition[];
 
 function pushExamples(ref: string): unknown[] {
   const push = webhookExamples.find((definition) => definition.name === 'push');
