@@ -32,8 +32,13 @@ import { addReconcileOptions } from './plan.js';
 
 /** Default of `--listen`: every interface, port 8080 (the image's EXPOSE and HEALTHCHECK use it). */
 export const DEFAULT_LISTEN = '0.0.0.0:8080';
-/** Default of `--debounce-ms`: long enough for a `git checkout` of many files to settle. */
-export const DEFAULT_DEBOUNCE_MS = 300;
+/**
+ * Default of `--debounce-ms`. The debounce is trailing: it only has to outlast the gaps
+ * between the events of one checkout (sub-millisecond for git, one event for a git-sync
+ * swap), not the checkout itself. It is also the floor of every file-change's latency, and
+ * the target for one changed resource is 300 ms from push to applied, so it stays short.
+ */
+export const DEFAULT_DEBOUNCE_MS = 100;
 /** Default of `--shutdown-timeout`, in seconds (Kubernetes' default grace period is 30 s too). */
 export const DEFAULT_SHUTDOWN_TIMEOUT_S = 30;
 /** Where `--emulator` looks for the account it emulates, relative to the config directory. */
