@@ -246,6 +246,9 @@ export function createController(options: ControllerOptions): Controller {
     const startedAt = new Date();
     const started = performance.now();
     status.runStarted();
+    // The subjects this run covers once known: what a retry must cover if the run itself fails
+    // (the loader has already reported them as changed and will not report them again).
+    let scoped: readonly string[] | undefined;
     try {
       if (options.gitPull && [...request.reasons].some((r) => PULL_REASONS.has(r))) await pull();
       let loaded: LoadResult;
@@ -266,6 +269,7 @@ export function createController(options: ControllerOptions): Controller {
       status.syncResources(loaded.state.resources);
       metrics.setConfigValid(true);
       const scope = scopeOf(request, loaded);
+      scoped = scope.map((resource) => resource.subject);
       if (scope.length === 0) {
         // A comment or a removed document: nothing to read or write. The revision moved on.
         logger.debug(
@@ -335,7 +339,7 @@ export function createController(options: ControllerOptions): Controller {
       }
       logger.error({ event: 'reconcile.error', code: error.code, error: error.message }, 'reconcile failed');
       // Unexpected failures (state directory, file system) are retried like API outages.
-      scheduleRetry(request.full ? 'full' : [...(request.subjects ?? [])], error.code);
+      scheduleRetry(request.full ? 'full' : (scoped ?? [...(request.subjects ?? [])]), error.code);
     } finally {
       status.runFinished();
     }

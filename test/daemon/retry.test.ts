@@ -2,19 +2,22 @@
  * Retryable API failures back off and retry without a trigger (the emulator's scripted 503s),
  * with tiny delays through startDaemon's options; and the backoff formula itself.
  */
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backoffDelay } from '../../src/daemon/backoff.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { createLogger } from '../../src/log.js';
-import { type LogLine, until, writeDaemonConfig } from '../helpers/daemon.js';
+import { type LogLine, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
 import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 let emu: Emulator;
 let daemon: Daemon | undefined;
 let lines: LogLine[];
+let configPath: string;
+let stateDir: string;
 
 beforeEach(async () => {
   emu = await withEmulator();
@@ -29,9 +32,11 @@ afterEach(async () => {
 
 async function start(): Promise<Daemon> {
   const root = tempDir();
+  configPath = writeDaemonConfig(join(root, 'config'));
+  stateDir = join(root, 'state');
   daemon = await startDaemon({
-    configPath: writeDaemonConfig(join(root, 'config')),
-    stateDir: join(root, 'state'),
+    configPath,
+    stateDir,
     // One attempt per request: the client's own retries would hide the 503s from the daemon.
     api: { baseUrl: emu.url, accessKey: TEST_KEY, retry: { maxAttempts: 1 } },
     concurrency: 4,
@@ -96,6 +101,37 @@ describe('retries', () => {
     expect(d.status().retry).toBeNull();
     const failed = d.status().runs.filter((run) => run.result === 'failed');
     expect(failed).toHaveLength(3);
+  });
+
+  it('a file-change run that fails as a whole (state unwritable) retries the changed resources', async () => {
+    const d = await start();
+    await until(() => events('reconcile.finished').length === 1, 'the start-up run');
+    await d.idle();
+    // state.json becomes a directory: the atomic rename of the next save fails.
+    rmSync(join(stateDir, 'state.json'));
+    mkdirSync(join(stateDir, 'state.json'));
+
+    writeFileSync(join(configPath, 'shield/rules.yaml'), ruleYaml('Saved on retry'));
+    await until(() => events('retry.scheduled').length >= 2, 'two retries');
+    rmSync(join(stateDir, 'state.json'), { recursive: true });
+    await until(() => d.status().retry === null && d.status().lastError === null, 'a clean retry');
+    await d.idle();
+
+    expect(events('reconcile.error')[0]).toMatchObject({ level: 'error' });
+    expect(events('retry.scheduled').slice(0, 2)).toMatchObject([
+      { attempt: 1, scope: 1 },
+      { attempt: 2, scope: 1 },
+    ]);
+    expect(
+      events('reconcile.started')
+        .slice(1, 3)
+        .map((l) => [l.trigger, l.resources]),
+    ).toEqual([
+      ['file-change', 1],
+      ['retry', 1],
+    ]);
+    expect(emu.state.customRule(1234)?.ruleName).toBe('Saved on retry');
+    expect(existsSync(join(stateDir, 'state.json'))).toBe(true);
   });
 
   it('does not retry a failure that waiting cannot fix', async () => {
