@@ -210,15 +210,6 @@ export function createController(options: ControllerOptions): Controller {
       return;
     }
     reportedIssues = key;
-    logger.error(
-      {
-        event: 'config.invalid',
-        trigger,
-        ...(revision === undefined ? {} : { revision }),
-        issues: issues.map(formatIssue),
-      },
-      'config invalid; nothing is written until the files change',
-    );
     state.addRun({
       revision: revision ?? 'unknown',
       trigger,
@@ -228,7 +219,24 @@ export function createController(options: ControllerOptions): Controller {
       counts: { issues: issues.length },
       error: error.message,
     });
-    await state.save();
+    try {
+      await state.save();
+    } catch (err) {
+      logger.warn(
+        { event: 'state.save.failed', error: toReconcileError(err).message },
+        'cannot save the state',
+      );
+    }
+    // Logged last: by the time anyone reads it, the run is over and /status says Stalled.
+    logger.error(
+      {
+        event: 'config.invalid',
+        trigger,
+        ...(revision === undefined ? {} : { revision }),
+        issues: issues.map(formatIssue),
+      },
+      'config invalid; nothing is written until the files change',
+    );
   }
 
   /** The resources a run covers: all of them, or the changed ones plus the ones a retry asked for. */

@@ -104,7 +104,7 @@ describe('file changes', () => {
         config,
         stateDir: join(config, '.state'),
         baseUrl: emu.url,
-        extra: ['--debounce-ms', '20'],
+        extra: ['--debounce-ms', '100'],
       }),
       { EDGESYNC_ACCESS_KEY: TEST_KEY },
     );
@@ -175,8 +175,8 @@ describe('coalescing', () => {
     const config = writeDaemonConfig(join(root, 'config'));
     const secretFile = join(writeTree(tempDir(), { secret: 'burst-secret\n' }), 'secret');
     const d = await start(config, ['--webhook-secret-file', secretFile, '--debounce-ms', '100']);
-    // Slow reads: the whole burst lands while the first of its runs is still reading.
-    emu.faults.set({ latencyMs: 250 });
+    // The first run of the burst holds its first read for 1.5 s: the whole burst lands meanwhile.
+    emu.faults.script({ operation: 'listCustomWafRules', reply: { delayMs: 1500 } });
 
     const replies = await Promise.all(
       Array.from({ length: 50 }, async (_, i) => {

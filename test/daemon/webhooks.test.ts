@@ -266,7 +266,7 @@ describe('webhooks', () => {
 
   it('answers 503 to hooks once shutting down, while the run in flight finishes', async () => {
     const d = await start({ secrets: [SECRET] });
-    emu.faults.script({ operation: 'listCustomWafRules', reply: { delayMs: 600 } });
+    emu.faults.script({ operation: 'listCustomWafRules', reply: { delayMs: 1200 } });
     await genericHook(d.url, '{}', SECRET);
     await d.waitForEvent('reconcile.started', () => true, 2);
 

@@ -233,7 +233,7 @@ export function daemonArgs(options: {
     '--schedule',
     '0 0 1 1 *',
     '--debounce-ms',
-    '50',
+    '100',
     ...(options.extra ?? []),
   ];
 }
