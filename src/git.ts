@@ -34,7 +34,11 @@ export async function isGitWorkTree(dir: string): Promise<boolean> {
 /** `git pull --ff-only`; rejects with git's own message (first line of stderr) on failure. */
 export async function gitPullFastForward(dir: string): Promise<void> {
   try {
-    await run('git', ['-C', dir, 'pull', '--ff-only', '--quiet'], { timeout: GIT_TIMEOUT_MS });
+    // Never wait on a credentials prompt: a daemon has no one to answer it.
+    await run('git', ['-C', dir, 'pull', '--ff-only', '--quiet'], {
+      timeout: GIT_TIMEOUT_MS,
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+    });
   } catch (err) {
     const stderr = (err as { stderr?: string }).stderr?.trim().split('\n')[0];
     throw new Error(stderr || (err as Error).message);

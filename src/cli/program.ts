@@ -9,9 +9,11 @@ import { registerEmulatorCommand } from './commands/emulator.js';
 import { registerExport } from './commands/export.js';
 import { registerInspect } from './commands/inspect.js';
 import { registerPlan } from './commands/plan.js';
+import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
 import { registerValidate } from './commands/validate.js';
 import type { CliIo } from './io.js';
+import { VERSION } from './version.js';
 
 export type { CliIo } from './io.js';
 
@@ -22,6 +24,7 @@ const COMMANDS: readonly CommandRegistrar[] = [
   registerValidate,
   registerPlan,
   registerApply,
+  registerRun,
   registerSchema,
   registerEmulatorCommand,
   registerInspect,
@@ -62,8 +65,6 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 1;
   }
 }
-
-const VERSION = '0.1.0';
 
 /** The real process as a CliIo; SIGTERM/SIGINT abort the signal once. */
 export function processIo(): CliIo {

@@ -99,6 +99,10 @@ export async function accessKey(flags: { accessKeyFile?: string }, io: CliIo): P
   return key;
 }
 
+/**
+ * The state directory: `--state-dir`, else `EDGESYNC_STATE_DIR` (the container image sets it
+ * to /var/lib/edgesync), else `.edgesync-state` beside the config directory.
+ */
 export function stateDir(flags: { stateDir?: string }, config: string, io: CliIo): string {
   const dir = flags.stateDir ?? io.env.EDGESYNC_STATE_DIR;
   if (dir !== undefined && dir !== '') return resolve(io.cwd, dir);

@@ -1,0 +1,214 @@
+/**
+ * `edgesync run`: the daemon (design §4). Parses the flags, optionally starts the embedded
+ * emulator (`--emulator`), starts the daemon, and on SIGTERM/SIGINT (`io.signal`) stops it
+ * gracefully and exits 0. Logs are JSON lines on stdout (pretty on a terminal or with
+ * `--log-format pretty`); neither the access key nor a webhook secret is ever printed.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { InvalidArgumentError } from 'commander';
+import { validate as validateCron } from 'node-cron';
+import { startDaemon } from '../../daemon/daemon.js';
+import { parseListen } from '../../daemon/http-server.js';
+import { DEFAULT_SCHEDULE } from '../../daemon/scheduler.js';
+import { type Emulator, loadSeedFile, startEmulator } from '../../emulator/index.js';
+import { ReconcileError } from '../../errors.js';
+import type { Logger } from '../../log.js';
+import type { CliIo } from '../io.js';
+import type { CommandRegistrar } from '../program.js';
+import type { ReconcileFlags } from '../reconcile-run.js';
+import {
+  accessKey,
+  addConfigOption,
+  addConnectionOptions,
+  baseUrl,
+  commandLogger,
+  configDir,
+  stateDir,
+} from '../settings.js';
+import { VERSION } from '../version.js';
+import { addReconcileOptions } from './plan.js';
+
+/** Default of `--listen`: every interface, port 8080 (the image's EXPOSE and HEALTHCHECK use it). */
+export const DEFAULT_LISTEN = '0.0.0.0:8080';
+/**
+ * Default of `--debounce-ms`. The debounce is trailing: it only has to outlast the gaps
+ * between the events of one checkout (sub-millisecond for git, one event for a git-sync
+ * swap), not the checkout itself. It is also the floor of every file-change's latency, and
+ * the target for one changed resource is 300 ms from push to applied, so it stays short.
+ */
+export const DEFAULT_DEBOUNCE_MS = 100;
+/** Default of `--shutdown-timeout`, in seconds (Kubernetes' default grace period is 30 s too). */
+export const DEFAULT_SHUTDOWN_TIMEOUT_S = 30;
+/** Where `--emulator` looks for the account it emulates, relative to the config directory. */
+export const EMULATOR_SEED_PATH = '.emulator/seed.yaml';
+
+interface RunFlags extends ReconcileFlags {
+  schedule: string;
+  listen: string;
+  webhookSecretFile?: string;
+  gitBranch: string;
+  gitPull?: boolean;
+  debounceMs: number;
+  shutdownTimeout: number;
+  emulator?: boolean;
+}
+
+function cronExpression(value: string): string {
+  if (!validateCron(value)) throw new InvalidArgumentError('not a cron expression (e.g. "*/5 * * * *").');
+  return value;
+}
+
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be an integer ≥ 0.');
+  return n;
+}
+
+function nonNegativeSeconds(value: string): number {
+  const n = Number(value);
+  if (!(Number.isFinite(n) && n >= 0)) throw new InvalidArgumentError('must be a number of seconds ≥ 0.');
+  return n;
+}
+
+function listenAddress(value: string): string {
+  try {
+    parseListen(value);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+  return value;
+}
+
+/** Registers `run` on the program. */
+export const registerRun: CommandRegistrar = (program, io, setExitCode) => {
+  const command = program
+    .command('run')
+    .description('run the reconciler daemon: schedule, file watch, webhooks, health, metrics, status');
+  addReconcileOptions(addConnectionOptions(addConfigOption(command)))
+    .option(
+      '--schedule <cron>',
+      'cron expression of the full reconciles (node-cron)',
+      cronExpression,
+      DEFAULT_SCHEDULE,
+    )
+    .option(
+      '--listen <host:port>',
+      'address of the webhook, health and metrics server',
+      listenAddress,
+      DEFAULT_LISTEN,
+    )
+    .option(
+      '--webhook-secret-file <file>',
+      'webhook secrets, one per line (rotation); without it /hooks/* answer 404',
+    )
+    .option('--git-branch <name>', 'branch whose GitHub push events trigger a reconcile', 'main')
+    .option(
+      '--git-pull',
+      'git pull --ff-only before webhook- and schedule-triggered runs (config dir is a git work tree)',
+    )
+    .option(
+      '--debounce-ms <ms>',
+      'quiet time after a file change before reconciling',
+      nonNegativeInt,
+      DEFAULT_DEBOUNCE_MS,
+    )
+    .option(
+      '--shutdown-timeout <seconds>',
+      'on SIGTERM, how long the run in flight may take to finish before it is aborted',
+      nonNegativeSeconds,
+      DEFAULT_SHUTDOWN_TIMEOUT_S,
+    )
+    .option(
+      '--emulator',
+      'start the embedded API emulator (seeded from <config>/.emulator/seed.yaml) and use it',
+    )
+    .action(async (flags: RunFlags) => {
+      setExitCode(await runDaemon(flags, io));
+    });
+};
+
+function waitForAbort(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+function flush(logger: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    logger.flush(() => resolve());
+  });
+}
+
+/** The key for `--emulator`: the configured one if any, else a random one that never leaves the process. */
+async function emulatorKey(flags: RunFlags, io: CliIo): Promise<string> {
+  const configured = flags.accessKeyFile !== undefined || (io.env.EDGESYNC_ACCESS_KEY?.trim() ?? '') !== '';
+  return configured ? accessKey(flags, io) : randomBytes(24).toString('base64url');
+}
+
+async function startEmbeddedEmulator(config: string, key: string, logger: Logger): Promise<Emulator> {
+  const seedFile = join(config, EMULATOR_SEED_PATH);
+  const seeded = existsSync(seedFile);
+  let emulator: Emulator;
+  try {
+    const seed = seeded ? await loadSeedFile(seedFile) : undefined;
+    // No journal: nothing outside the process could read it, and a long demo must not grow.
+    emulator = await startEmulator({
+      port: 0,
+      host: '127.0.0.1',
+      accessKey: key,
+      journal: false,
+      ...(seed === undefined ? {} : { seed }),
+    });
+  } catch (err) {
+    throw new ReconcileError('USAGE', `cannot start the embedded emulator: ${(err as Error).message}`);
+  }
+  logger.info(
+    { event: 'emulator.started', url: emulator.url, seed: seeded ? EMULATOR_SEED_PATH : null },
+    'embedded emulator started',
+  );
+  return emulator;
+}
+
+async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
+  const logger = commandLogger(flags, io, { level: 'info', stream: 'stdout' });
+  const config = configDir(flags, io);
+  const listen = parseListen(flags.listen);
+  if (flags.emulator === true && flags.baseUrl !== undefined) {
+    throw new ReconcileError('USAGE', '--emulator and --base-url cannot be used together');
+  }
+  const key = flags.emulator === true ? await emulatorKey(flags, io) : await accessKey(flags, io);
+  const url = flags.emulator === true ? undefined : baseUrl(flags, io);
+  const emulator =
+    flags.emulator === true
+      ? await startEmbeddedEmulator(config, key, logger.child({ component: 'emulator' }))
+      : undefined;
+  try {
+    const daemon = await startDaemon({
+      configPath: config,
+      stateDir: stateDir(flags, config, io),
+      api: { baseUrl: emulator?.url ?? (url as string), accessKey: key },
+      concurrency: flags.concurrency,
+      maxChangePercent: flags.maxChangePercent,
+      force: flags.force === true,
+      driftMode: flags.drift ?? 'correct',
+      schedule: flags.schedule,
+      listen,
+      ...(flags.webhookSecretFile === undefined
+        ? {}
+        : { webhookSecretFile: resolve(io.cwd, flags.webhookSecretFile) }),
+      gitBranch: flags.gitBranch,
+      gitPull: flags.gitPull === true,
+      debounceMs: flags.debounceMs,
+      shutdownTimeoutMs: Math.round(flags.shutdownTimeout * 1000),
+      logger,
+      version: VERSION,
+    });
+    await waitForAbort(io.signal);
+    await daemon.stop();
+  } finally {
+    await emulator?.close();
+    await flush(logger);
+  }
+  return 0;
+}

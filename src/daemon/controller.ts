@@ -1,0 +1,385 @@
+/**
+ * The run loop: what one daemon run does, and when the next one happens.
+ *
+ * Triggers (start-up, cron, file watcher, webhooks) only call `request`. The queue runs one
+ * reconcile at a time and merges requests made meanwhile into one follow-up. Each run:
+ *
+ * 1. `git pull --ff-only` first when `--git-pull` is set, the trigger is a webhook, the
+ *    schedule or start-up, and the config directory is a git work tree. A failed pull is
+ *    logged and shown in /status; the run goes on with the checkout it has (the last good
+ *    revision stays).
+ * 2. Load incrementally. CONFIG_INVALID → `Stalled`: the issues are logged (once per distinct
+ *    set) and shown in /status, and nothing touches the API until a load succeeds again.
+ * 3. Scope: schedule, webhook and start-up runs are full (they find drift made outside git);
+ *    a file-change run reconciles only the subjects the loader reports added or changed, with
+ *    `managedCount` = every resource so the change threshold means what it means in a full run.
+ * 4. Reconcile (the engine emits the audit events), then record per-resource status, metrics,
+ *    and on retryable failures (API unavailable, rate limited, a read that failed) a retry of
+ *    just the failed subjects with exponential backoff and jitter, reset after a success.
+ */
+import { realpathSync } from 'node:fs';
+import type { ApiClient } from '../api/types.js';
+import type { DesiredStateLoader, LoadResult } from '../config/loader.js';
+import type { ConfigIssue, DesiredResource } from '../config/types.js';
+import { reconcile } from '../engine/reconcile.js';
+import type { StateStore } from '../engine/state.js';
+import type { ChangeResult } from '../engine/types.js';
+import { ERROR_CODES, type ErrorCode, type ReconcileError, toReconcileError } from '../errors.js';
+import { gitHead, gitPullFastForward, isGitWorkTree, resolveRevision } from '../git.js';
+import type { Logger } from '../log.js';
+import { type BackoffBounds, backoffDelay } from './backoff.js';
+import type { DaemonMetrics } from './metrics.js';
+import { createReconcileQueue, type RunRequest } from './queue.js';
+import type { StatusTracker } from './status.js';
+
+/** Why a run is requested. `retry` is the controller's own backoff. */
+export type TriggerReason = 'startup' | 'schedule' | 'file-change' | 'webhook' | 'retry';
+
+/** Reasons that pull first with `--git-pull` (a file change is already on disk). */
+const PULL_REASONS: ReadonlySet<string> = new Set(['startup', 'schedule', 'webhook']);
+
+/** How the engine is driven: the flags of `plan`/`apply` that the daemon shares. */
+export interface ReconcileSettings {
+  readonly concurrency: number;
+  readonly maxChangePercent: number;
+  readonly force: boolean;
+  readonly driftMode: 'correct' | 'report';
+}
+
+/** Everything a controller works with; the daemon builds these. */
+export interface ControllerOptions {
+  /** The config path as configured (absolute; may be a symlink a git-sync sidecar swaps). */
+  readonly configPath: string;
+  readonly gitPull: boolean;
+  readonly api: ApiClient;
+  readonly state: StateStore;
+  readonly loader: DesiredStateLoader;
+  readonly settings: ReconcileSettings;
+  readonly backoff: BackoffBounds;
+  readonly status: StatusTracker;
+  readonly metrics: DaemonMetrics;
+  /** `component: daemon`: trigger, config, git and retry events. */
+  readonly logger: Logger;
+  /** `component: audit`: the engine's reconcile events. */
+  readonly audit: Logger;
+  readonly random?: () => number;
+}
+
+/** The run loop of one daemon. */
+export interface Controller {
+  /** Logs `trigger.received` and asks for a run (full, or file-change scoped). Ignored once stopping. */
+  request(reason: Exclude<TriggerReason, 'retry'>, details?: Readonly<Record<string, unknown>>): void;
+  /** Resolves when no run is in progress or queued (a pending retry timer does not count). */
+  idle(): Promise<void>;
+  /**
+   * Stops: cancels a pending retry, drops queued requests, lets the run in flight finish for up
+   * to `timeoutMs`, then aborts it through its AbortSignal. Resolves `aborted: true` in that case.
+   */
+  stop(timeoutMs: number): Promise<{ aborted: boolean }>;
+}
+
+/** Pull errors may quote a remote URL; never let credentials in one reach a log or /status. */
+export function redactCredentials(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1[redacted]@');
+}
+
+/** `file:line:col: message (at path)`: the CLI's format, used in log lines. */
+function formatIssue(issue: ConfigIssue): string {
+  return `${issue.file}:${issue.line}:${issue.col}: ${issue.message}${issue.path ? ` (at ${issue.path})` : ''}`;
+}
+
+function isRetryable(code: string): boolean {
+  return Object.hasOwn(ERROR_CODES, code) && ERROR_CODES[code as ErrorCode].retryable;
+}
+
+function realpathOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function sleep(ms: number): { promise: Promise<void>; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const promise = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
+
+/** Creates the run loop; nothing runs until the first `request`. */
+export function createController(options: ControllerOptions): Controller {
+  const { status, metrics, logger, loader, state } = options;
+  const random = options.random ?? Math.random;
+  const runAbort = new AbortController();
+  let stopping = false;
+  // The last issue set reported, so a stalled daemon does not repeat itself every tick.
+  let reportedIssues: string | undefined;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let retryAttempt = 0;
+  /** What the pending retry covers: 'full', or these subjects. */
+  let retryScope: 'full' | Set<string> | undefined;
+
+  const queue = createReconcileQueue(run);
+
+  function cancelRetryTimer(): void {
+    if (retryTimer !== undefined) clearTimeout(retryTimer);
+    retryTimer = undefined;
+    retryScope = undefined;
+  }
+
+  function resetBackoff(): void {
+    if (retryAttempt === 0 && retryTimer === undefined) return;
+    cancelRetryTimer();
+    retryAttempt = 0;
+    status.setRetry(null);
+  }
+
+  function scheduleRetry(scope: 'full' | readonly string[], code: string): void {
+    if (stopping) return;
+    if (scope === 'full' || retryScope === 'full') retryScope = 'full';
+    else retryScope = new Set([...(retryScope ?? []), ...scope]);
+    if (retryTimer !== undefined) clearTimeout(retryTimer);
+    retryAttempt += 1;
+    const attempt = retryAttempt;
+    const delayMs = backoffDelay(attempt, options.backoff, random);
+    const at = new Date(Date.now() + delayMs);
+    status.setRetry({ attempt, at });
+    logger.info(
+      {
+        event: 'retry.scheduled',
+        attempt,
+        delayMs,
+        code,
+        scope: retryScope === 'full' ? 'full' : retryScope.size,
+      },
+      'retry scheduled',
+    );
+    retryTimer = setTimeout(() => {
+      const covered = retryScope;
+      retryTimer = undefined;
+      retryScope = undefined;
+      if (stopping || covered === undefined) return;
+      metrics.countTrigger('retry');
+      logger.info({ event: 'trigger.received', reason: 'retry', attempt }, 'trigger received');
+      queue.request('retry', covered === 'full' ? undefined : covered);
+    }, delayMs);
+  }
+
+  async function pull(): Promise<void> {
+    const dir = realpathOrUndefined(options.configPath);
+    if (dir === undefined || !(await isGitWorkTree(dir))) {
+      logger.debug({ event: 'git.pull.skipped' }, 'config directory is not a git work tree; nothing to pull');
+      return;
+    }
+    const at = new Date().toISOString();
+    try {
+      await gitPullFastForward(dir);
+      status.setPull({ at, ok: true });
+      logger.debug({ event: 'git.pull.done' }, 'git pull done');
+    } catch (err) {
+      const error = redactCredentials((err as Error).message);
+      status.setPull({ at, ok: false, error });
+      metrics.countGitPullFailure();
+      logger.warn({ event: 'git.pull.failed', error }, 'git pull failed; the last good revision stays');
+    }
+  }
+
+  async function onInvalid(
+    error: ReconcileError,
+    trigger: string,
+    startedAt: Date,
+    started: number,
+  ): Promise<void> {
+    const issues = (error.details?.issues ?? []) as ConfigIssue[];
+    const dir = realpathOrUndefined(options.configPath);
+    const revision = dir === undefined ? undefined : await gitHead(dir);
+    const at = new Date();
+    if (revision !== undefined) status.attempted(revision);
+    status.stalled(issues, { code: error.code, message: error.message, at: at.toISOString() });
+    metrics.setConfigValid(false);
+    const durationMs = Math.round(performance.now() - started);
+    metrics.observeReconcile('invalid', durationMs);
+    const key = JSON.stringify(issues);
+    if (key === reportedIssues) {
+      logger.debug(
+        { event: 'config.still-invalid', trigger },
+        'config still invalid; waiting for the files to change',
+      );
+      return;
+    }
+    reportedIssues = key;
+    state.addRun({
+      revision: revision ?? 'unknown',
+      trigger,
+      startedAt: startedAt.toISOString(),
+      durationMs,
+      result: 'invalid',
+      counts: { issues: issues.length },
+      error: error.message,
+    });
+    try {
+      await state.save();
+    } catch (err) {
+      logger.warn(
+        { event: 'state.save.failed', error: toReconcileError(err).message },
+        'cannot save the state',
+      );
+    }
+    // Logged last: by the time anyone reads it, the run is over and /status says Stalled.
+    logger.error(
+      {
+        event: 'config.invalid',
+        trigger,
+        ...(revision === undefined ? {} : { revision }),
+        issues: issues.map(formatIssue),
+      },
+      'config invalid; nothing is written until the files change',
+    );
+  }
+
+  /** The resources a run covers: all of them, or the changed ones plus the ones a retry asked for. */
+  function scopeOf(request: RunRequest, loaded: LoadResult): readonly DesiredResource[] {
+    const all = loaded.state.resources;
+    if (request.full) return all;
+    const wanted = new Set([...loaded.changes.added, ...loaded.changes.changed, ...(request.subjects ?? [])]);
+    return all.filter((resource) => wanted.has(resource.subject));
+  }
+
+  async function run(request: RunRequest): Promise<void> {
+    const trigger = [...request.reasons].sort().join(',');
+    // A full run covers whatever a pending retry would have retried.
+    if (request.full) cancelRetryTimer();
+    const startedAt = new Date();
+    const started = performance.now();
+    status.runStarted();
+    // The subjects this run covers once known: what a retry must cover if the run itself fails
+    // (the loader has already reported them as changed and will not report them again).
+    let scoped: readonly string[] | undefined;
+    try {
+      if (options.gitPull && [...request.reasons].some((r) => PULL_REASONS.has(r))) await pull();
+      let loaded: LoadResult;
+      try {
+        loaded = await loader.load(options.configPath);
+      } catch (err) {
+        const error = toReconcileError(err);
+        if (error.code !== 'CONFIG_INVALID') throw error;
+        await onInvalid(error, trigger, startedAt, started);
+        return;
+      }
+      const revision = await resolveRevision(loaded.state.configDir, loaded.state.digest);
+      if (reportedIssues !== undefined) {
+        logger.info({ event: 'config.valid', revision }, 'config valid again');
+        reportedIssues = undefined;
+      }
+      status.loaded(revision);
+      status.syncResources(loaded.state.resources);
+      metrics.setConfigValid(true);
+      const scope = scopeOf(request, loaded);
+      scoped = scope.map((resource) => resource.subject);
+      if (scope.length === 0) {
+        // A comment or a removed document: nothing to read or write. The revision moved on.
+        logger.debug(
+          { event: 'reconcile.skipped', trigger, revision, removed: loaded.changes.removed },
+          'no resource changed',
+        );
+        metrics.setResources(status.countsByKind());
+        if (status.failedCount() === 0 && retryTimer === undefined) status.applied(revision);
+        return;
+      }
+      const outcome = await reconcile(scope, {
+        api: options.api,
+        state,
+        mode: 'apply',
+        revision,
+        trigger,
+        concurrency: options.settings.concurrency,
+        maxChangePercent: options.settings.maxChangePercent,
+        force: options.settings.force,
+        driftMode: options.settings.driftMode,
+        signal: runAbort.signal,
+        managedCount: loaded.state.resources.length,
+        audit: options.audit,
+      });
+      const at = new Date();
+      const results = new Map((outcome.apply?.results ?? []).map((r) => [r.subject, r]));
+      const failed: ChangeResult[] = [];
+      for (const change of outcome.plan.changes) {
+        if (change.diffs.length > 0) metrics.countDrift(change.kind, change.cause);
+        const result = results.get(change.subject);
+        if (result === undefined) continue;
+        status.recordResult(change, result, at);
+        metrics.countChange(change.kind, result.outcome);
+        if (result.outcome === 'failed') failed.push(result);
+      }
+      metrics.setResources(status.countsByKind());
+      metrics.observeReconcile(failed.length > 0 ? 'failed' : 'success', outcome.durationMs);
+      if (failed.length === 0) {
+        status.setLastError(null);
+        metrics.setLastSuccess(at);
+      } else {
+        const first = failed[0] as ChangeResult;
+        status.setLastError({
+          code: first.error?.code ?? 'APPLY_PARTIAL',
+          message: `${failed.length} of ${scope.length} resources failed; first: ${first.subject}: ${first.error?.message ?? 'failed'}`,
+          at: at.toISOString(),
+        });
+      }
+      if (status.failedCount() === 0) status.applied(revision, at);
+      const retryable = failed.filter((r) => isRetryable(r.error?.code ?? ''));
+      if (retryable.length > 0 && !stopping) {
+        scheduleRetry(
+          retryable.map((r) => r.subject),
+          retryable[0]?.error?.code ?? 'API_UNAVAILABLE',
+        );
+      } else if (request.full || retryTimer === undefined) {
+        resetBackoff();
+      }
+    } catch (err) {
+      const error = toReconcileError(err);
+      const durationMs = Math.round(performance.now() - started);
+      metrics.observeReconcile('failed', durationMs);
+      status.setLastError({ code: error.code, message: error.message, at: new Date().toISOString() });
+      if (stopping) {
+        logger.warn({ event: 'reconcile.aborted', code: error.code }, 'reconcile ended by shutdown');
+        return;
+      }
+      logger.error({ event: 'reconcile.error', code: error.code, error: error.message }, 'reconcile failed');
+      // Unexpected failures (state directory, file system) are retried like API outages.
+      scheduleRetry(request.full ? 'full' : (scoped ?? [...(request.subjects ?? [])]), error.code);
+    } finally {
+      status.runFinished();
+    }
+  }
+
+  return {
+    request(reason, details = {}) {
+      if (stopping) return;
+      metrics.countTrigger(reason);
+      // The log's own fields win over the details (a hook's `event` is the GitHub event name).
+      logger.info({ ...details, event: 'trigger.received', reason }, 'trigger received');
+      queue.request(reason, reason === 'file-change' ? [] : undefined);
+    },
+    idle: () => queue.idle(),
+    async stop(timeoutMs) {
+      stopping = true;
+      cancelRetryTimer();
+      const closed = queue.close();
+      const timeout = sleep(timeoutMs);
+      const timedOut = await Promise.race([closed.then(() => false), timeout.promise.then(() => true)]);
+      timeout.cancel();
+      if (!timedOut) return { aborted: false };
+      logger.warn(
+        { event: 'daemon.shutdown.timeout', timeoutMs },
+        'the run in flight outlived the shutdown timeout; aborting it',
+      );
+      runAbort.abort();
+      // Aborted requests end at once; the bound only guards against a bug keeping us here.
+      const grace = sleep(5000);
+      await Promise.race([closed, grace.promise]);
+      grace.cancel();
+      return { aborted: true };
+    },
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * `startDaemon`: wires the run loop to its triggers (cron, file watcher, webhooks) and to the
+ * HTTP server, and takes them down in order on `stop()`.
+ *
+ * Start-up order: state store → controller → watcher (ready, so no edit is missed) → HTTP
+ * server → schedule → `daemon.started` → the start-up full reconcile. Shutdown order: hooks
+ * answer 503 → schedule, watcher stop → the run in flight finishes (bounded, then aborted) →
+ * server closes → API client closes.
+ */
+import { createApiClient } from '../api/client.js';
+import type { RetryOptions } from '../api/types.js';
+import { createDesiredStateLoader, type LoaderOptions } from '../config/loader.js';
+import { openStateStore } from '../engine/state.js';
+import type { Logger } from '../log.js';
+import type { BackoffBounds } from './backoff.js';
+import { createController, type ReconcileSettings } from './controller.js';
+import { type DaemonHttpServer, startHttpServer } from './http-server.js';
+import { createDaemonMetrics, type DaemonMetrics } from './metrics.js';
+import { assertSchedule, type Schedule, scheduleIntervalMs, startSchedule } from './scheduler.js';
+import { createStatusTracker, type StatusDocument } from './status.js';
+import { type ConfigWatcher, watchConfig } from './watcher.js';
+import { createSecretSource, type SecretSource } from './webhook.js';
+
+/** Smallest retry delay after a retryable failure (design: "back off exponentially"). */
+export const DEFAULT_BACKOFF_BASE_MS = 2000;
+
+/** Everything `edgesync run` decides from its flags. */
+export interface DaemonOptions extends ReconcileSettings {
+  /** Absolute config path as configured; may be a symlink (git-sync) or not exist yet. */
+  readonly configPath: string;
+  readonly stateDir: string;
+  readonly api: {
+    readonly baseUrl: string;
+    readonly accessKey: string;
+    readonly retry?: RetryOptions;
+    readonly timeoutMs?: number;
+  };
+  /** node-cron expression of the full reconciles. */
+  readonly schedule: string;
+  readonly listen: { readonly host: string; readonly port: number };
+  /** One secret per line; absent = the hook routes answer 404. */
+  readonly webhookSecretFile?: string;
+  readonly gitBranch: string;
+  readonly gitPull: boolean;
+  readonly debounceMs: number;
+  readonly shutdownTimeoutMs: number;
+  /** Retry delays; default 2 s up to the schedule's interval. */
+  readonly backoff?: Partial<BackoffBounds>;
+  /** The daemon's root logger (JSON lines); components get children. */
+  readonly logger: Logger;
+  readonly version: string;
+  readonly loader?: LoaderOptions;
+  readonly random?: () => number;
+}
+
+/** A running daemon. */
+export interface Daemon {
+  /** Base URL of the HTTP server as bound. */
+  readonly url: string;
+  readonly metrics: DaemonMetrics;
+  status(): StatusDocument;
+  /** Resolves when no run is in progress or queued. */
+  idle(): Promise<void>;
+  /** Graceful shutdown (see the module comment); resolves when everything is closed. */
+  stop(): Promise<void>;
+}
+
+/** Starts the daemon; throws ReconcileError USAGE for bad settings (schedule, secret file, address). */
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const { logger } = options;
+  const log = logger.child({ component: 'daemon' });
+  assertSchedule(options.schedule);
+  const secrets: SecretSource | undefined =
+    options.webhookSecretFile === undefined
+      ? undefined
+      : await createSecretSource(options.webhookSecretFile, logger.child({ component: 'http' }));
+  const metrics = createDaemonMetrics({ version: options.version });
+  const status = createStatusTracker();
+  const api = createApiClient({
+    baseUrl: options.api.baseUrl,
+    accessKey: options.api.accessKey,
+    logger: logger.child({ component: 'api' }),
+    connections: options.concurrency * 2,
+    onRequest: (event) => metrics.observeApiRequest(event),
+    ...(options.api.retry === undefined ? {} : { retry: options.api.retry }),
+    ...(options.api.timeoutMs === undefined ? {} : { timeoutMs: options.api.timeoutMs }),
+  });
+
+  let watcher: ConfigWatcher | undefined;
+  let server: DaemonHttpServer | undefined;
+  let schedule: Schedule | undefined;
+  let stopping = false;
+  try {
+    const state = await openStateStore(options.stateDir);
+    if (state.warning !== undefined)
+      log.warn({ event: 'state.warning', warning: state.warning }, 'state store');
+    const controller = createController({
+      configPath: options.configPath,
+      gitPull: options.gitPull,
+      api,
+      state,
+      loader: createDesiredStateLoader(options.loader),
+      settings: options,
+      backoff: {
+        baseMs: options.backoff?.baseMs ?? DEFAULT_BACKOFF_BASE_MS,
+        maxMs: options.backoff?.maxMs ?? scheduleIntervalMs(options.schedule),
+      },
+      status,
+      metrics,
+      logger: log,
+      audit: logger.child({ component: 'audit' }),
+      ...(options.random === undefined ? {} : { random: options.random }),
+    });
+    watcher = await watchConfig({
+      configPath: options.configPath,
+      stateDir: options.stateDir,
+      debounceMs: options.debounceMs,
+      logger: logger.child({ component: 'watcher' }),
+      onChange: (info) => controller.request('file-change', info),
+    });
+    server = await startHttpServer({
+      host: options.listen.host,
+      port: options.listen.port,
+      logger: logger.child({ component: 'http' }),
+      metrics,
+      secrets,
+      branch: options.gitBranch,
+      stopping: () => stopping,
+      ready: () => status.ready,
+      status: () => status.document(state.runs()),
+      onHook: (trigger) => controller.request('webhook', trigger),
+    });
+    schedule = startSchedule(options.schedule, () => controller.request('schedule'), log);
+    metrics.setConfigValid(true);
+    log.info(
+      {
+        event: 'daemon.started',
+        version: options.version,
+        listen: server.url,
+        config: options.configPath,
+        stateDir: options.stateDir,
+        schedule: options.schedule,
+        webhooks: secrets !== undefined,
+        gitBranch: options.gitBranch,
+        gitPull: options.gitPull,
+        drift: options.driftMode,
+      },
+      'daemon started',
+    );
+    controller.request('startup');
+
+    const running = { watcher, server, schedule };
+    let stopped: Promise<void> | undefined;
+    return {
+      url: server.url,
+      metrics,
+      status: () => status.document(state.runs()),
+      idle: () => controller.idle(),
+      stop() {
+        stopped ??= (async () => {
+          stopping = true;
+          log.info(
+            { event: 'daemon.stopping', timeoutMs: options.shutdownTimeoutMs },
+            'stopping: triggers off, waiting for the run in flight',
+          );
+          await running.schedule.stop();
+          await running.watcher.close();
+          const { aborted } = await controller.stop(options.shutdownTimeoutMs);
+          await running.server.close();
+          await api.close();
+          log.info({ event: 'daemon.stopped', aborted }, 'daemon stopped');
+        })();
+        return stopped;
+      },
+    };
+  } catch (err) {
+    stopping = true;
+    await schedule?.stop();
+    await watcher?.close();
+    await server?.close();
+    await api.close();
+    throw err;
+  }
+}

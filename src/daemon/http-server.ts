@@ -1,0 +1,250 @@
+/**
+ * The daemon's HTTP server (node:http): webhooks, health, readiness, metrics and status.
+ *
+ * Only `/hooks/*` is meant to face the internet (behind an ingress path rule); the other
+ * routes are for the kubelet, Prometheus and operators, like any controller's metrics port.
+ * Header and request timeouts are short: a hook body is small and a slow client is dropped.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ReconcileError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { DaemonMetrics } from './metrics.js';
+import {
+  decideGenericHook,
+  decideGithubHook,
+  type HookDecision,
+  MAX_WEBHOOK_BYTES,
+  readBodyLimited,
+  type SecretSource,
+} from './webhook.js';
+
+/** What the server needs from the daemon. */
+export interface HttpServerOptions {
+  readonly host: string;
+  readonly port: number;
+  readonly logger: Logger;
+  readonly metrics: DaemonMetrics;
+  /** Undefined: no secret configured, the hook routes answer 404. */
+  readonly secrets: SecretSource | undefined;
+  /** The branch whose pushes trigger (`--git-branch`). */
+  readonly branch: string;
+  /** Largest hook body (default 1 MiB). */
+  readonly maxBodyBytes?: number;
+  /** True once the daemon is shutting down: hooks answer 503. */
+  stopping(): boolean;
+  ready(): boolean;
+  status(): unknown;
+  /** Called for an accepted hook, after the 202 is sent. */
+  onHook(trigger: Readonly<Record<string, unknown>>): void;
+}
+
+/** A listening server. */
+export interface DaemonHttpServer {
+  /** `http://host:port` as bound (the real port when 0 was asked for). */
+  readonly url: string;
+  readonly port: number;
+  /** Stops accepting, lets requests in flight end (up to `graceMs`), then drops every connection. */
+  close(graceMs?: number): Promise<void>;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+
+interface Route {
+  readonly methods: readonly string[];
+  readonly handle: Handler;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = `${JSON.stringify(body)}\n`;
+  res.writeHead(status, {
+    'content-type': JSON_TYPE,
+    'content-length': String(Buffer.byteLength(text)),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    ...headers,
+  });
+  res.end(text);
+}
+
+/**
+ * 413 without reading the rest: the reply says `Connection: close`, and once it is flushed
+ * the socket is ended; anything the client still sends is never read into memory (TCP flow
+ * control stops it), and the socket is destroyed shortly after.
+ */
+function sendTooLarge(req: IncomingMessage, res: ServerResponse): void {
+  res.shouldKeepAlive = false;
+  sendJson(res, 413, { error: 'payload too large' }, { connection: 'close' });
+  res.once('finish', () => {
+    const socket = req.socket;
+    socket.end();
+    setTimeout(() => socket.destroy(), 1000).unref();
+  });
+}
+
+/** Parses `--listen`: `host:port`, `[v6]:port` or `:port` (all interfaces). */
+export function parseListen(value: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(value.trim());
+  const port = Number(match?.[3]);
+  if (match === null || !Number.isInteger(port) || port > 65535) {
+    throw new ReconcileError(
+      'USAGE',
+      `--listen ${JSON.stringify(value)} is not HOST:PORT (e.g. 0.0.0.0:8080)`,
+    );
+  }
+  const host = match[1] ?? match[2] ?? '';
+  return { host: host === '' ? '0.0.0.0' : host, port };
+}
+
+/** Starts the server; resolves once it listens. Throws USAGE when the address cannot be bound. */
+export async function startHttpServer(options: HttpServerOptions): Promise<DaemonHttpServer> {
+  const { logger, metrics } = options;
+  const limit = options.maxBodyBytes ?? MAX_WEBHOOK_BYTES;
+
+  function hook(name: 'github' | 'generic'): Handler {
+    return async (req, res) => {
+      const source = options.secrets;
+      if (source === undefined) {
+        sendJson(res, 404, { error: 'not found' });
+        return;
+      }
+      if (options.stopping()) {
+        metrics.countWebhook(name, 'unavailable');
+        sendJson(res, 503, { error: 'shutting down' }, { connection: 'close' });
+        return;
+      }
+      const read = await readBodyLimited(req, limit);
+      if (read.kind === 'too-large') {
+        metrics.countWebhook(name, 'too-large');
+        logger.warn({ event: 'webhook.rejected', hook: name, reason: 'too-large' }, 'webhook rejected');
+        sendTooLarge(req, res);
+        return;
+      }
+      if (read.kind === 'aborted') {
+        metrics.countWebhook(name, 'aborted');
+        return;
+      }
+      const secrets = await source.current();
+      const decision: HookDecision =
+        name === 'github'
+          ? decideGithubHook(req.headers, read.body, secrets, options.branch)
+          : decideGenericHook(req.headers, read.body, secrets);
+      metrics.countWebhook(name, decision.outcome);
+      if (decision.outcome === 'unauthorized' || decision.outcome === 'bad-request') {
+        logger.warn({ event: 'webhook.rejected', hook: name, reason: decision.outcome }, 'webhook rejected');
+      } else if (decision.trigger === undefined) {
+        logger.debug({ event: 'webhook.ignored', hook: name, outcome: decision.outcome }, 'webhook ignored');
+      }
+      // A shutdown may have begun while the body streamed in: the trigger would be dropped.
+      if (decision.trigger !== undefined && options.stopping()) {
+        metrics.countWebhook(name, 'unavailable');
+        sendJson(res, 503, { error: 'shutting down' }, { connection: 'close' });
+        return;
+      }
+      sendJson(res, decision.status, decision.body);
+      if (decision.trigger !== undefined) options.onHook(decision.trigger);
+    };
+  }
+
+  const routes: Record<string, Route> = {
+    '/hooks/github': { methods: ['POST'], handle: hook('github') },
+    '/hooks/generic': { methods: ['POST'], handle: hook('generic') },
+    '/healthz': { methods: ['GET', 'HEAD'], handle: (_req, res) => sendJson(res, 200, { status: 'ok' }) },
+    '/readyz': {
+      methods: ['GET', 'HEAD'],
+      handle: (_req, res) =>
+        options.ready()
+          ? sendJson(res, 200, { status: 'ready' })
+          : sendJson(res, 503, { status: 'not ready' }),
+    },
+    '/metrics': {
+      methods: ['GET', 'HEAD'],
+      handle: async (_req, res) => {
+        const text = await metrics.render();
+        res.writeHead(200, {
+          'content-type': metrics.contentType,
+          'content-length': String(Buffer.byteLength(text)),
+          'cache-control': 'no-store',
+        });
+        res.end(text);
+      },
+    },
+    '/status': { methods: ['GET', 'HEAD'], handle: (_req, res) => sendJson(res, 200, options.status()) },
+  };
+
+  const server: Server = createServer(
+    {
+      // A hook is a few KiB: a client that takes longer than this to send headers or body is dropped.
+      headersTimeout: 10_000,
+      requestTimeout: 30_000,
+      keepAliveTimeout: 5_000,
+      connectionsCheckingInterval: 1_000,
+      maxHeaderSize: 16 * 1024,
+    },
+    (req, res) => {
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
+      // Hook routes do not exist without a secret, whatever the method.
+      if (route === undefined || (path.startsWith('/hooks/') && options.secrets === undefined)) {
+        sendJson(res, 404, { error: 'not found' });
+        return;
+      }
+      if (!route.methods.includes(req.method ?? '')) {
+        sendJson(res, 405, { error: 'method not allowed' }, { allow: route.methods.join(', ') });
+        return;
+      }
+      Promise.resolve(route.handle(req, res)).catch((err: unknown) => {
+        logger.error({ err, path }, 'http handler failed');
+        if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
+        else res.destroy();
+      });
+    },
+  );
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException): void => {
+      reject(
+        new ReconcileError(
+          'USAGE',
+          `cannot listen on ${options.host}:${options.port}: ${err.code ?? err.message}`,
+        ),
+      );
+    };
+    server.once('error', onError);
+    server.listen(options.port, options.host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+
+  return {
+    url: `http://${shownHost}:${address.port}`,
+    port: address.port,
+    close(graceMs = 2000) {
+      closing ??= new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), graceMs);
+        force.unref();
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}

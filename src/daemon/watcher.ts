@@ -1,0 +1,162 @@
+/**
+ * The file trigger (chokidar). Two watches:
+ *
+ * - the *tree*: the config directory's real path, recursively, minus dot-files and dot-folders
+ *   (never desired state) and the state directory (our own writes must not trigger us);
+ * - the *link*: the config path's parent directory, filtered to the config path's own name. A
+ *   git-sync sidecar publishes each revision by building a new worktree and renaming a fresh
+ *   symlink over the old one; that rename is an event on the link's name in the parent, never
+ *   in the old tree. On every such event the real path is resolved again and, when it moved,
+ *   the tree watch is re-targeted to the new checkout. The same watch notices a config
+ *   directory that is created after the daemon started (a sidecar's first sync).
+ *
+ * Events are debounced: a `git checkout` touching 200 files is one `onChange`. A change that
+ * keeps going (a long copy) still fires every `maxWaitMs`, so it cannot starve the reconcile.
+ * The watcher never reads the files: the loader does, once per run, from one realpath.
+ */
+import { realpathSync } from 'node:fs';
+import { basename, dirname, relative, sep } from 'node:path';
+import { type FSWatcher, watch } from 'chokidar';
+import type { Logger } from '../log.js';
+
+/** How to watch the config directory. */
+export interface WatchOptions {
+  /** The config path as configured (absolute); may be a symlink, may not exist yet. */
+  readonly configPath: string;
+  /** Absolute path of the state directory; ignored when it lies inside the tree. */
+  readonly stateDir: string;
+  readonly debounceMs: number;
+  /** Longest a burst of events may postpone `onChange` (default 20 × debounce, at least 2 s). */
+  readonly maxWaitMs?: number;
+  /** Called once per debounced burst, and at once when the symlink moved to a new target. */
+  onChange(info: { files: number; swapped: boolean }): void;
+  readonly logger: Logger;
+}
+
+/** A running watch. */
+export interface ConfigWatcher {
+  /** The real path the tree watch follows now (undefined while the config path does not resolve). */
+  readonly target: string | undefined;
+  close(): Promise<void>;
+}
+
+function resolveTarget(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True for a path under `root` with a segment starting with `.`, or at or under `stateDir`. */
+function ignoredUnder(root: string, stateDir: string): (path: string) => boolean {
+  return (path) => {
+    if (path === stateDir || path.startsWith(`${stateDir}${sep}`)) return true;
+    const rel = relative(root, path);
+    if (rel === '' || rel.startsWith('..')) return false;
+    return rel.split(sep).some((segment) => segment.startsWith('.'));
+  };
+}
+
+function ready(watcher: FSWatcher): Promise<void> {
+  return new Promise((resolve) => watcher.once('ready', () => resolve()));
+}
+
+/** Starts both watches; resolves once they are ready (edits after this are seen). */
+export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher> {
+  const { logger } = options;
+  const maxWaitMs = options.maxWaitMs ?? Math.max(2000, options.debounceMs * 20);
+  const parent = dirname(options.configPath);
+  const name = basename(options.configPath);
+  let target = resolveTarget(options.configPath);
+  let tree: FSWatcher | undefined;
+  let closed = false;
+  let timer: NodeJS.Timeout | undefined;
+  let firstEventAt: number | undefined;
+  let pendingFiles = 0;
+
+  function fire(swapped: boolean): void {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    firstEventAt = undefined;
+    const files = pendingFiles;
+    pendingFiles = 0;
+    if (!closed) options.onChange({ files, swapped });
+  }
+
+  function schedule(): void {
+    const now = Date.now();
+    firstEventAt ??= now;
+    pendingFiles += 1;
+    if (timer !== undefined) clearTimeout(timer);
+    const wait = Math.max(0, Math.min(options.debounceMs, firstEventAt + maxWaitMs - now));
+    timer = setTimeout(() => fire(false), wait);
+  }
+
+  async function watchTree(root: string): Promise<FSWatcher> {
+    const watcher = watch(root, {
+      ignoreInitial: true,
+      ignored: ignoredUnder(root, options.stateDir),
+      // The loader reads what the watcher saw: follow links inside the tree the same way.
+      followSymlinks: true,
+    });
+    watcher.on('all', (event, path) => {
+      logger.trace({ event, path: relative(root, path) }, 'config file event');
+      schedule();
+    });
+    watcher.on('error', (err) => logger.warn({ err }, 'config watcher error'));
+    await ready(watcher);
+    return watcher;
+  }
+
+  async function retarget(): Promise<void> {
+    const next = resolveTarget(options.configPath);
+    if (next === target && (tree !== undefined || next === undefined)) return;
+    const previous = tree;
+    tree = undefined;
+    target = next;
+    await previous?.close();
+    if (next !== undefined && !closed) tree = await watchTree(next);
+    if (closed) {
+      await tree?.close();
+      return;
+    }
+    logger.info({ event: 'config.link.changed', target: next ?? null }, 'config directory moved');
+    fire(true);
+  }
+
+  const link = watch(parent, {
+    depth: 0,
+    ignoreInitial: true,
+    followSymlinks: false,
+    ignored: (path) => path !== parent && basename(path) !== name,
+  });
+  link.on('error', (err) => logger.warn({ err }, 'config link watcher error'));
+  const [treeWatcher] = await Promise.all([
+    target === undefined ? Promise.resolve(undefined) : watchTree(target),
+    ready(link),
+  ]);
+  tree = treeWatcher;
+
+  // Attached only now: chokidar reports the link itself while scanning, before `ready`.
+  // Re-targeting is serialised, so two swaps in quick succession end on the last target.
+  let swapping: Promise<void> = Promise.resolve();
+  link.on('all', (_event, path) => {
+    if (basename(path) !== name || closed) return;
+    swapping = swapping.then(retarget).catch((err: unknown) => {
+      logger.warn({ err }, 'cannot re-target the config watcher');
+    });
+  });
+
+  return {
+    get target() {
+      return target;
+    },
+    async close() {
+      closed = true;
+      if (timer !== undefined) clearTimeout(timer);
+      await swapping;
+      await Promise.all([link.close(), tree?.close()]);
+    },
+  };
+}

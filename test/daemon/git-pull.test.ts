@@ -1,0 +1,162 @@
+/**
+ * `--git-pull` on real temporary repositories: a bare remote, a clone the daemon reads, and a
+ * second clone that pushes. A webhook pulls first, and the commit SHA is the revision; a pull
+ * that fails is reported and the last good revision stays.
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { redactCredentials } from '../../src/daemon/controller.js';
+import type { StatusDocument } from '../../src/daemon/status.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import {
+  daemonArgs,
+  edit,
+  githubHook,
+  type InProcessDaemon,
+  request,
+  ruleYaml,
+  runDaemon,
+  until,
+  writeDaemonConfig,
+} from '../helpers/daemon.js';
+import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
+import { tempDir, writeTree } from '../helpers/temp-dir.js';
+
+const SECRET = 'git-pull-secret';
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'Test',
+  GIT_AUTHOR_EMAIL: 'test@example.invalid',
+  GIT_COMMITTER_NAME: 'Test',
+  GIT_COMMITTER_EMAIL: 'test@example.invalid',
+  GIT_TERMINAL_PROMPT: '0',
+};
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd,
+    env: GIT_ENV,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  }).trim();
+}
+
+let emu: Emulator;
+let daemon: InProcessDaemon | undefined;
+let root: string;
+let work: string;
+let config: string;
+
+async function start(): Promise<InProcessDaemon> {
+  const secretFile = join(writeTree(tempDir(), { secret: `${SECRET}\n` }), 'secret');
+  const d = await runDaemon(
+    daemonArgs({
+      config,
+      stateDir: join(root, 'state'),
+      baseUrl: emu.url,
+      extra: ['--git-pull', '--webhook-secret-file', secretFile],
+    }),
+    { EDGESYNC_ACCESS_KEY: TEST_KEY },
+  );
+  daemon = d;
+  await d.waitForEvent('reconcile.finished');
+  return d;
+}
+
+async function settledStatus(d: InProcessDaemon): Promise<StatusDocument> {
+  return until(async () => {
+    const doc = (await request(`${d.url}/status`)).json as StatusDocument;
+    return doc.status === 'Ready' && doc;
+  }, 'Ready');
+}
+
+function push(sha: string): string {
+  return JSON.stringify({ ref: 'refs/heads/main', after: sha, repository: { full_name: 'acme/edge' } });
+}
+
+describe('--git-pull', () => {
+  beforeEach(async () => {
+    emu = await withEmulator();
+    root = tempDir();
+    git(root, 'init', '--quiet', '--bare', '-b', 'main', 'remote.git');
+    git(root, 'clone', '--quiet', 'remote.git', 'work');
+    work = join(root, 'work');
+    writeDaemonConfig(work);
+    git(work, 'add', '.');
+    git(work, 'commit', '--quiet', '-m', 'initial desired state');
+    git(work, 'push', '--quiet', 'origin', 'main');
+    git(root, 'clone', '--quiet', 'remote.git', 'config');
+    config = join(root, 'config');
+  });
+
+  afterEach(async () => {
+    await daemon?.stop();
+    daemon = undefined;
+    await emu.close();
+  });
+
+  it('pulls before a webhook run; the new commit is applied and its SHA is the revision', async () => {
+    const d = await start();
+    const first = git(config, 'rev-parse', 'HEAD');
+    const before = await settledStatus(d);
+
+    edit(work, 'shield/rules.yaml', ruleYaml('Pulled from the remote'));
+    git(work, 'commit', '--quiet', '-am', 'rename the rule');
+    git(work, 'push', '--quiet', 'origin', 'main');
+    const second = git(work, 'rev-parse', 'HEAD');
+    const reply = await githubHook(d.url, 'push', push(second), SECRET);
+    const applied = await d.waitForEvent('change.applied');
+    const after = await settledStatus(d);
+
+    expect(reply.status).toBe(202);
+    expect(before.revision).toBe(first);
+    expect(applied.subject).toBe('WafCustomRule/block-sqli');
+    expect(d.events('reconcile.started')[1]).toMatchObject({ trigger: 'webhook', revision: second });
+    expect(after).toMatchObject({
+      revision: second,
+      lastAttemptedRevision: second,
+      lastAppliedRevision: second,
+      lastPull: { ok: true },
+    });
+    expect(git(config, 'rev-parse', 'HEAD')).toBe(second);
+    expect(emu.state.customRule(1234)?.ruleName).toBe('Pulled from the remote');
+  });
+
+  it('a failing pull is reported, the run goes on, and the last good revision stays', async () => {
+    const d = await start();
+    const good = git(config, 'rev-parse', 'HEAD');
+    // A remote that refuses connections, with credentials in its URL that must never be shown.
+    git(config, 'remote', 'set-url', 'origin', 'https://deploy:hunter2-token@127.0.0.1:9/acme/edge.git');
+
+    const reply = await githubHook(d.url, 'push', push('0'.repeat(40)), SECRET);
+    const failed = await d.waitForEvent('git.pull.failed');
+    await d.waitForEvent('reconcile.finished', () => true, 2);
+    const after = await settledStatus(d);
+    const metrics = (await request(`${d.url}/metrics`)).text;
+
+    expect(reply.status).toBe(202);
+    expect(failed.level).toBe('warn');
+    expect(String(failed.error)).toContain('127.0.0.1');
+    expect(after.revision).toBe(good);
+    expect(after.lastAppliedRevision).toBe(good);
+    expect(after.lastPull).toMatchObject({ ok: false, error: failed.error });
+    expect(d.events('reconcile.started')[1]).toMatchObject({ trigger: 'webhook', revision: good });
+    expect(metrics).toContain('edgesync_git_pull_failures_total 1');
+    expect(d.output()).not.toContain('hunter2-token');
+    expect(JSON.stringify(after)).not.toContain('hunter2-token');
+  });
+});
+
+describe('redactCredentials', () => {
+  it.each([
+    [
+      "fatal: unable to access 'https://u:p4ss@github.com/a/b.git/': 403",
+      "fatal: unable to access 'https://[redacted]@github.com/a/b.git/': 403",
+    ],
+    ['ssh://git@host/x', 'ssh://[redacted]@host/x'],
+    ['no url here', 'no url here'],
+  ])('%s', (input, expected) => {
+    expect(redactCredentials(input)).toBe(expected);
+  });
+});

@@ -1,0 +1,273 @@
+/**
+ * `/metrics` (Prometheus text that parses line by line, with every named series), `/status`
+ * (its shape), `/healthz`, and one Registry per daemon instance.
+ */
+import { join } from 'node:path';
+import { register } from 'prom-client';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createDaemonMetrics } from '../../src/daemon/metrics.js';
+import type { StatusDocument } from '../../src/daemon/status.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import {
+  daemonArgs,
+  edit,
+  type InProcessDaemon,
+  request,
+  ruleYaml,
+  runDaemon,
+  writeDaemonConfig,
+} from '../helpers/daemon.js';
+import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*';
+const LABELS = '\\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\\\\n]|\\\\.)*",?)*\\}';
+// NaN in any case: Prometheus parses values with Go's ParseFloat, and prom-client prints the
+// event-loop lag as "Nan" before its first sample.
+const VALUE = '(?:[-+]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)(?:[eE][-+]?\\d+)?|[Nn][Aa][Nn]|[-+]Inf)';
+/** The text exposition format, strictly: HELP, TYPE, or a sample with an optional timestamp. */
+const LINE = new RegExp(
+  `^(?:# HELP ${NAME} .*|# TYPE ${NAME} (?:counter|gauge|histogram|summary|untyped)|${NAME}(?:${LABELS})? ${VALUE}(?: -?\\d+)?)$`,
+);
+
+/** Parses an exposition into `series → value`, failing on any line that is not well-formed. */
+function parseMetrics(text: string): Map<string, number> {
+  const samples = new Map<string, number>();
+  const bad: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    if (!LINE.test(line)) bad.push(line);
+    else if (!line.startsWith('#')) {
+      const at = line.lastIndexOf(' ');
+      samples.set(line.slice(0, at), Number(line.slice(at + 1)));
+    }
+  }
+  expect(bad).toEqual([]);
+  return samples;
+}
+
+let emu: Emulator;
+let daemon: InProcessDaemon | undefined;
+let root: string;
+
+beforeEach(async () => {
+  emu = await withEmulator();
+  root = tempDir();
+});
+
+afterEach(async () => {
+  await daemon?.stop();
+  daemon = undefined;
+  await emu.close();
+});
+
+async function start(name = 'a'): Promise<InProcessDaemon> {
+  const config = writeDaemonConfig(join(root, name, 'config'));
+  // Drift at start-up: the rule's name differs from the emulator's.
+  edit(config, 'shield/rules.yaml', ruleYaml('Renamed in git'));
+  const d = await runDaemon(daemonArgs({ config, stateDir: join(root, name, 'state'), baseUrl: emu.url }), {
+    EDGESYNC_ACCESS_KEY: TEST_KEY,
+  });
+  await d.waitForEvent('reconcile.finished');
+  return d;
+}
+
+describe('GET /metrics', () => {
+  it('parses as Prometheus text and has the named series', async () => {
+    const d = await start();
+    daemon = d;
+
+    const reply = await request(`${d.url}/metrics`);
+    const samples = parseMetrics(reply.text);
+
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect(samples.get('edgesync_up')).toBe(1);
+    expect(samples.get(`edgesync_build_info{version="0.1.0",node_version="${process.versions.node}"}`)).toBe(
+      1,
+    );
+    expect(samples.get('edgesync_reconcile_total{result="success"}')).toBe(1);
+    expect(samples.get('edgesync_reconcile_duration_seconds_count{result="success"}')).toBe(1);
+    expect(samples.get('edgesync_reconcile_duration_seconds_bucket{le="+Inf",result="success"}')).toBe(1);
+    expect(samples.get('edgesync_triggers_total{reason="startup"}')).toBe(1);
+    expect(samples.get('edgesync_resources{kind="DnsZone",status="in-sync"}')).toBe(2);
+    expect(samples.get('edgesync_resources{kind="WafCustomRule",status="in-sync"}')).toBe(1);
+    expect(samples.get('edgesync_resources{kind="WafCustomRule",status="failed"}')).toBe(0);
+    expect(samples.get('edgesync_drift_detected_total{kind="WafCustomRule",cause="unknown"}')).toBe(1);
+    expect(samples.get('edgesync_changes_total{kind="WafCustomRule",outcome="applied"}')).toBe(1);
+    expect(samples.get('edgesync_changes_total{kind="DnsZone",outcome="unchanged"}')).toBe(2);
+    expect(
+      samples.get(
+        'edgesync_api_requests_total{operation="getDnsZone",route="/dnszone/{id}",method="GET",status="200"}',
+      ),
+    ).toBe(2);
+    expect(
+      samples.get(
+        'edgesync_api_requests_total{operation="updateCustomWafRule",route="/shield/waf/custom-rule/{id}",method="PATCH",status="200"}',
+      ),
+    ).toBe(1);
+    expect(samples.get('edgesync_api_request_duration_seconds_count{operation="getDnsZone"}')).toBe(2);
+    expect(samples.get('edgesync_config_valid')).toBe(1);
+    expect(
+      Math.abs((samples.get('edgesync_last_success_timestamp_seconds') ?? 0) - Date.now() / 1000),
+    ).toBeLessThan(60);
+    expect(samples.get('process_resident_memory_bytes')).toBeGreaterThan(0);
+    for (const name of [
+      'edgesync_webhook_requests_total',
+      'edgesync_git_pull_failures_total',
+      'edgesync_api_guardian_blocked_requests',
+    ]) {
+      expect(reply.text).toContain(`# TYPE ${name} `);
+    }
+  });
+
+  it('keeps one Registry per daemon and never writes to the global one', async () => {
+    const first = await start('a');
+    daemon = first;
+    const second = await start('b');
+
+    const a = parseMetrics((await request(`${first.url}/metrics`)).text);
+    await second.stop();
+    const b = parseMetrics((await request(`${first.url}/metrics`)).text);
+    const global = await register.metrics();
+
+    expect(a.get('edgesync_reconcile_total{result="success"}')).toBe(1);
+    expect(b.get('edgesync_reconcile_total{result="success"}')).toBe(1);
+    expect(global).not.toContain('edgesync_');
+  });
+});
+
+describe('API Guardian gauges', () => {
+  it('setApiGuardian exports the totals per Shield Zone and drops missing ones', async () => {
+    const metrics = createDaemonMetrics({ version: 'test' });
+
+    metrics.setApiGuardian(42, {
+      totalBlockedRequests: 7,
+      totalLoggedRequests: 3,
+      totalRateLimited: 0,
+      totalRequestsInspected: 1200,
+      totalFailedRequestValidation: 2,
+      totalFailedAuthenticationEnforcement: 1,
+    });
+    metrics.setApiGuardian(43, { totalBlockedRequests: 5 });
+    metrics.setApiGuardian(42, { totalBlockedRequests: 8, totalLoggedRequests: null });
+    const samples = parseMetrics(await metrics.render());
+
+    expect([...samples].filter(([series]) => series.startsWith('edgesync_api_guardian_'))).toEqual([
+      ['edgesync_api_guardian_blocked_requests{shield_zone="42"}', 8],
+      ['edgesync_api_guardian_blocked_requests{shield_zone="43"}', 5],
+    ]);
+  });
+});
+
+describe('GET /status', () => {
+  it('has the documented shape', async () => {
+    const d = await start();
+    daemon = d;
+
+    const reply = await request(`${d.url}/status`);
+    const doc = reply.json as StatusDocument;
+
+    expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(Object.keys(doc)).toEqual([
+      'status',
+      'ready',
+      'revision',
+      'lastAttemptedRevision',
+      'lastAppliedRevision',
+      'lastError',
+      'issues',
+      'lastPull',
+      'retry',
+      'lastSuccessAt',
+      'runs',
+      'counts',
+      'resources',
+    ]);
+    expect(doc).toMatchObject({
+      status: 'Ready',
+      ready: true,
+      lastError: null,
+      issues: [],
+      lastPull: null,
+      retry: null,
+      counts: { pending: 0, 'in-sync': 3, suspended: 0, 'report-only': 0, failed: 0 },
+    });
+    expect(doc.revision).toMatch(/^config:[0-9a-f]{12}$/);
+    expect(doc.lastAppliedRevision).toBe(doc.revision);
+    expect(doc.runs).toEqual([
+      {
+        revision: doc.revision,
+        trigger: 'startup',
+        startedAt: expect.any(String),
+        durationMs: expect.any(Number),
+        result: 'success',
+        counts: { applied: 1, unchanged: 2, skipped: 0, failed: 0 },
+      },
+    ]);
+    expect(doc.resources.map((r) => [r.subject, r.source, r.state])).toEqual([
+      ['DnsZone/example-com', 'dns/zones.yaml:1:1', 'in-sync'],
+      ['DnsZone/example-org', 'dns/zones.yaml:9:1', 'in-sync'],
+      ['WafCustomRule/block-sqli', 'shield/rules.yaml:1:1', 'in-sync'],
+    ]);
+    expect(doc.resources[2]).toEqual({
+      subject: 'WafCustomRule/block-sqli',
+      kind: 'WafCustomRule',
+      name: 'block-sqli',
+      source: 'shield/rules.yaml:1:1',
+      state: 'in-sync',
+      drift: null,
+      lastError: null,
+      lastAppliedAt: doc.lastSuccessAt,
+      lastCheckedAt: doc.lastSuccessAt,
+    });
+  });
+
+  it('shows failed, suspended and report-only resources with their drift and last error', async () => {
+    const config = writeDaemonConfig(join(root, 'config'));
+    edit(
+      config,
+      'shield/rules.yaml',
+      ruleYaml('Suspended rename').replace('  name: block-sqli\n', '  name: block-sqli\n  suspend: true\n'),
+    );
+    edit(
+      config,
+      'dns/zones.yaml',
+      `apiVersion: edgesync/v1
+kind: DnsZone
+metadata:
+  name: example-com
+  drift: report
+spec:
+  id: 12345
+  dnssec: false
+---
+apiVersion: edgesync/v1
+kind: DnsZone
+metadata:
+  name: missing
+spec:
+  id: 99999
+  dnssec: false
+`,
+    );
+    const d = await runDaemon(daemonArgs({ config, stateDir: join(root, 'state'), baseUrl: emu.url }), {
+      EDGESYNC_ACCESS_KEY: TEST_KEY,
+    });
+    daemon = d;
+    await d.waitForEvent('reconcile.finished');
+
+    const doc = (await request(`${d.url}/status`)).json as StatusDocument;
+
+    expect(doc.counts).toEqual({ pending: 0, 'in-sync': 0, suspended: 1, 'report-only': 1, failed: 1 });
+    expect(doc.resources.map((r) => [r.subject, r.state, r.drift, r.lastError?.code ?? null])).toEqual([
+      ['DnsZone/example-com', 'report-only', { cause: 'unknown', fields: ['dnssec'] }, null],
+      ['DnsZone/missing', 'failed', null, 'API_NOT_FOUND'],
+      ['WafCustomRule/block-sqli', 'suspended', { cause: 'unknown', fields: ['ruleName'] }, null],
+    ]);
+    expect(doc.lastError?.code).toBe('API_NOT_FOUND');
+    expect(doc.lastAppliedRevision).toBeNull();
+    expect(doc.retry).toBeNull();
+    expect(emu.journal.writes()).toEqual([]);
+  });
+});

@@ -1,0 +1,203 @@
+/**
+ * File-change triggers of `edgesync run`: a debounced edit reconciles only the resources whose
+ * documents changed, a git-sync style symlink swap is followed, and a burst of webhooks and
+ * edits coalesces into at most two reconciles.
+ */
+import { mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StatusDocument } from '../../src/daemon/status.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import {
+  daemonArgs,
+  dnsYaml,
+  edit,
+  genericHook,
+  type InProcessDaemon,
+  request,
+  ruleYaml,
+  runDaemon,
+  until,
+  writeDaemonConfig,
+} from '../helpers/daemon.js';
+import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
+import { tempDir, writeTree } from '../helpers/temp-dir.js';
+
+let emu: Emulator;
+let daemon: InProcessDaemon | undefined;
+let root: string;
+
+beforeEach(async () => {
+  emu = await withEmulator();
+  root = tempDir();
+});
+
+afterEach(async () => {
+  await daemon?.stop();
+  daemon = undefined;
+  await emu.close();
+});
+
+async function start(config: string, extra: readonly string[] = []): Promise<InProcessDaemon> {
+  const running = await runDaemon(
+    daemonArgs({ config, stateDir: join(root, 'state'), baseUrl: emu.url, extra }),
+    {
+      EDGESYNC_ACCESS_KEY: TEST_KEY,
+    },
+  );
+  daemon = running;
+  await running.waitForEvent('reconcile.finished');
+  return running;
+}
+
+async function status(d: InProcessDaemon): Promise<StatusDocument> {
+  return (await request(`${d.url}/status`)).json as StatusDocument;
+}
+
+describe('file changes', () => {
+  it('an edit is picked up after the debounce and only the changed resource is read and written', async () => {
+    const config = writeDaemonConfig(join(root, 'config'));
+    const d = await start(config);
+    emu.journal.clear();
+
+    edit(config, 'dns/zones.yaml', dnsYaml(true));
+    const finished = await d.waitForEvent('reconcile.finished', () => true, 2);
+
+    expect(d.events('trigger.received').map((line) => line.reason)).toEqual(['startup', 'file-change']);
+    expect(d.events('reconcile.started')[1]).toMatchObject({ trigger: 'file-change', resources: 1 });
+    expect(finished.counts).toEqual({ applied: 1, unchanged: 0, skipped: 0, failed: 0 });
+    expect(emu.journal.entries().map((entry) => `${entry.method} ${entry.path}`)).toEqual([
+      'GET /dnszone/12346',
+      'POST /dnszone/12346/dnssec',
+    ]);
+    expect(emu.state.dnsZone(12346)?.DnsSecEnabled).toBe(true);
+    const doc = await status(d);
+    expect(doc.resources.find((r) => r.subject === 'DnsZone/example-org')).toMatchObject({
+      state: 'in-sync',
+      drift: null,
+      lastError: null,
+    });
+    expect(doc.resources.find((r) => r.subject === 'DnsZone/example-org')?.lastAppliedAt).not.toBeNull();
+  });
+
+  it('a checkout touching 200 files is one trigger', async () => {
+    const config = writeDaemonConfig(join(root, 'config'));
+    const d = await start(config, ['--debounce-ms', '200']);
+
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 200; i += 1)
+      files[`lists/list-${String(i).padStart(3, '0')}.txt`] = `198.51.100.${i}\n`;
+    writeTree(config, files);
+    edit(config, 'shield/rules.yaml', ruleYaml('After the checkout'));
+    const trigger = await d.waitForEvent('trigger.received', (line) => line.reason === 'file-change');
+    await d.waitForEvent('reconcile.finished', () => true, 2);
+
+    expect(d.events('trigger.received').map((line) => line.reason)).toEqual(['startup', 'file-change']);
+    expect(trigger.files).toBeGreaterThanOrEqual(201);
+    expect(emu.state.customRule(1234)?.ruleName).toBe('After the checkout');
+  });
+
+  it('ignores dot-files and the state directory inside the config directory', async () => {
+    const config = writeDaemonConfig(join(root, 'config'));
+    const d = await runDaemon(
+      daemonArgs({
+        config,
+        stateDir: join(config, '.state'),
+        baseUrl: emu.url,
+        extra: ['--debounce-ms', '100'],
+      }),
+      { EDGESYNC_ACCESS_KEY: TEST_KEY },
+    );
+    daemon = d;
+    await d.waitForEvent('reconcile.finished');
+
+    writeTree(config, { '.hidden/notes.yaml': 'not: desired', '.editor.swp': 'x' });
+    edit(config, 'shield/rules.yaml', ruleYaml('After dot-files'));
+    await d.waitForEvent('reconcile.finished', () => true, 2);
+
+    // The state file was saved inside the tree by both runs; neither save nor the dot-files triggered.
+    expect(d.events('trigger.received').map((line) => line.reason)).toEqual(['startup', 'file-change']);
+    expect(emu.state.customRule(1234)?.ruleName).toBe('After dot-files');
+  });
+
+  it('follows a git-sync style symlink swap to the new checkout, then watches the new tree', async () => {
+    mkdirSync(join(root, 'git', '.worktrees'), { recursive: true });
+    writeDaemonConfig(join(root, 'git', '.worktrees', 'aaaa'));
+    const next = writeDaemonConfig(join(root, 'git', '.worktrees', 'bbbb'));
+    edit(next, 'shield/rules.yaml', ruleYaml('From revision bbbb'));
+    const link = join(root, 'git', 'config');
+    symlinkSync('.worktrees/aaaa', link);
+    const d = await start(link);
+    const before = await status(d);
+
+    // git-sync: a new link beside the old one, renamed over it (atomic), then the old tree removed.
+    symlinkSync('.worktrees/bbbb', join(root, 'git', 'config.tmp'));
+    renameSync(join(root, 'git', 'config.tmp'), link);
+    rmSync(join(root, 'git', '.worktrees', 'aaaa'), { recursive: true });
+    const moved = await d.waitForEvent('config.link.changed');
+    await d.waitForEvent('reconcile.finished', () => true, 2);
+    const afterSwap = await status(d);
+    edit(next, 'dns/zones.yaml', dnsYaml(true));
+    await d.waitForEvent('change.applied', (line) => line.subject === 'DnsZone/example-org');
+
+    expect(moved.target).toBe(join(root, 'git', '.worktrees', 'bbbb'));
+    expect(d.events('reconcile.started')[1]).toMatchObject({ trigger: 'file-change', resources: 1 });
+    expect(emu.state.customRule(1234)?.ruleName).toBe('From revision bbbb');
+    expect(afterSwap.revision).not.toBe(before.revision);
+    expect(afterSwap.revision).toMatch(/^config:[0-9a-f]{12}$/);
+    expect(emu.state.dnsZone(12346)?.DnsSecEnabled).toBe(true);
+  });
+
+  it('notices a config directory that appears after the start (a sidecar’s first sync)', async () => {
+    mkdirSync(join(root, 'git'));
+    const link = join(root, 'git', 'config');
+    const d = await runDaemon(daemonArgs({ config: link, stateDir: join(root, 'state'), baseUrl: emu.url }), {
+      EDGESYNC_ACCESS_KEY: TEST_KEY,
+    });
+    daemon = d;
+    await d.waitForEvent('config.invalid');
+    const waiting = await request(`${d.url}/readyz`);
+
+    const checkout = writeDaemonConfig(join(root, 'git', '.worktrees', 'cccc'));
+    edit(checkout, 'shield/rules.yaml', ruleYaml('First sync'));
+    symlinkSync('.worktrees/cccc', link);
+    await d.waitForEvent('reconcile.finished');
+    const ready = await request(`${d.url}/readyz`);
+
+    expect(waiting.status).toBe(503);
+    expect(ready.status).toBe(200);
+    expect(emu.state.customRule(1234)?.ruleName).toBe('First sync');
+  });
+});
+
+describe('coalescing', () => {
+  it('50 webhooks and file edits in a burst give at most 2 reconciles', async () => {
+    const config = writeDaemonConfig(join(root, 'config'));
+    const secretFile = join(writeTree(tempDir(), { secret: 'burst-secret\n' }), 'secret');
+    const d = await start(config, ['--webhook-secret-file', secretFile, '--debounce-ms', '100']);
+    // The first run of the burst holds its first read for 1.5 s: the whole burst lands meanwhile.
+    emu.faults.script({ operation: 'listCustomWafRules', reply: { delayMs: 1500 } });
+
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, async (_, i) => {
+        if (i % 10 === 9) edit(config, 'shield/rules.yaml', ruleYaml(`Burst ${i}`));
+        return (await genericHook(d.url, `{"n":${i}}`, 'burst-secret')).status;
+      }),
+    );
+    await d.waitForEvent('trigger.received', (line) => line.reason === 'file-change');
+    await until(async () => (await status(d)).status === 'Ready', 'the daemon to settle');
+
+    expect(replies).toEqual(Array.from({ length: 50 }, () => 202));
+    expect(d.events('trigger.received').filter((line) => line.reason === 'webhook')).toHaveLength(50);
+    // Start-up, then the burst: the run the first hook started and one follow-up for everything
+    // else (the debounced file change merges into it, or finds nothing left to do after it).
+    const started = d.events('reconcile.started').map((line) => line.trigger);
+    expect(started).toHaveLength(3);
+    expect(started.slice(0, 2)).toEqual(['startup', 'webhook']);
+    expect(started[2]).toMatch(/^(file-change,)?webhook$/);
+    expect(emu.state.customRule(1234)?.ruleName).toBe('Burst 49');
+    const metrics = (await request(`${d.url}/metrics`)).text;
+    expect(metrics).toContain('edgesync_triggers_total{reason="webhook"} 50');
+    expect(metrics).toContain('edgesync_reconcile_total{result="success"} 3');
+  });
+});

@@ -1,0 +1,225 @@
+/**
+ * The built binary's `run` as a real process (`node dist/src/main.js run …`; `npm test`
+ * builds first): SIGTERM during an apply lets the write finish and exits 0, the shutdown
+ * timeout bounds the wait, and the README's demo (`--emulator` on config-examples) finds and
+ * corrects the seeded drift and picks up an edit.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src/emulator/index.js';
+import { type LogLine, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
+import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const REPO = resolve(import.meta.dirname, '../..');
+const MAIN = join(REPO, 'dist/src/main.js');
+
+interface Spawned {
+  child: ChildProcess;
+  lines(): LogLine[];
+  events(event: string): LogLine[];
+  output(): string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+const children: ChildProcess[] = [];
+
+function spawnRun(args: readonly string[], env: Record<string, string>): Spawned {
+  const child = spawn(process.execPath, [MAIN, 'run', ...args], {
+    cwd: REPO,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.once('exit', (code, signal) => done({ code, signal })),
+  );
+  const lines = (): LogLine[] =>
+    stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as LogLine);
+  return {
+    child,
+    lines,
+    events: (event) => lines().filter((line) => line.event === event),
+    output: () => stdout + stderr,
+    exit,
+  };
+}
+
+beforeAll(() => {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm test does)`);
+});
+
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+describe('edgesync run (spawned)', () => {
+  let emu: Emulator;
+
+  afterEach(async () => {
+    await emu.close();
+  });
+
+  it('SIGTERM during an apply lets the write finish, then exits 0', async () => {
+    emu = await withEmulator();
+    // The write is held 1.5 s in the emulator: SIGTERM arrives while it is in flight.
+    emu.faults.script({ operation: 'updateCustomWafRule', reply: { delayMs: 1500 } });
+    const root = tempDir();
+    const config = writeDaemonConfig(join(root, 'config'));
+    writeFileSync(join(config, 'shield/rules.yaml'), ruleYaml('Applied during shutdown'));
+    const run = spawnRun(
+      [
+        '--config',
+        config,
+        '--state-dir',
+        join(root, 'state'),
+        '--base-url',
+        emu.url,
+        '--listen',
+        '127.0.0.1:0',
+      ],
+      { EDGESYNC_ACCESS_KEY: TEST_KEY },
+    );
+
+    await until(() => emu.faults.pending() === 0, 'the write to reach the emulator');
+    const signalled = process.kill(run.child.pid as number, 'SIGTERM');
+    const exit = await run.exit;
+    const order = run
+      .lines()
+      .map((line) => line.event)
+      .filter((event) =>
+        ['daemon.stopping', 'change.applied', 'reconcile.finished', 'daemon.stopped'].includes(event ?? ''),
+      );
+
+    expect(signalled).toBe(true);
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(order).toEqual(['daemon.stopping', 'change.applied', 'reconcile.finished', 'daemon.stopped']);
+    expect(run.events('daemon.stopped')[0]?.aborted).toBe(false);
+    expect(emu.state.customRule(1234)?.ruleName).toBe('Applied during shutdown');
+    expect(emu.journal.writes().map((entry) => [entry.method, entry.path, entry.status])).toEqual([
+      ['PATCH', '/shield/waf/custom-rule/1234', 200],
+    ]);
+    expect(run.output()).not.toContain(TEST_KEY);
+  });
+
+  it('--shutdown-timeout bounds the wait: the run is aborted and the process still exits 0', async () => {
+    emu = await withEmulator();
+    emu.faults.script({ operation: 'updateCustomWafRule', reply: { delayMs: 10_000 } });
+    const root = tempDir();
+    const config = writeDaemonConfig(join(root, 'config'));
+    writeFileSync(join(config, 'shield/rules.yaml'), ruleYaml('Too slow'));
+    const run = spawnRun(
+      [
+        ...['--config', config, '--state-dir', join(root, 'state'), '--base-url', emu.url],
+        ...['--listen', '127.0.0.1:0', '--shutdown-timeout', '0.2'],
+      ],
+      { EDGESYNC_ACCESS_KEY: TEST_KEY },
+    );
+
+    await until(() => emu.faults.pending() === 0, 'the write to reach the emulator');
+    process.kill(run.child.pid as number, 'SIGTERM');
+    const exit = await run.exit;
+
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(run.events('daemon.shutdown.timeout')).toHaveLength(1);
+    expect(run.events('daemon.stopped')[0]?.aborted).toBe(true);
+    expect(run.events('change.failed').map((line) => line.subject)).toEqual(['WafCustomRule/block-sqli']);
+  });
+});
+
+describe('the README demo: run --emulator on config-examples', () => {
+  it('finds and corrects the seeded drift, then applies an edit', async () => {
+    const config = join(tempDir(), 'config-examples');
+    cpSync(join(REPO, 'config-examples'), config, { recursive: true });
+    const run = spawnRun(['--emulator', '--config', config, '--listen', '127.0.0.1:0'], {});
+
+    const first = await until(() => run.events('reconcile.finished')[0], 'the first reconcile');
+    const zones = join(config, 'dns/zones.yaml');
+    writeFileSync(
+      zones,
+      readFileSync(zones, 'utf8').replace('  id: 412874\n  dnssec: false', '  id: 412874\n  dnssec: true'),
+    );
+    // DnsZone/example-net is applied twice: DNSSEC off at start-up (the seeded drift), on after the edit.
+    const edited = await until(
+      () => run.events('change.applied').filter((line) => line.subject === 'DnsZone/example-net')[1],
+      'the edit to be applied',
+    );
+    process.kill(run.child.pid as number, 'SIGTERM');
+    const exit = await run.exit;
+
+    expect(run.events('emulator.started')[0]).toMatchObject({ seed: '.emulator/seed.yaml' });
+    expect(
+      run
+        .events('drift.detected')
+        .slice(0, 6)
+        .map((line) => [line.subject, line.skip ?? null]),
+    ).toEqual([
+      ['WafCustomRule/allow-health-checks', 'suspended'],
+      ['WafCustomRule/block-xss-search', null],
+      ['WafCustomRule/log-scanner-user-agents', 'report-only'],
+      ['AccessList/office-ips', null],
+      ['ContainerApp/storefront', null],
+      ['DnsZone/example-net', null],
+    ]);
+    expect(first).toMatchObject({
+      trigger: 'startup',
+      result: 'success',
+      counts: { applied: 4, unchanged: 9, skipped: 2, failed: 0 },
+    });
+    expect(run.events('reconcile.started')[1]).toMatchObject({ trigger: 'file-change', resources: 1 });
+    expect(edited.requests).toEqual([
+      {
+        operation: 'enableDnssec',
+        method: 'POST',
+        path: '/dnszone/412874/dnssec',
+        reply: expect.any(Object),
+      },
+    ]);
+    expect(exit).toEqual({ code: 0, signal: null });
+  });
+
+  it('npm start’s arguments (pretty logs) show the drift found and corrected', async () => {
+    const config = join(tempDir(), 'config-examples');
+    cpSync(join(REPO, 'config-examples'), config, { recursive: true });
+    const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+      scripts: { start: string };
+    };
+    const args = pkg.scripts.start.split('node dist/src/main.js run ')[1]?.split(' ') ?? [];
+    // The same flags, on a copy of the directory and a free port.
+    const run = spawnRun(
+      args.map((arg) =>
+        arg === 'config-examples' ? config : arg === '127.0.0.1:8080' ? '127.0.0.1:0' : arg,
+      ),
+      {},
+    );
+
+    await until(() => run.output().includes('reconcile finished'), 'the first reconcile');
+    process.kill(run.child.pid as number, 'SIGTERM');
+    const exit = await run.exit;
+    const text = run.output();
+
+    expect(args).toEqual([
+      '--emulator',
+      '--config',
+      'config-examples',
+      '--listen',
+      '127.0.0.1:8080',
+      '--log-format',
+      'pretty',
+    ]);
+    expect(text).toMatch(/INFO \(edgesync\): drift detected\n/);
+    expect(text).toContain('subject: "ContainerApp/storefront"');
+    expect(text).toMatch(/INFO \(edgesync\): change applied\n/);
+    expect(text).not.toMatch(/^\{/m);
+    expect(exit).toEqual({ code: 0, signal: null });
+  });
+});

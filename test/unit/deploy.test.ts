@@ -1,0 +1,282 @@
+/**
+ * What can be checked of the container image and the deployment files without a Docker
+ * engine: the Dockerfile's COPY sources exist (and pass .dockerignore), its entry point is
+ * what `npm run build` produces, the health check port is the default listen port, and the
+ * compose and Kubernetes files parse and use only flags, paths and variables edgesync knows.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, posix, resolve } from 'node:path';
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { DEFAULT_LISTEN, registerRun } from '../../src/cli/commands/run.js';
+import type { CliIo } from '../../src/cli/io.js';
+
+const REPO = resolve(import.meta.dirname, '../..');
+
+interface Instruction {
+  readonly stage: string;
+  readonly keyword: string;
+  readonly args: string;
+}
+
+/** The Dockerfile as instructions (continuation lines joined, comments dropped), each with its stage. */
+function dockerfile(): Instruction[] {
+  const text = readFileSync(join(REPO, 'Dockerfile'), 'utf8');
+  const logical = text
+    .split('\n')
+    .filter((line) => !line.trimStart().startsWith('#'))
+    .join('\n')
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  let stage = '';
+  return logical.map((line) => {
+    const [keyword = '', ...rest] = line.split(/\s+/);
+    const args = rest.join(' ');
+    if (keyword === 'FROM') stage = /\bAS\s+(\S+)/i.exec(args)?.[1] ?? args;
+    return { stage, keyword, args };
+  });
+}
+
+function only(instructions: Instruction[], keyword: string, stage?: string): Instruction[] {
+  return instructions.filter((i) => i.keyword === keyword && (stage === undefined || i.stage === stage));
+}
+
+/** The options `edgesync run` accepts, from the real command definition. */
+function runOptions(): Set<string> {
+  const program = new Command();
+  const io = { stdout: { write: () => true }, stderr: { write: () => true } } as unknown as CliIo;
+  registerRun(program, io, () => undefined);
+  const run = program.commands.find((command) => command.name() === 'run');
+  return new Set((run?.options ?? []).map((option) => option.long ?? ''));
+}
+
+/** Every `--flag` of an argument list is an option of `run`; returns the flag → value map. */
+function checkRunArgs(args: readonly string[]): Map<string, string | true> {
+  expect(args[0]).toBe('run');
+  const known = runOptions();
+  const flags = new Map<string, string | true>();
+  for (const arg of args.slice(1)) {
+    const [flag = '', value] = arg.split(/=(.*)/s);
+    expect(known, `${flag} is an option of edgesync run`).toContain(flag);
+    flags.set(flag, value ?? true);
+  }
+  return flags;
+}
+
+/** Environment variables edgesync reads (the CLI's settings). */
+const KNOWN_ENV = ['EDGESYNC_CONFIG', 'EDGESYNC_STATE_DIR', 'EDGESYNC_ACCESS_KEY', 'EDGESYNC_BASE_URL'];
+
+describe('Dockerfile', () => {
+  const instructions = dockerfile();
+
+  it('copies only paths that exist in the repository and pass .dockerignore', () => {
+    const ignore = readFileSync(join(REPO, '.dockerignore'), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('!'))
+      .map((line) => line.slice(1).replace(/\/$/, ''));
+    const sources = only(instructions, 'COPY')
+      .filter((i) => !i.args.startsWith('--from='))
+      .flatMap((i) => i.args.split(/\s+/).slice(0, -1));
+
+    expect([...new Set(sources)]).toEqual([
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'tsconfig.build.json',
+      'src',
+    ]);
+    for (const source of sources) {
+      expect(existsSync(join(REPO, source)), source).toBe(true);
+      expect(ignore, `${source} is allowed by .dockerignore`).toContain(source);
+    }
+  });
+
+  it('installs from the lockfile, builds with tsc, and runs dist/ with production dependencies only', () => {
+    const runs = only(instructions, 'RUN').map((i) => [i.stage, i.args]);
+    const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
+      scripts: { build: string };
+      bin: { edgesync: string };
+    };
+
+    expect(runs).toContainEqual(['deps', 'npm ci --no-audit --no-fund']);
+    expect(runs).toContainEqual(['build', 'npm run build']);
+    expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json');
+    expect(runs.filter(([stage, args]) => stage === 'runtime' && args?.startsWith('npm ci'))).toEqual([
+      ['runtime', 'npm ci --omit=dev --no-audit --no-fund && npm cache clean --force'],
+    ]);
+    expect(only(instructions, 'COPY', 'runtime').map((i) => i.args)).toEqual([
+      'package.json package-lock.json ./',
+      '--from=build /app/dist ./dist',
+    ]);
+    const nodeImage = '$' + '{NODE_IMAGE}';
+    expect(only(instructions, 'FROM').map((i) => i.args)).toEqual([
+      `${nodeImage} AS deps`,
+      'deps AS build',
+      `${nodeImage} AS runtime`,
+    ]);
+    const image = only(instructions, 'ARG')[0]?.args;
+    const major = Number(/^NODE_IMAGE=node:(\d+)-slim$/.exec(image ?? '')?.[1]);
+    // LTS lines are the even ones, and the project needs ≥ 20.19.
+    expect(major % 2).toBe(0);
+    expect(major).toBeGreaterThanOrEqual(22);
+    expect(pkg.bin.edgesync).toBe('dist/src/main.js');
+  });
+
+  it("runs the build's entry point under tini as a numeric non-root user", () => {
+    const workdir = only(instructions, 'WORKDIR', 'runtime')[0]?.args ?? '';
+    const entrypoint = JSON.parse(only(instructions, 'ENTRYPOINT')[0]?.args ?? '[]') as string[];
+    const user = only(instructions, 'USER', 'runtime')[0]?.args ?? '';
+    const tsconfig = parse(readFileSync(join(REPO, 'tsconfig.json'), 'utf8')) as {
+      compilerOptions: { rootDir: string; outDir: string };
+    };
+    const built = posix.join(
+      tsconfig.compilerOptions.outDir,
+      posix.relative(tsconfig.compilerOptions.rootDir, 'src/main.js'),
+    );
+
+    expect(entrypoint).toEqual(['tini', '--', 'node', 'dist/src/main.js']);
+    expect(JSON.parse(only(instructions, 'CMD')[0]?.args ?? '[]')).toEqual(['run']);
+    expect(workdir).toBe('/app');
+    expect(entrypoint[3]).toBe(built);
+    expect(existsSync(join(REPO, 'src/main.ts'))).toBe(true);
+    expect(only(instructions, 'RUN', 'runtime')[0]?.args).toContain('tini');
+    expect(user).toMatch(/^[1-9]\d*:[1-9]\d*$/);
+  });
+
+  it('checks /healthz on the default listen port without curl, with config and state where the docs say', () => {
+    const healthcheck = only(instructions, 'HEALTHCHECK')[0]?.args ?? '';
+    const env = only(instructions, 'ENV', 'runtime')
+      .map((i) => i.args)
+      .join(' ');
+    const port = DEFAULT_LISTEN.split(':')[1];
+
+    expect(healthcheck).toContain(`fetch('http://127.0.0.1:${port}/healthz')`);
+    expect(healthcheck).toContain('CMD ["node", "-e",');
+    expect(healthcheck).not.toContain('curl');
+    expect(only(instructions, 'EXPOSE').map((i) => i.args)).toEqual([port]);
+    expect(env).toContain('EDGESYNC_CONFIG=/config');
+    expect(env).toContain('EDGESYNC_STATE_DIR=/var/lib/edgesync');
+  });
+});
+
+describe('deploy/docker-compose.yml', () => {
+  const compose = parse(readFileSync(join(REPO, 'deploy/docker-compose.yml'), 'utf8')) as {
+    services: Record<string, Record<string, unknown>>;
+    secrets: Record<string, { file: string }>;
+  };
+  const edgesync = compose.services.edgesync as {
+    command: string[];
+    environment: Record<string, string>;
+    volumes: string[];
+    secrets: string[];
+    build: { context: string; dockerfile: string };
+    stop_grace_period: string;
+    read_only: boolean;
+  };
+  const gitSync = compose.services['git-sync'] as { image: string; command: string[]; volumes: string[] };
+
+  it('runs edgesync with flags it knows, reading secrets from files that are mounted', () => {
+    const flags = checkRunArgs(edgesync.command);
+
+    expect(flags.get('--access-key-file')).toBe('/run/secrets/access-key');
+    expect(flags.get('--webhook-secret-file')).toBe('/run/secrets/webhook-secret');
+    expect(edgesync.secrets.map((s) => `/run/secrets/${s}`)).toEqual([
+      flags.get('--access-key-file'),
+      flags.get('--webhook-secret-file'),
+    ]);
+    expect(Object.keys(edgesync.environment).filter((name) => !KNOWN_ENV.includes(name))).toEqual([]);
+    expect(existsSync(resolve(REPO, 'deploy', edgesync.build.context, edgesync.build.dockerfile))).toBe(true);
+    expect(Number.parseInt(edgesync.stop_grace_period, 10)).toBeGreaterThan(30);
+    expect(edgesync.read_only).toBe(true);
+  });
+
+  it('points edgesync at the git-sync link in the shared volume, mounted read-only at the same path', () => {
+    const args = Object.fromEntries(gitSync.command.map((arg) => arg.replace(/^--/, '').split('=')));
+    const repoVolume = gitSync.volumes[0]?.split(':') ?? [];
+
+    expect(gitSync.image).toMatch(/^registry\.k8s\.io\/git-sync\/git-sync:v4\.\d+\.\d+$/);
+    expect(posix.join(args.root, args.link)).toBe(edgesync.environment.EDGESYNC_CONFIG);
+    expect(edgesync.volumes).toContain(`${repoVolume[0]}:${repoVolume[1]}:ro`);
+    expect(repoVolume[1]).toBe(args.root);
+    expect(edgesync.volumes).toContain(`state:${edgesync.environment.EDGESYNC_STATE_DIR}`);
+  });
+});
+
+describe('deploy/kubernetes', () => {
+  const docs = ['deployment.yaml', 'service.yaml', 'kustomization.yaml'].flatMap((file) =>
+    parseAllDocuments(readFileSync(join(REPO, 'deploy/kubernetes', file), 'utf8')).map((doc) => {
+      expect(doc.errors).toEqual([]);
+      return doc.toJS() as { kind: string; spec: Record<string, unknown>; resources?: string[] };
+    }),
+  );
+  // biome-ignore lint/suspicious/noExplicitAny: a manifest is free-form; the test walks it by hand
+  const deployment = docs.find((d) => d.kind === 'Deployment') as any;
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  const service = docs.find((d) => d.kind === 'Service') as any;
+  const pod = deployment.spec.template.spec;
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  const container = (name: string): any => pod.containers.find((c: { name: string }) => c.name === name);
+  const edgesync = container('edgesync');
+  const gitSync = container('git-sync');
+
+  it('lists every manifest in the kustomization', () => {
+    expect(docs.find((d) => d.kind === 'Kustomization')?.resources).toEqual([
+      'deployment.yaml',
+      'service.yaml',
+    ]);
+  });
+
+  it('runs edgesync with known flags, the key from a mounted Secret, probes, limits and a read-only root', () => {
+    const flags = checkRunArgs(edgesync.args);
+    const mounts: { mountPath: string; name: string; readOnly?: boolean }[] = edgesync.volumeMounts;
+    const secretVolume = pod.volumes.find((v: { secret?: unknown }) => v.secret !== undefined);
+    const env = Object.fromEntries(
+      edgesync.env.map((e: { name: string; value: string }) => [e.name, e.value]),
+    );
+
+    for (const flag of ['--access-key-file', '--webhook-secret-file']) {
+      const file = String(flags.get(flag));
+      const mount = mounts.find((m) => file.startsWith(`${m.mountPath}/`));
+      expect(mount?.name, `${file} is on a mounted volume`).toBe(secretVolume.name);
+    }
+    expect(secretVolume.secret.secretName).toBe('edgesync');
+    expect(Object.keys(env).filter((name) => !KNOWN_ENV.includes(name))).toEqual([]);
+    expect(mounts.find((m) => m.mountPath === env.EDGESYNC_STATE_DIR)?.readOnly).toBeUndefined();
+    expect(edgesync.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+    expect(edgesync.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
+    expect(edgesync.ports).toEqual([{ name: 'http', containerPort: Number(DEFAULT_LISTEN.split(':')[1]) }]);
+    expect(edgesync.resources.requests).toBeDefined();
+    expect(edgesync.resources.limits.memory).toBeDefined();
+    for (const c of [edgesync, gitSync]) {
+      expect(c.securityContext).toMatchObject({
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+      });
+      expect(c.securityContext.runAsUser).toBeGreaterThan(0);
+    }
+    expect(pod.securityContext.runAsNonRoot).toBe(true);
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(30);
+  });
+
+  it('shares the git-sync checkout: the link edgesync reads is the one git-sync writes', () => {
+    const args = Object.fromEntries(gitSync.args.map((arg: string) => arg.replace(/^--/, '').split('=')));
+    const env = Object.fromEntries(
+      edgesync.env.map((e: { name: string; value: string }) => [e.name, e.value]),
+    );
+    const repoMount = edgesync.volumeMounts.find((m: { name: string }) => m.name === 'repo');
+    const writerMount = gitSync.volumeMounts.find((m: { name: string }) => m.name === 'repo');
+
+    expect(gitSync.image).toMatch(/^registry\.k8s\.io\/git-sync\/git-sync:v4\.\d+\.\d+$/);
+    expect(posix.join(args.root, args.link)).toBe(env.EDGESYNC_CONFIG);
+    expect(repoMount).toEqual({ name: 'repo', mountPath: args.root, readOnly: true });
+    expect(writerMount.mountPath).toBe(args.root);
+  });
+
+  it('exposes the webhook port through a Service', () => {
+    expect(service.spec.selector).toEqual(deployment.spec.selector.matchLabels);
+    expect(service.spec.ports).toEqual([{ name: 'http', port: 80, targetPort: 'http' }]);
+  });
+});
