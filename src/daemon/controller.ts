@@ -21,6 +21,7 @@ import { realpathSync } from 'node:fs';
 import type { ApiClient } from '../api/types.js';
 import type { DesiredStateLoader, LoadResult } from '../config/loader.js';
 import type { ConfigIssue, DesiredResource } from '../config/types.js';
+import { desiredShieldZones, readApiGuardianTotals } from '../engine/api-guardian.js';
 import { reconcile } from '../engine/reconcile.js';
 import type { StateStore } from '../engine/state.js';
 import type { ChangeResult } from '../engine/types.js';
@@ -247,6 +248,30 @@ export function createController(options: ControllerOptions): Controller {
     return all.filter((resource) => wanted.has(resource.subject));
   }
 
+  /**
+   * E9 totals of every Shield Zone in the desired state, as gauges, after each reconcile. A
+   * failed read keeps the zone's last values and is logged: it never fails the reconcile.
+   */
+  async function refreshApiGuardian(resources: readonly DesiredResource[]): Promise<void> {
+    const zones = desiredShieldZones(resources);
+    metrics.retainApiGuardian(new Set(zones));
+    const readings = await readApiGuardianTotals(options.api, zones, { signal: runAbort.signal });
+    for (const [zoneId, reading] of readings) {
+      if (reading.ok) metrics.setApiGuardian(zoneId, reading.totals);
+      else {
+        logger.warn(
+          {
+            event: 'apiGuardian.failed',
+            shieldZoneId: zoneId,
+            code: reading.error.code,
+            error: reading.error.message,
+          },
+          'API Guardian metrics not read',
+        );
+      }
+    }
+  }
+
   async function run(request: RunRequest): Promise<void> {
     const trigger = [...request.reasons].sort().join(',');
     // A full run covers whatever a pending retry would have retried.
@@ -327,6 +352,7 @@ export function createController(options: ControllerOptions): Controller {
         });
       }
       if (status.failedCount() === 0) status.applied(revision, at);
+      await refreshApiGuardian(loaded.state.resources);
       const retryable = failed.filter((r) => isRetryable(r.error?.code ?? ''));
       if (retryable.length > 0 && !stopping) {
         scheduleRetry(

@@ -57,6 +57,8 @@ export interface DaemonMetrics {
    * removes that zone's series rather than exporting a made-up zero.
    */
   setApiGuardian(shieldZoneId: number, totals: ApiGuardianTotals): void;
+  /** Drops the API Guardian series of every zone not in `keep` (a zone left the desired state). */
+  retainApiGuardian(keep: ReadonlySet<number>): void;
   /** Prometheus text exposition of every metric of this daemon. */
   render(): Promise<string>;
   readonly contentType: string;
@@ -159,6 +161,7 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
       }),
     ]),
   ) as Record<keyof ApiGuardianTotals, Gauge<'shield_zone'>>;
+  const guardianZones = new Set<number>();
 
   return {
     registry,
@@ -190,11 +193,19 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
     setConfigValid: (valid) => configValid.set(valid ? 1 : 0),
     countGitPullFailure: () => gitPullFailures.inc(),
     setApiGuardian(shieldZoneId, totals) {
+      guardianZones.add(shieldZoneId);
       const labels = { shield_zone: String(shieldZoneId) };
       for (const field of Object.keys(API_GUARDIAN_GAUGES) as (keyof ApiGuardianTotals)[]) {
         const value = totals[field];
         if (typeof value === 'number' && Number.isFinite(value)) guardian[field].set(labels, value);
         else guardian[field].remove(labels);
+      }
+    },
+    retainApiGuardian(keep) {
+      for (const zone of guardianZones) {
+        if (keep.has(zone)) continue;
+        for (const gauge of Object.values(guardian)) gauge.remove({ shield_zone: String(zone) });
+        guardianZones.delete(zone);
       }
     },
     render: () => registry.metrics(),

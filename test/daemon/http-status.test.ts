@@ -15,6 +15,7 @@ import {
   request,
   ruleYaml,
   runDaemon,
+  until,
   writeDaemonConfig,
 } from '../helpers/daemon.js';
 import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
@@ -138,6 +139,48 @@ describe('GET /metrics', () => {
 });
 
 describe('API Guardian gauges', () => {
+  it('exports E9 totals of every desired Shield Zone after each reconcile; an E9 failure fails nothing', async () => {
+    const d = await start();
+    daemon = d;
+    const live = (await (
+      await fetch(`${emu.url}/shield/metrics/shield-zone/42/api-guardian`, {
+        headers: { AccessKey: TEST_KEY },
+      })
+    ).json()) as {
+      data: { totalBlockedRequests: number; totalRequestsInspected: number };
+    };
+    const gauges = async () =>
+      [...parseMetrics((await request(`${d.url}/metrics`)).text)].filter(([series]) =>
+        series.startsWith('edgesync_api_guardian_'),
+      );
+
+    const first = await until(
+      async () => ((await gauges()).length > 0 ? gauges() : undefined),
+      'API Guardian gauges',
+    );
+    emu.faults.script({
+      operation: 'getApiGuardianMetrics',
+      times: 10,
+      reply: { status: 500, body: { statusCode: 500 } },
+    });
+    edit(join(root, 'a', 'config'), 'shield/rules.yaml', ruleYaml('Renamed again'));
+    const failed = await d.waitForEvent('apiGuardian.failed');
+    const after = await gauges();
+
+    expect(first).toContainEqual([
+      'edgesync_api_guardian_blocked_requests{shield_zone="42"}',
+      live.data.totalBlockedRequests,
+    ]);
+    expect(first).toContainEqual([
+      'edgesync_api_guardian_requests_inspected{shield_zone="42"}',
+      live.data.totalRequestsInspected,
+    ]);
+    expect(first.every(([series]) => series.includes('shield_zone="42"'))).toBe(true);
+    expect(failed).toMatchObject({ shieldZoneId: 42, code: 'API_UNAVAILABLE' });
+    expect(after).toEqual(first);
+    expect(d.events('reconcile.finished').map((l) => l.result)).toEqual(['success', 'success']);
+  });
+
   it('setApiGuardian exports the totals per Shield Zone and drops missing ones', async () => {
     const metrics = createDaemonMetrics({ version: 'test' });
 
