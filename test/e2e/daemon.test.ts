@@ -4,62 +4,23 @@
  * timeout bounds the wait, and the README's demo (`--emulator` on config-examples) finds and
  * corrects the seeded drift and picks up an edit.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { type LogLine, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
+import { ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
 import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
+import { killSpawned, MAIN, spawnRun } from '../helpers/spawn-daemon.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
-const MAIN = join(REPO, 'dist/src/main.js');
-
-interface Spawned {
-  child: ChildProcess;
-  lines(): LogLine[];
-  events(event: string): LogLine[];
-  output(): string;
-  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-const children: ChildProcess[] = [];
-
-function spawnRun(args: readonly string[], env: Record<string, string>): Spawned {
-  const child = spawn(process.execPath, [MAIN, 'run', ...args], {
-    cwd: REPO,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
-    child.once('exit', (code, signal) => done({ code, signal })),
-  );
-  const lines = (): LogLine[] =>
-    stdout
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as LogLine);
-  return {
-    child,
-    lines,
-    events: (event) => lines().filter((line) => line.event === event),
-    output: () => stdout + stderr,
-    exit,
-  };
-}
 
 beforeAll(() => {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm test does)`);
 });
 
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+  killSpawned();
 });
 
 describe('edgesync run (spawned)', () => {

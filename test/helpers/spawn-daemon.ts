@@ -1,0 +1,56 @@
+/**
+ * `edgesync run` as a real process (`node dist/src/main.js run …`; build first): its JSON log
+ * lines parsed, its exit awaited. `killSpawned()` SIGKILLs whatever a test left running.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import type { LogLine } from './daemon.js';
+
+const REPO = resolve(import.meta.dirname, '../..');
+/** The built binary. */
+export const MAIN = join(REPO, 'dist/src/main.js');
+
+const children: ChildProcess[] = [];
+
+/** A spawned daemon. */
+export interface Spawned {
+  child: ChildProcess;
+  lines(): LogLine[];
+  events(event: string): LogLine[];
+  output(): string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Spawns `edgesync run <args>` with only PATH, HOME and `env` in its environment. */
+export function spawnRun(args: readonly string[], env: Record<string, string>): Spawned {
+  const child = spawn(process.execPath, [MAIN, 'run', ...args], {
+    cwd: REPO,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) =>
+    child.once('exit', (code, signal) => done({ code, signal })),
+  );
+  const lines = (): LogLine[] =>
+    stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as LogLine);
+  return {
+    child,
+    lines,
+    events: (event) => lines().filter((line) => line.event === event),
+    output: () => stdout + stderr,
+    exit,
+  };
+}
+
+/** SIGKILLs every spawned daemon still running. */
+export function killSpawned(): void {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+}
