@@ -79,8 +79,8 @@ function schemaModeline(depth: number): string {
   return `# yaml-language-server: $schema=${'../'.repeat(depth)}schema/edgesync.schema.json\n`;
 }
 
-/** mulberry32: a tiny seeded PRNG, so the repository is the same on every run. */
-function prng(seed: number): () => number {
+/** mulberry32: a tiny seeded PRNG, so the repository is the same on every run (tests reuse it). */
+export function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
