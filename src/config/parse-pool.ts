@@ -71,27 +71,44 @@ function takeWorkers(count: number): Worker[] {
   return pool.slice(0, count);
 }
 
-function releaseWorkers(workers: readonly Worker[]): void {
+/** Parse worker threads alive now, in use or idle (tests check one-shot loads end theirs). */
+export function parseWorkersAlive(): number {
+  return pool.length;
+}
+
+function endIdleWorkers(): void {
+  const idle = pool;
+  pool = [];
+  for (const worker of idle) void worker.terminate();
+}
+
+/** Returns workers to the pool; without `keep`, ends the whole pool now instead of after IDLE_MS. */
+function releaseWorkers(workers: readonly Worker[], keep: boolean): void {
   for (const worker of workers) {
     worker.removeAllListeners('message');
     worker.removeAllListeners('error');
     worker.unref();
   }
-  idleTimer = setTimeout(() => {
-    const idle = pool;
-    pool = [];
-    for (const worker of idle) void worker.terminate();
-  }, IDLE_MS);
+  if (!keep) {
+    endIdleWorkers();
+    return;
+  }
+  idleTimer = setTimeout(endIdleWorkers, IDLE_MS);
   idleTimer.unref();
 }
 
-/** Parses every job; results come back in job order. Worker failures are INTERNAL errors. */
+/**
+ * Parses every job; results come back in job order. Worker failures are INTERNAL errors.
+ * `keepWorkers: false` ends the worker threads as soon as the batch is done (a one-shot load:
+ * their heaps would otherwise stay in the process's memory through the reconcile).
+ */
 export async function parseFiles(
   jobs: readonly ParseJob[],
   root: string,
   limits: LoaderLimits,
   workers: number | 'auto',
   thresholdBytes = 1024 * 1024,
+  keepWorkers = true,
 ): Promise<ParseOutcome> {
   const count = workerCount(jobs, workers, thresholdBytes);
   if (count <= 0) {
@@ -100,7 +117,7 @@ export async function parseFiles(
       workers: 0,
     };
   }
-  const run = batchLock.then(() => parseInPool(jobs, root, limits, count));
+  const run = batchLock.then(() => parseInPool(jobs, root, limits, count, keepWorkers));
   batchLock = run.catch(() => undefined);
   return run;
 }
@@ -110,6 +127,7 @@ async function parseInPool(
   root: string,
   limits: LoaderLimits,
   count: number,
+  keepWorkers: boolean,
 ): Promise<ParseOutcome> {
   const results: (FileResult | undefined)[] = new Array(jobs.length);
   // Largest first, so no thread is left with a big file at the end.
@@ -155,7 +173,7 @@ async function parseInPool(
     }
     await Promise.all(workersDone);
   } finally {
-    releaseWorkers(workers);
+    releaseWorkers(workers, keepWorkers);
   }
   return { results: results as FileResult[], workers: count };
 }
