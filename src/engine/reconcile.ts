@@ -33,11 +33,23 @@ export interface ReconcileOptions {
   onResult?(change: PlannedChange, result: ChangeResult): void;
 }
 
+/** Wall time of each phase of one reconcile (milliseconds, not rounded). */
+export interface PhaseTimings {
+  /** Reading live state (every request of the read phase). */
+  readonly readMs: number;
+  /** Building the plan from the snapshot (pure). */
+  readonly planMs: number;
+  /** Applying the changes; 0 in `plan` mode. */
+  readonly applyMs: number;
+}
+
 export interface ReconcileOutcome {
   readonly plan: Plan;
   /** Present in `apply` mode. */
   readonly apply?: ApplyResult;
   readonly durationMs: number;
+  /** Where the time went: for metrics, and for the benchmark's write throughput. */
+  readonly phases: PhaseTimings;
 }
 
 function planOptions(options: ReconcileOptions): PlanOptions {
@@ -123,8 +135,11 @@ export async function reconcile(
     hint: (subject: string) => options.state.hint(subject),
   };
   const snapshot = await readLiveState(resources, readOptions);
+  const read = performance.now();
   const plan = buildPlan(resources, snapshot, planOptions(options));
+  const planned = performance.now();
   auditDrift(options.audit, plan);
+  let applyMs = 0;
 
   let apply: ApplyResult | undefined;
   if (options.mode === 'apply') {
@@ -132,6 +147,7 @@ export async function reconcile(
       if (read.lookup.status === 'found') options.state.setHint(subject, read.hint);
     }
     const bySubject = new Map(resources.map((r) => [r.subject, r]));
+    const applyStarted = performance.now();
     apply = await applyChanges(plan.changes, {
       api: options.api,
       concurrency: options.concurrency,
@@ -158,6 +174,7 @@ export async function reconcile(
         options.onResult?.(change, result);
       },
     });
+    applyMs = performance.now() - applyStarted;
   }
   const durationMs = Math.round(performance.now() - started);
   const failed = (apply?.counts.failed ?? 0) + (options.mode === 'plan' ? plan.summary.errors : 0);
@@ -189,5 +206,6 @@ export async function reconcile(
     },
     'reconcile finished',
   );
-  return { plan, ...(apply === undefined ? {} : { apply }), durationMs };
+  const phases = { readMs: read - started, planMs: planned - read, applyMs };
+  return { plan, ...(apply === undefined ? {} : { apply }), durationMs, phases };
 }
