@@ -6,6 +6,7 @@
  * event loop free of the server it talks to.
  */
 import { type ChildProcess, fork } from 'node:child_process';
+import type { PhaseTimings } from '../src/engine/reconcile.js';
 import type { PlanSummary } from '../src/engine/types.js';
 import type { LoadRequest } from './load-tool.js';
 
@@ -24,11 +25,16 @@ export interface ReconcileRun {
   readonly wallMs: number;
   /** CPU time of the engine process (user + system, all its threads) during the reconcile. */
   readonly cpuMs: number;
+  /** Read, plan and apply phases of this reconcile. */
+  readonly phases: PhaseTimings;
   readonly summary: PlanSummary;
   /** Apply outcomes (applied, unchanged, skipped, failed). */
   readonly counts: Readonly<Record<string, number>>;
   readonly requests: RequestCounts;
-  /** Highest RSS sampled (every 50 ms) during this reconcile, bytes. */
+  /**
+   * Peak RSS during this reconcile, bytes: the kernel's high-water mark, reset just before it
+   * (Linux), or the highest of samples every 50 ms elsewhere.
+   */
   readonly peakRssBytes: number;
   /** Highest V8 heap in use sampled during this reconcile, bytes. */
   readonly peakHeapBytes: number;
@@ -53,7 +59,7 @@ export type EngineRequest =
 
 /** Messages from the child, one per request. */
 export type EngineReply =
-  | { readonly type: 'loaded'; readonly ms: number; readonly resources: number }
+  | { readonly type: 'loaded'; readonly ms: number; readonly resources: number; readonly rssBytes: number }
   | {
       readonly type: 'reconciled';
       readonly runs: readonly ReconcileRun[];
@@ -64,10 +70,10 @@ export type EngineReply =
 
 /** The parent's handle on one engine process. */
 export interface EngineProcess {
-  /** Loads and validates the desired state; resolves with the load time and resource count. */
-  load(dir: string): Promise<{ ms: number; resources: number }>;
+  /** Loads and validates the desired state; resolves with the load time, resource count and RSS after it. */
+  load(dir: string): Promise<{ ms: number; resources: number; rssBytes: number }>;
   reconcile(job: ReconcileJob): Promise<{ runs: readonly ReconcileRun[]; e1: readonly LoadRequest[] }>;
-  /** Ends the process; resolves with its peak RSS over its whole life (`resourceUsage().maxRSS`). */
+  /** Ends the process; resolves with its peak RSS over its whole life, the load included. */
   exit(): Promise<number>;
 }
 
@@ -102,7 +108,7 @@ export function startEngineProcess(): EngineProcess {
     async load(dir) {
       const reply = await ask({ type: 'load', dir });
       if (reply.type !== 'loaded') throw new Error(`unexpected reply ${reply.type}`);
-      return { ms: reply.ms, resources: reply.resources };
+      return { ms: reply.ms, resources: reply.resources, rssBytes: reply.rssBytes };
     },
     async reconcile(job) {
       const reply = await ask({ type: 'reconcile', ...job });
