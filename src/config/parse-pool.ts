@@ -76,24 +76,27 @@ export function parseWorkersAlive(): number {
   return pool.length;
 }
 
-function endIdleWorkers(): void {
+function endIdleWorkers(): Promise<unknown> {
   const idle = pool;
   pool = [];
-  for (const worker of idle) void worker.terminate();
+  return Promise.all(idle.map((worker) => worker.terminate()));
 }
 
-/** Returns workers to the pool; without `keep`, ends the whole pool now instead of after IDLE_MS. */
-function releaseWorkers(workers: readonly Worker[], keep: boolean): void {
+/**
+ * Returns workers to the pool; without `keep`, ends the whole pool now instead of after
+ * IDLE_MS, and resolves once the threads are gone (their memory with them).
+ */
+async function releaseWorkers(workers: readonly Worker[], keep: boolean): Promise<void> {
   for (const worker of workers) {
     worker.removeAllListeners('message');
     worker.removeAllListeners('error');
     worker.unref();
   }
   if (!keep) {
-    endIdleWorkers();
+    await endIdleWorkers();
     return;
   }
-  idleTimer = setTimeout(endIdleWorkers, IDLE_MS);
+  idleTimer = setTimeout(() => void endIdleWorkers(), IDLE_MS);
   idleTimer.unref();
 }
 
@@ -173,7 +176,7 @@ async function parseInPool(
     }
     await Promise.all(workersDone);
   } finally {
-    releaseWorkers(workers, keepWorkers);
+    await releaseWorkers(workers, keepWorkers);
   }
   return { results: results as FileResult[], workers: count };
 }
