@@ -14,6 +14,7 @@ import { type ReadOptions, readLiveState } from './read.js';
 import type { StateStore } from './state.js';
 import type { ApplyResult, ChangeResult, Plan, PlannedChange } from './types.js';
 
+/** How one reconcile runs: where it reads and writes, in which mode, with which guards. */
 export interface ReconcileOptions {
   api: ApiClient;
   state: StateStore;
@@ -43,6 +44,7 @@ export interface PhaseTimings {
   readonly applyMs: number;
 }
 
+/** What one reconcile did: the plan, the apply results in `apply` mode, and its timings. */
 export interface ReconcileOutcome {
   readonly plan: Plan;
   /** Present in `apply` mode. */
