@@ -15,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { LineCounter, parseAllDocuments } from 'yaml';
 import { createDesiredStateLoader } from '../src/config/loader.js';
 import { generateRepository } from './generate.js';
+import type { BenchSection } from './section.js';
 
 /** What the config-load benchmark measured (milliseconds unless named otherwise). */
 export interface ConfigLoadFigures {
@@ -143,6 +144,39 @@ export function formatConfigLoadFigures(f: ConfigLoadFigures): string {
     `  re-validation after one file changed         ${ms(f.incrementalMs)}  (median of ${f.incrementalSamples}; target ≤ 50 ms)`,
   ].join('\n');
 }
+
+/** Part 1 of `npm run bench`: the loader against the `yaml` floor, and the incremental reload. */
+export const configLoadSection: BenchSection = {
+  name: 'configLoad',
+  async run(context) {
+    context.progress(`config load: ${context.size} resources`);
+    const f = await runConfigLoadBench(context.size);
+    const ms = (value: number): string => `${value.toFixed(0)} ms`;
+    return {
+      figures: [
+        {
+          figure: `load + validate ${f.resources.toLocaleString('en-US')} resources, cold, ÷ \`yaml\` parse alone (one thread)`,
+          target: '≤ 1.20',
+          measured: `${f.ratio.toFixed(2)} (${ms(f.coldLoadMs)} ÷ ${ms(f.yamlParseMs)}, workers auto)`,
+          pass: f.ratio <= 1.2,
+        },
+        {
+          figure: 'the same, loader in one thread',
+          target: '',
+          measured: `${f.ratioOneThread.toFixed(2)} (${ms(f.coldLoadOneThreadMs)})`,
+        },
+        {
+          figure: `re-validation after one file changed (median of ${f.incrementalSamples})`,
+          target: '≤ 50 ms',
+          measured: `${f.incrementalMs.toFixed(1)} ms`,
+          pass: f.incrementalMs <= 50,
+        },
+      ],
+      details: formatConfigLoadFigures(f).split('\n'),
+      data: f,
+    };
+  },
+};
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const resources = Number(process.argv[2] ?? 10_000);

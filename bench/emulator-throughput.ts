@@ -3,31 +3,15 @@
  *
  *   npm run build && node dist/bench/emulator-throughput.js [--duration S] [--connections N]
  *
- * The emulator runs in a worker thread of this process with a seed of a few thousand objects;
- * autocannon drives it from the main thread. The target (design.md §5, the emulator brief) is
+ * The emulators (journal on, journal off) run in a worker thread of this process
+ * (`emulator-host.ts`) with a seed of a few thousand objects; autocannon drives them from the
+ * main thread. The target (design.md §5, the emulator brief) is
  * ≥ 5,000 GET req/s for one emulator.
  */
-import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
-import { Worker } from 'node:worker_threads';
-import type { WorkerInput } from './emulator-worker.js';
-
-/** The part of autocannon's result the benchmark reads (the package ships no types). */
-interface AutocannonResult {
-  requests: { average: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
-
-// autocannon is CommonJS without types; require it rather than add a declaration shim.
-const autocannon = createRequire(import.meta.url)('autocannon') as (options: {
-  url: string;
-  connections: number;
-  duration: number;
-  headers: Record<string, string>;
-}) => Promise<AutocannonResult>;
+import type { EmulatorSeed } from '../src/emulator/index.js';
+import { startEmulatorHost } from './emulator-host.js';
+import { runLoad } from './load-tool.js';
 
 const { values } = parseArgs({
   options: {
@@ -37,16 +21,76 @@ const { values } = parseArgs({
 });
 const duration = Number(values.duration);
 const connections = Number(values.connections);
-const accessKey = 'bench-key';
-const input: WorkerInput = { accessKey, zones: 50, rulesPerZone: 100, apps: 500, dnsZones: 500 };
+/** Size of the throughput benchmark's seed. */
+interface SeedSize {
+  zones: number;
+  rulesPerZone: number;
+  apps: number;
+  dnsZones: number;
+}
 
-const worker = new Worker(new URL('./emulator-worker.js', import.meta.url), { workerData: input });
-const ready = await new Promise<{ journalOn: string; journalOff: string; counts: Record<string, number> }>(
-  (resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  },
-);
+/** A seed of `zones × rulesPerZone` custom rules, two lists per zone, `apps` apps and `dnsZones` zones. */
+function benchSeed(input: SeedSize): EmulatorSeed {
+  const shieldZones = [];
+  for (let z = 0; z < input.zones; z += 1) {
+    const customRules = [];
+    for (let r = 0; r < input.rulesPerZone; r += 1) {
+      customRules.push({
+        id: 100_000 + z * input.rulesPerZone + r,
+        ruleName: `rule ${z}-${r}`,
+        ruleDescription: 'generated',
+        ruleConfiguration: {
+          actionType: 1,
+          operatorType: 2,
+          severityType: 1,
+          variableTypes: { REQUEST_URI: '' },
+          transformationTypes: [8, 19],
+          value: `/path/${r}`,
+          isNegated: false,
+        },
+      });
+    }
+    shieldZones.push({
+      id: 1 + z,
+      customRules,
+      customAccessLists: [
+        { id: 50_000 + z * 2, name: 'ips', type: 'CIDR', content: '192.0.2.0/24\n198.51.100.0/24' },
+        { id: 50_001 + z * 2, name: 'countries', type: 'Country', entries: ['KP', 'IR'] },
+      ],
+    });
+  }
+  const apps = [];
+  for (let a = 0; a < input.apps; a += 1) {
+    apps.push({
+      id: `app${a}`,
+      name: `app ${a}`,
+      containerTemplates: [
+        {
+          name: 'web',
+          imageRegistryId: '1',
+          imageNamespace: 'acme',
+          imageName: 'web',
+          imageTag: '1.0.0',
+          environmentVariables: [{ name: 'LOG_LEVEL', value: 'info' }],
+          endpoints: [
+            { displayName: `web-${a}`, cdn: { isSslEnabled: true, portMappings: [{ containerPort: 8080 }] } },
+          ],
+        },
+      ],
+      volumes: [{ name: 'data', size: 10 }],
+    });
+  }
+  const dnsZones = [];
+  for (let d = 0; d < input.dnsZones; d += 1) dnsZones.push({ id: 1 + d, domain: `zone${d}.example` });
+  return { shieldZones, apps, dnsZones };
+}
+
+const accessKey = 'bench-key';
+const host = startEmulatorHost();
+const seed = benchSeed({ zones: 50, rulesPerZone: 100, apps: 500, dnsZones: 500 });
+const withJournal = await host.start({ accessKey, seed, journal: true });
+const withoutJournal = await host.start({ accessKey, seed, journal: false });
+const ready = { journalOn: withJournal.url, journalOff: withoutJournal.url, counts: withJournal.counts };
 
 const ROUTES = [
   { name: 'GET /mc/apps/{id}', path: '/mc/apps/app250' },
@@ -65,7 +109,7 @@ const rows: string[] = [];
 for (const journal of ['on', 'off'] as const) {
   const base = journal === 'on' ? ready.journalOn : ready.journalOff;
   for (const route of ROUTES) {
-    const result = await autocannon({
+    const result = await runLoad({
       url: `${base}${route.path}`,
       connections,
       duration,
@@ -82,7 +126,6 @@ for (const journal of ['on', 'off'] as const) {
   }
 }
 
-worker.postMessage('stop');
-const stopped = await new Promise<{ journalEntries: number }>((resolve) => worker.once('message', resolve));
-process.stdout.write(`\njournal entries recorded by the journal-on emulator: ${stopped.journalEntries}\n`);
-await worker.terminate();
+const journal = await withJournal.journal();
+process.stdout.write(`\njournal entries recorded by the journal-on emulator: ${journal.total}\n`);
+await host.close();

@@ -2,6 +2,7 @@
  * The retry policy as pure functions: which requests may be sent twice, how long to wait
  * (full-jitter backoff, Retry-After), and an abortable sleep. `http.ts` applies them.
  */
+import { watchAbort } from './abort-watch.js';
 import type { ApiRequest, OperationId } from './operations.js';
 
 /**
@@ -98,14 +99,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (ms <= 0) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      stopWatching();
       resolve();
     }, ms);
-    function onAbort(): void {
+    const stopWatching = watchAbort(signal, (reason) => {
       clearTimeout(timer);
-      reject(signal?.reason);
-    }
-    signal?.addEventListener('abort', onAbort, { once: true });
+      reject(reason);
+    });
   });
 }
 

@@ -4,6 +4,7 @@
  */
 import { createApiClient } from '../api/client.js';
 import type { ApiClient } from '../api/types.js';
+import { formatIssue } from '../config/issues.js';
 import { loadDesiredState } from '../config/loader.js';
 import type { ConfigIssue, DesiredState } from '../config/types.js';
 import { type ReconcileOutcome, reconcile } from '../engine/reconcile.js';
@@ -20,14 +21,13 @@ export interface ReconcileFlags extends ConnectionFlags {
   drift?: 'correct' | 'report';
 }
 
-/** Prints every config issue as `file:line:col: message (at path)`. */
+/**
+ * Prints every config issue as `validate` does: `file:line:col: message (at path)`, and
+ * `file: message` for a whole file or the directory (no `:0:0`).
+ */
 export function printConfigIssues(io: CliIo, err: ReconcileError): void {
   const issues = (err.details?.issues ?? []) as ConfigIssue[];
-  for (const issue of issues) {
-    io.stderr.write(
-      `${issue.file}:${issue.line}:${issue.col}: ${issue.message}${issue.path ? ` (at ${issue.path})` : ''}\n`,
-    );
-  }
+  for (const issue of issues) io.stderr.write(`${formatIssue(issue)}\n`);
   io.stderr.write(`edgesync: ${err.message}\n`);
 }
 

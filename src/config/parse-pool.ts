@@ -71,27 +71,47 @@ function takeWorkers(count: number): Worker[] {
   return pool.slice(0, count);
 }
 
-function releaseWorkers(workers: readonly Worker[]): void {
+/** Parse worker threads alive now, in use or idle (tests check one-shot loads end theirs). */
+export function parseWorkersAlive(): number {
+  return pool.length;
+}
+
+function endIdleWorkers(): Promise<unknown> {
+  const idle = pool;
+  pool = [];
+  return Promise.all(idle.map((worker) => worker.terminate()));
+}
+
+/**
+ * Returns workers to the pool; without `keep`, ends the whole pool now instead of after
+ * IDLE_MS, and resolves once the threads are gone (their memory with them).
+ */
+async function releaseWorkers(workers: readonly Worker[], keep: boolean): Promise<void> {
   for (const worker of workers) {
     worker.removeAllListeners('message');
     worker.removeAllListeners('error');
     worker.unref();
   }
-  idleTimer = setTimeout(() => {
-    const idle = pool;
-    pool = [];
-    for (const worker of idle) void worker.terminate();
-  }, IDLE_MS);
+  if (!keep) {
+    await endIdleWorkers();
+    return;
+  }
+  idleTimer = setTimeout(() => void endIdleWorkers(), IDLE_MS);
   idleTimer.unref();
 }
 
-/** Parses every job; results come back in job order. Worker failures are INTERNAL errors. */
+/**
+ * Parses every job; results come back in job order. Worker failures are INTERNAL errors.
+ * `keepWorkers: false` ends the worker threads as soon as the batch is done (a one-shot load:
+ * their heaps would otherwise stay in the process's memory through the reconcile).
+ */
 export async function parseFiles(
   jobs: readonly ParseJob[],
   root: string,
   limits: LoaderLimits,
   workers: number | 'auto',
   thresholdBytes = 1024 * 1024,
+  keepWorkers = true,
 ): Promise<ParseOutcome> {
   const count = workerCount(jobs, workers, thresholdBytes);
   if (count <= 0) {
@@ -100,7 +120,7 @@ export async function parseFiles(
       workers: 0,
     };
   }
-  const run = batchLock.then(() => parseInPool(jobs, root, limits, count));
+  const run = batchLock.then(() => parseInPool(jobs, root, limits, count, keepWorkers));
   batchLock = run.catch(() => undefined);
   return run;
 }
@@ -110,6 +130,7 @@ async function parseInPool(
   root: string,
   limits: LoaderLimits,
   count: number,
+  keepWorkers: boolean,
 ): Promise<ParseOutcome> {
   const results: (FileResult | undefined)[] = new Array(jobs.length);
   // Largest first, so no thread is left with a big file at the end.
@@ -155,7 +176,7 @@ async function parseInPool(
     }
     await Promise.all(workersDone);
   } finally {
-    releaseWorkers(workers);
+    await releaseWorkers(workers, keepWorkers);
   }
   return { results: results as FileResult[], workers: count };
 }

@@ -29,14 +29,16 @@ export const MIN_RESOURCES_FOR_THRESHOLD = 10;
 function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: PlanOptions): PlannedChange {
   const kind = KINDS[resource.kind];
   const shieldZoneId = kind.spec.shieldZoneId(resource.spec);
-  const base = {
+  const base: Pick<PlannedChange, 'subject' | 'kind' | 'name' | 'source' | 'digest'> & {
+    shieldZoneId?: number;
+  } = {
     subject: resource.subject,
     kind: resource.kind,
     name: resource.name,
     source: resource.source,
     digest: resource.digest,
-    ...(shieldZoneId === undefined ? {} : { shieldZoneId }),
   };
+  if (shieldZoneId !== undefined) base.shieldZoneId = shieldZoneId;
   const read = snapshot.reads.get(resource.subject);
   if (read === undefined || read.lookup.status === 'error') {
     const error = read?.lookup.status === 'error' ? read.lookup.error : undefined;
@@ -68,17 +70,20 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
         : resource.metadata.drift === 'report' || options.driftMode === 'report'
           ? ('report-only' as const)
           : undefined;
-  return {
-    ...base,
-    action,
-    cause: result.diffs.length > 0 ? driftCause(record, resource.digest) : 'unknown',
-    diffs: result.diffs,
-    requests: action === 'update' ? result.requests : [],
-    ...(skip === undefined ? {} : { skip }),
-    ...(result.error === undefined ? {} : { error: result.error }),
-    ...(result.remember === undefined ? {} : { remember: result.remember }),
-  };
+  // Built by assignment in the same key order the plan JSON has always had: spreading
+  // conditional parts cost two throwaway objects per resource, 10,000 times per plan.
+  const change: Mutable<PlannedChange> = base as Mutable<PlannedChange>;
+  change.action = action;
+  change.cause = result.diffs.length > 0 ? driftCause(record, resource.digest) : 'unknown';
+  change.diffs = result.diffs;
+  change.requests = action === 'update' ? result.requests : [];
+  if (skip !== undefined) change.skip = skip;
+  if (result.error !== undefined) change.error = result.error;
+  if (result.remember !== undefined) change.remember = result.remember;
+  return change;
 }
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function summarize(changes: readonly PlannedChange[]): PlanSummary {
   let toUpdate = 0;
@@ -113,12 +118,12 @@ function applyThreshold(changes: PlannedChange[], options: PlanOptions): Planned
   );
 }
 
-const KIND_ORDER = Object.keys(KINDS);
+const KIND_ORDER = new Map(Object.keys(KINDS).map((kind, index) => [kind, index]));
 
 /** Plans list kinds in registry order, then resources by name, so output is stable. */
 function byKindThenName(a: DesiredResource, b: DesiredResource): number {
   return (
-    KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) ||
+    (KIND_ORDER.get(a.kind) ?? 0) - (KIND_ORDER.get(b.kind) ?? 0) ||
     (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
   );
 }

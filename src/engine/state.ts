@@ -42,6 +42,22 @@ const StateFileSchema = z.object({
 });
 type StateFile = z.infer<typeof StateFileSchema>;
 
+let lastStampMs = Number.NaN;
+let lastStamp = '';
+
+/**
+ * The current time as ISO text, built once per millisecond: a reconcile records 10,000
+ * resources as in sync within a few milliseconds, and `toISOString` was a tenth of that work.
+ */
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastStampMs) {
+    lastStampMs = ms;
+    lastStamp = new Date(ms).toISOString();
+  }
+  return lastStamp;
+}
+
 function emptyState(): StateFile {
   return { version: 1, resources: {}, hints: {}, runs: [] };
 }
@@ -109,7 +125,7 @@ class FileBackedState implements StateStore {
     const keep = remember ?? (previous?.digest === digest ? previous.remember : undefined);
     this.state.resources[subject] = {
       digest,
-      at: new Date().toISOString(),
+      at: isoNow(),
       revision,
       ...(keep === undefined ? {} : { remember: { ...keep } }),
     };

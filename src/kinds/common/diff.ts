@@ -3,7 +3,6 @@
  * compared, so anything the YAML leaves out is left to the API. Arrays are compared whole
  * unless a kind diffs them by key itself.
  */
-import { isDeepStrictEqual } from 'node:util';
 import type { FieldDiff } from '../../engine/types.js';
 
 /** Formats a value for display (enum integers to names, etc.). */
@@ -13,6 +12,32 @@ const identity: DisplayFn = (_path, value) => value;
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Deep equality of JSON-like values (primitives, arrays, plain objects), as
+ * `util.isDeepStrictEqual` decides it for them: primitives by Object.is, arrays elementwise,
+ * objects by the same own keys with equal values (a key holding undefined is a key). Specs and
+ * normalised live state hold nothing else, and the general function cost a tenth of a plan.
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i += 1) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b) || Object.getPrototypeOf(a) !== Object.getPrototypeOf(b)) return false;
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let keys = 0;
+  for (const key in left) {
+    if (!Object.hasOwn(right, key) || !jsonEqual(left[key], right[key])) return false;
+    keys += 1;
+  }
+  for (const _ in right) keys -= 1;
+  return keys === 0;
 }
 
 /** Joins a path and a key: `a` + `b` → `a.b`; `` + `b` → `b`. */
@@ -32,21 +57,22 @@ export function diffDeclared(
   out: FieldDiff[],
   display: DisplayFn = identity,
 ): void {
-  if (desired === undefined) return;
-  if (isPlainObject(desired) && isPlainObject(live)) {
-    for (const [key, value] of Object.entries(desired)) {
-      diffDeclared(value, live[key], joinPath(path, key), out, display);
+  // Object.is, as jsonEqual compares primitives (NaN equals NaN, 0 and -0 differ).
+  if (desired === undefined || Object.is(desired, live)) return;
+  if (isPlainObject(desired)) {
+    // When the live object lacks the whole sub-object, every declared leaf is new.
+    const liveObject = isPlainObject(live) ? live : live === undefined || live === null ? {} : undefined;
+    if (liveObject !== undefined) {
+      // for…in over own data keys: plan builds run this for every field of 10,000 resources,
+      // and Object.entries allocated an array per object for nothing.
+      for (const key in desired) {
+        diffDeclared(desired[key], liveObject[key], joinPath(path, key), out, display);
+      }
+      return;
     }
-    return;
   }
-  if (isPlainObject(desired) && (live === undefined || live === null)) {
-    // The live object lacks the whole sub-object: every declared leaf is new.
-    for (const [key, value] of Object.entries(desired)) {
-      diffDeclared(value, undefined, joinPath(path, key), out, display);
-    }
-    return;
-  }
-  if (!isDeepStrictEqual(desired, live)) {
+  // Two different primitives differ; only objects and arrays need the deep comparison.
+  if (typeof desired !== 'object' || typeof live !== 'object' || !jsonEqual(desired, live)) {
     out.push({ path, live: display(path, live), desired: display(path, desired) });
   }
 }
@@ -70,7 +96,8 @@ export function compact<T>(value: T): T {
   if (Array.isArray(value)) return value.map((item) => compact(item)) as T;
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) {
+  for (const key in value) {
+    const v = value[key];
     if (v !== undefined) out[key] = compact(v);
   }
   return out as T;

@@ -119,8 +119,23 @@ export function displayWafValue(path: string, value: unknown): unknown {
   return value;
 }
 
+/**
+ * Declared forms by spec: desired specs are frozen and outlive a reconcile (the daemon plans
+ * the same objects every few minutes), so each is built once.
+ */
+const declaredForms = new WeakMap<WafCustomRuleSpec, unknown>();
+
 /** The declared part of a spec, in the live form's shape, for `diffDeclared`. */
 function declared(spec: WafCustomRuleSpec): unknown {
+  let form = declaredForms.get(spec);
+  if (form === undefined) {
+    form = buildDeclared(spec);
+    declaredForms.set(spec, form);
+  }
+  return form;
+}
+
+function buildDeclared(spec: WafCustomRuleSpec): unknown {
   const c = spec.ruleConfiguration;
   return compact({
     ruleName: spec.ruleName,

@@ -6,9 +6,11 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type * as Loader from '../../../src/config/loader.js';
+import type * as Pool from '../../../src/config/parse-pool.js';
 import type { ReconcileError } from '../../../src/errors.js';
 
 const DIST_LOADER = new URL('../../../dist/src/config/loader.js', import.meta.url);
+const DIST_POOL = new URL('../../../dist/src/config/parse-pool.js', import.meta.url);
 const EXAMPLES = fileURLToPath(new URL('../../../config-examples/', import.meta.url));
 const INVALID = fileURLToPath(new URL('../../fixtures/desired/invalid/enum-unknown-names/', import.meta.url));
 
@@ -41,5 +43,17 @@ describe('parsing in worker threads', () => {
 
     expect(inWorkers).toEqual(await issuesOf(0));
     expect(inWorkers).toHaveLength(4);
+  });
+
+  it('keeps the workers of a reusable loader, and ends those of a one-shot load at once', async () => {
+    const { createDesiredStateLoader, loadDesiredState } = await distLoader();
+    const { parseWorkersAlive } = (await import(DIST_POOL.href)) as typeof Pool;
+
+    await createDesiredStateLoader({ workers: 2 }).load(EXAMPLES);
+    const afterReusable = parseWorkersAlive();
+    await loadDesiredState(EXAMPLES, { workers: 2 });
+    const afterOneShot = parseWorkersAlive();
+
+    expect([afterReusable, afterOneShot]).toEqual([2, 0]);
   });
 });

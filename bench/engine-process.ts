@@ -1,0 +1,126 @@
+/**
+ * The engine under measurement, in a child process of its own (`engine-child.ts`): it loads the
+ * desired state once, then runs the reconciles the benchmark asks for against an emulator URL
+ * and reports what it measured. A process of its own keeps its peak RSS the engine's alone
+ * (the emulator, autocannon and the generator live in the benchmark process) and keeps its
+ * event loop free of the server it talks to.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import type { PhaseTimings } from '../src/engine/reconcile.js';
+import type { PlanSummary } from '../src/engine/types.js';
+import type { LoadRequest } from './load-tool.js';
+
+/** Requests one reconcile made, counted by the client's `onRequest` hook (every HTTP exchange). */
+export interface RequestCounts {
+  readonly total: number;
+  readonly reads: number;
+  readonly writes: number;
+  /** Exchanges that were retries (attempt > 1). */
+  readonly retries: number;
+  readonly byOperation: Readonly<Record<string, number>>;
+}
+
+/** What one `reconcile(…)` call measured. */
+export interface ReconcileRun {
+  readonly wallMs: number;
+  /** CPU time of the engine process (user + system, all its threads) during the reconcile. */
+  readonly cpuMs: number;
+  /** Read, plan and apply phases of this reconcile. */
+  readonly phases: PhaseTimings;
+  readonly summary: PlanSummary;
+  /** Apply outcomes (applied, unchanged, skipped, failed). */
+  readonly counts: Readonly<Record<string, number>>;
+  readonly requests: RequestCounts;
+  /**
+   * Peak RSS during this reconcile, bytes: the kernel's high-water mark, reset just before it
+   * (Linux), or the highest of samples every 50 ms elsewhere.
+   */
+  readonly peakRssBytes: number;
+  /** Highest V8 heap in use sampled during this reconcile, bytes. */
+  readonly peakHeapBytes: number;
+}
+
+/** A batch of reconciles against one emulator. */
+export interface ReconcileJob {
+  readonly url: string;
+  readonly accessKey: string;
+  readonly concurrency: number;
+  /** Reconciles in a row, sharing one in-memory state store (the first one starts empty). */
+  readonly runs: number;
+  /** Return the E1 requests the first run's plan sent, for the load tool to replay. */
+  readonly collectE1?: boolean;
+}
+
+/** Messages to the child. */
+export type EngineRequest =
+  | { readonly type: 'load'; readonly dir: string }
+  | ({ readonly type: 'reconcile' } & ReconcileJob)
+  | { readonly type: 'exit' };
+
+/** Messages from the child, one per request. */
+export type EngineReply =
+  | { readonly type: 'loaded'; readonly ms: number; readonly resources: number; readonly rssBytes: number }
+  | {
+      readonly type: 'reconciled';
+      readonly runs: readonly ReconcileRun[];
+      readonly e1: readonly LoadRequest[];
+    }
+  | { readonly type: 'exiting'; readonly maxRssBytes: number }
+  | { readonly type: 'failed'; readonly error: string };
+
+/** The parent's handle on one engine process. */
+export interface EngineProcess {
+  /** Loads and validates the desired state; resolves with the load time, resource count and RSS after it. */
+  load(dir: string): Promise<{ ms: number; resources: number; rssBytes: number }>;
+  reconcile(job: ReconcileJob): Promise<{ runs: readonly ReconcileRun[]; e1: readonly LoadRequest[] }>;
+  /** Ends the process; resolves with its peak RSS over its whole life, the load included. */
+  exit(): Promise<number>;
+}
+
+/**
+ * Forks `engine-child.js`; the child waits for requests. `BENCH_ENGINE_NODE_ARGS` adds Node
+ * flags to the child only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the engine).
+ */
+export function startEngineProcess(): EngineProcess {
+  const execArgv = (process.env.BENCH_ENGINE_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+  const child: ChildProcess = fork(new URL('./engine-child.js', import.meta.url), [], {
+    execArgv,
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+
+  function ask(request: EngineRequest): Promise<EngineReply> {
+    return new Promise((resolve, reject) => {
+      function onExit(code: number | null): void {
+        reject(new Error(`engine process exited (${code}) before answering ${request.type}`));
+      }
+      child.once('exit', onExit);
+      child.once('message', (reply: EngineReply) => {
+        child.off('exit', onExit);
+        if (reply.type === 'failed') reject(new Error(`engine process: ${reply.error}`));
+        else resolve(reply);
+      });
+      child.send(request);
+    });
+  }
+
+  return {
+    async load(dir) {
+      const reply = await ask({ type: 'load', dir });
+      if (reply.type !== 'loaded') throw new Error(`unexpected reply ${reply.type}`);
+      return { ms: reply.ms, resources: reply.resources, rssBytes: reply.rssBytes };
+    },
+    async reconcile(job) {
+      const reply = await ask({ type: 'reconcile', ...job });
+      if (reply.type !== 'reconciled') throw new Error(`unexpected reply ${reply.type}`);
+      return { runs: reply.runs, e1: reply.e1 };
+    },
+    async exit() {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      const reply = await ask({ type: 'exit' });
+      await exited;
+      if (reply.type !== 'exiting') throw new Error(`unexpected reply ${reply.type}`);
+      return reply.maxRssBytes;
+    },
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * The shape every benchmark section has, so `main.ts` runs a list of them and prints one
+ * table: a section measures, returns its table rows (figure, target, measured, pass) and the
+ * raw figures `bench/results.json` keeps under the section's name. A new benchmark (the
+ * daemon's push-to-applied latency) is one more module exporting a `BenchSection`.
+ */
+
+/** What every section is told. */
+export interface BenchContext {
+  /** Resources in the headline repository (`BENCH_SIZE`, default 10,000). */
+  readonly size: number;
+  /** `--concurrency` for the engine and the connection count of the load tool (default 8). */
+  readonly concurrency: number;
+  /** Prints progress lines (to stderr, so stdout keeps the figures). */
+  progress(line: string): void;
+}
+
+/** One row of the table. `pass` is undefined for figures that have no target of their own. */
+export interface Figure {
+  readonly figure: string;
+  readonly target: string;
+  readonly measured: string;
+  readonly pass?: boolean;
+}
+
+/** What a section hands back. */
+export interface SectionResult {
+  readonly figures: readonly Figure[];
+  /** Lines of detail printed under the table (requests by operation, per-size figures). */
+  readonly details: readonly string[];
+  /** Raw figures, stored in bench/results.json under the section's name. */
+  readonly data: object;
+}
+
+/** A benchmark section. */
+export interface BenchSection {
+  /** Key in bench/results.json. */
+  readonly name: string;
+  run(context: BenchContext): Promise<SectionResult>;
+}
+
+function verdict(pass: boolean | undefined): string {
+  if (pass === undefined) return '';
+  return pass ? 'pass' : 'FAIL';
+}
+
+/** The rows as a Markdown table (what the README shows; readable as plain text too). */
+export function markdownTable(figures: readonly Figure[]): string {
+  const rows = figures.map((f) => [f.figure, f.target, f.measured, verdict(f.pass)]);
+  const header = ['figure', 'target', 'measured', 'pass'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
+  const line = (cells: readonly string[]): string =>
+    `| ${cells.map((c, i) => c.padEnd(widths[i] as number)).join(' | ')} |`;
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/** Thousands separators, for counts in the table. */
+export function count(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}

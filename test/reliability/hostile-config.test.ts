@@ -1,0 +1,62 @@
+/**
+ * Hostile config (issue 6): every case of the invalid-input corpus, committed or built at run
+ * time, goes through `edgesync apply` against a live emulator, and not one request reaches
+ * the API — not a write, not even a read — nor is a state directory created.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Emulator } from '../../src/emulator/index.js';
+import { cli } from '../helpers/cli.js';
+import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
+import { INVALID_TREES } from '../helpers/invalid-trees.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const CORPUS = fileURLToPath(new URL('../fixtures/desired/invalid/', import.meta.url));
+const committed = readdirSync(CORPUS).sort();
+
+describe('the invalid-input corpus through apply', () => {
+  let emu: Emulator;
+  beforeAll(async () => {
+    emu = await withEmulator();
+  });
+  afterAll(async () => {
+    await emu.close();
+  });
+  beforeEach(() => {
+    emu.journal.clear();
+  });
+
+  async function apply(configDir: string) {
+    const stateDir = join(tempDir(), 'state');
+    const run = await cli(['apply', '--config', configDir, '--base-url', emu.url, '--state-dir', stateDir], {
+      EDGESYNC_ACCESS_KEY: TEST_KEY,
+    });
+    return { ...run, stateDirCreated: existsSync(stateDir), requests: emu.journal.count() };
+  }
+
+  it('covers every committed case and every runtime-built one', () => {
+    expect(committed.length).toBeGreaterThanOrEqual(40);
+    expect(INVALID_TREES.length).toBe(8);
+  });
+
+  it.each(committed)('%s: exit 1, no request at all, no state written', async (name) => {
+    const run = await apply(join(CORPUS, name));
+
+    expect(run.code).toBe(1);
+    expect(run.requests).toBe(0);
+    expect(run.stateDirCreated).toBe(false);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(/^edgesync: /m);
+  });
+
+  it.each(INVALID_TREES)('$name: exit 1, no request at all, no state written', async (tree) => {
+    const run = await apply(tree.build());
+
+    expect(run.code).toBe(1);
+    expect(run.requests).toBe(0);
+    expect(run.stateDirCreated).toBe(false);
+    expect(run.stderr.split('\n').slice(0, tree.lines.length)).toEqual(tree.lines);
+  });
+});
