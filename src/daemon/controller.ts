@@ -249,7 +249,7 @@ export function createController(options: ControllerOptions): Controller {
   }
 
   /**
-   * E9 totals of every Shield Zone in the desired state, as gauges, after each reconcile. A
+   * E9 totals of every Shield Zone in the desired state, as gauges, after each full run. A
    * failed read keeps the zone's last values and is logged: it never fails the reconcile.
    */
   async function refreshApiGuardian(resources: readonly DesiredResource[]): Promise<void> {
@@ -352,7 +352,8 @@ export function createController(options: ControllerOptions): Controller {
         });
       }
       if (status.failedCount() === 0) status.applied(revision, at);
-      await refreshApiGuardian(loaded.state.resources);
+      // Full runs only: a file-change run reads just the changed resources (the push-to-applied path).
+      if (request.full) await refreshApiGuardian(loaded.state.resources);
       const retryable = failed.filter((r) => isRetryable(r.error?.code ?? ''));
       if (retryable.length > 0 && !stopping) {
         scheduleRetry(

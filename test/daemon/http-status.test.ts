@@ -2,6 +2,7 @@
  * `/metrics` (Prometheus text that parses line by line, with every named series), `/status`
  * (its shape), `/healthz`, and one Registry per daemon instance.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { register } from 'prom-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import type { Emulator } from '../../src/emulator/index.js';
 import {
   daemonArgs,
   edit,
+  genericHook,
   type InProcessDaemon,
   request,
   ruleYaml,
@@ -139,8 +141,19 @@ describe('GET /metrics', () => {
 });
 
 describe('API Guardian gauges', () => {
-  it('exports E9 totals of every desired Shield Zone after each reconcile; an E9 failure fails nothing', async () => {
-    const d = await start();
+  it('exports E9 totals of every desired Shield Zone after each full reconcile; an E9 failure fails nothing', async () => {
+    const config = writeDaemonConfig(join(root, 'g', 'config'));
+    const secretFile = join(root, 'g', 'secret');
+    writeFileSync(secretFile, 'gauge-secret\n');
+    const d = await runDaemon(
+      daemonArgs({
+        config,
+        stateDir: join(root, 'g', 'state'),
+        baseUrl: emu.url,
+        extra: ['--webhook-secret-file', secretFile],
+      }),
+      { EDGESYNC_ACCESS_KEY: TEST_KEY },
+    );
     daemon = d;
     const live = (await (
       await fetch(`${emu.url}/shield/metrics/shield-zone/42/api-guardian`, {
@@ -163,7 +176,11 @@ describe('API Guardian gauges', () => {
       times: 10,
       reply: { status: 500, body: { statusCode: 500 } },
     });
-    edit(join(root, 'a', 'config'), 'shield/rules.yaml', ruleYaml('Renamed again'));
+    // A file edit runs only the changed resources; a webhook runs a full reconcile.
+    edit(config, 'shield/rules.yaml', ruleYaml('Renamed again'));
+    await d.waitForEvent('reconcile.finished', undefined, 2);
+    const afterFileRun = await gauges();
+    await genericHook(d.url, '{}', 'gauge-secret');
     const failed = await d.waitForEvent('apiGuardian.failed');
     const after = await gauges();
 
@@ -177,8 +194,12 @@ describe('API Guardian gauges', () => {
     ]);
     expect(first.every(([series]) => series.includes('shield_zone="42"'))).toBe(true);
     expect(failed).toMatchObject({ shieldZoneId: 42, code: 'API_UNAVAILABLE' });
+    expect(afterFileRun).toEqual(first);
+    // Start-up run, this test's own read, then the webhook run's 4 attempts; none for the file run.
+    expect(emu.journal.entries({ operation: 'getApiGuardianMetrics' })).toHaveLength(1 + 1 + 4);
     expect(after).toEqual(first);
-    expect(d.events('reconcile.finished').map((l) => l.result)).toEqual(['success', 'success']);
+    await d.waitForEvent('reconcile.finished', undefined, 3);
+    expect(d.events('reconcile.finished').map((l) => l.result)).toEqual(['success', 'success', 'success']);
   });
 
   it('setApiGuardian exports the totals per Shield Zone and drops missing ones', async () => {

@@ -31,7 +31,7 @@ describe('the invalid-input corpus through apply', () => {
   async function apply(configDir: string) {
     const stateDir = join(tempDir(), 'state');
     const run = await cli(['apply', '--config', configDir, '--base-url', emu.url, '--state-dir', stateDir], {
-      EDGESYNC_ACCESS_KEY: TEST_KEY,
+      env: { EDGESYNC_ACCESS_KEY: TEST_KEY },
     });
     return { ...run, stateDirCreated: existsSync(stateDir), requests: emu.journal.count() };
   }
