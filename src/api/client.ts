@@ -24,7 +24,7 @@ import {
   writeRequests,
 } from './operations.js';
 import type { ApiClient, ApiClientOptions, CallOptions, WriteReplies } from './types.js';
-import { DnssecStatusWire, DnsZoneWire } from './wire/dns.js';
+import { DnssecStatusWire, DnsZoneListWire, DnsZoneWire } from './wire/dns.js';
 import { AppWire, OptimalRegionWire, PatchAppReplyWire } from './wire/mc.js';
 import {
   AccessListConfigurationEnvelopeWire,
@@ -78,7 +78,11 @@ const READ_REPLIES = {
   getCustomAccessList: reply(CustomAccessListEnvelopeWire, (r) => r.data),
   getApp: reply(AppWire, whole),
   getDnsZone: reply(DnsZoneWire, whole),
+  listDnsZones: reply(DnsZoneListWire, whole),
 } as const;
+
+/** Page size of the DNS zone listing: the core API's maximum (and default). */
+export const DNS_ZONES_PAGE_SIZE = 1000;
 
 /** Page size of the custom-rule listing: the largest the PHP docs use; the API default is 10. */
 export const CUSTOM_RULES_PAGE_SIZE = 1000;
@@ -170,6 +174,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
+  async function listDnsZones(callOptions?: CallOptions) {
+    const zones: DnsZoneWire[] = [];
+    for (let page = 1; ; page += 1) {
+      const request = readRequests.listDnsZones(page, DNS_ZONES_PAGE_SIZE);
+      const httpReply = await http.send(request, callOptions?.signal);
+      const listing = decodeReply(request, httpReply, READ_REPLIES.listDnsZones, options.accessKey);
+      const items = listing.Items ?? [];
+      zones.push(...items);
+      if (listing.HasMoreItems !== true) return zones;
+      const broken = (problem: string) => pagingError(request, httpReply, problem);
+      if (items.length === 0) throw broken(`page ${page} is empty but the listing says more pages follow`);
+      if (page >= MAX_PAGES) throw broken(`the listing goes on past ${MAX_PAGES} pages`);
+    }
+  }
+
   return {
     updateCustomWafRule: (id, body, o) => execute(writeRequests.updateCustomWafRule(id, body), o),
     updateCustomAccessList: (zone, listId, body, o) =>
@@ -193,6 +212,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       call(readRequests.getCustomAccessList(zone, listId), READ_REPLIES.getCustomAccessList, o),
     getApp: (appId, o) => call(readRequests.getApp(appId), READ_REPLIES.getApp, o),
     getDnsZone: (zoneId, o) => call(readRequests.getDnsZone(zoneId), READ_REPLIES.getDnsZone, o),
+    listDnsZones,
     execute,
     close: async () => {
       if (ownDispatcher) await dispatcher.close();

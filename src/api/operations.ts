@@ -90,6 +90,7 @@ export const OPERATIONS = {
   },
   getApp: { method: 'GET', area: 'mc', write: false, route: '/mc/apps/{appId}' },
   getDnsZone: { method: 'GET', area: 'dns', write: false, route: '/dnszone/{id}' },
+  listDnsZones: { method: 'GET', area: 'dns', write: false, route: '/dnszone' },
   enableDnssec: { method: 'POST', area: 'dns', write: true, route: '/dnszone/{id}/dnssec' },
 } as const satisfies Record<string, OperationInfo>;
 
@@ -166,4 +167,6 @@ export const readRequests = {
     request('getCustomAccessList', `/shield/shield-zone/${seg(shieldZoneId)}/access-lists/${seg(listId)}`),
   getApp: (appId: string) => request('getApp', `/mc/apps/${seg(appId)}`),
   getDnsZone: (zoneId: number) => request('getDnsZone', `/dnszone/${seg(zoneId)}`),
+  listDnsZones: (page: number, perPage: number) =>
+    request('listDnsZones', `/dnszone?page=${page}&perPage=${perPage}`),
 } as const;

@@ -40,6 +40,7 @@ const IDEMPOTENT: { [Op in OperationId]: true | ((body: unknown) => boolean) } =
   getCustomAccessList: true,
   getApp: true,
   getDnsZone: true,
+  listDnsZones: true,
 };
 
 /** Whether a request may be retried after a failure that leaves its effect unknown. */

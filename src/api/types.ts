@@ -134,6 +134,8 @@ export interface ApiClient {
   getApp(appId: string, options?: CallOptions): Promise<AppWire>;
   /** One DNS zone; `DnsSecEnabled` is the only DNSSEC field it has. */
   getDnsZone(zoneId: number, options?: CallOptions): Promise<DnsZoneWire>;
+  /** Every DNS zone of the account, all pages of 1,000 (one request per 1,000 zones). */
+  listDnsZones(options?: CallOptions): Promise<DnsZoneWire[]>;
   /** POST /dnszone/{id}/dnssec; idempotent, returns the existing key on a signed zone. */
   enableDnssec(zoneId: number, options?: CallOptions): Promise<DnssecStatusWire>;
   /** Sends a plan's write request and returns its operation's validated reply. */

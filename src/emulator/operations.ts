@@ -19,6 +19,7 @@ export const OPERATIONS = [
   'getCustomAccessList',
   'getApp',
   'getDnsZone',
+  'listDnsZones',
   'enableDnssec',
   'unknown',
 ] as const;

@@ -444,6 +444,11 @@ export class EmulatorState {
   }
 
   /** The zone record with its DNSSEC extras. */
+  /** Every DNS zone, by ascending id (the listing's order). */
+  dnsZoneRecords(): DnsZoneRecord[] {
+    return [...this.#dnsZones.values()].sort((a, b) => a.model.Id - b.model.Id);
+  }
+
   dnsZoneRecord(id: number): DnsZoneRecord | undefined {
     return this.#dnsZones.get(id);
   }

@@ -134,4 +134,30 @@ describe('batched reads', () => {
       'AccessList/l-43-1',
     ]);
   });
+
+  it('reads 50 or more DNS zones with the zone listing instead of one GET each', async () => {
+    const zones = Array.from({ length: 60 }, (_, i) => ({
+      id: 900 + i,
+      domain: `z${i}.example`,
+      dnsSecEnabled: i % 2 === 0,
+    }));
+    fx = await engineFixture({ dnsZones: zones });
+    const dns = zones.map((z) => desired('DnsZone', `z${z.id}`, { id: z.id, dnssec: true }));
+    const missing = desired('DnsZone', 'missing', { id: 7, dnssec: true });
+
+    const result = await fx.run([...dns, missing], 'plan');
+    const reads = fx.emu.journal.entries().map((e) => e.operation);
+    fx.emu.journal.clear();
+    fx.emu.faults.script({ operation: 'listDnsZones', times: 4, reply: { status: 500 } });
+    const failed = await fx.run(dns, 'plan');
+
+    expect(reads).toEqual(['listDnsZones']);
+    expect(result.plan.summary).toMatchObject({ resources: 61, toUpdate: 30, unchanged: 30, errors: 1 });
+    expect(result.plan.changes.find((c) => c.subject === 'DnsZone/missing')?.error).toEqual({
+      code: 'API_NOT_FOUND',
+      message: 'cannot read live state: DNS zone 7 is not in the account',
+    });
+    expect(failed.plan.summary.errors).toBe(60);
+    expect(fx.emu.journal.entries().map((e) => e.operation)).toEqual(Array(4).fill('listDnsZones'));
+  });
 });

@@ -404,6 +404,15 @@ const CASES: Case[] = [
     hasSchema: true,
   },
   {
+    label: 'listDnsZones 200',
+    spec: 'core',
+    specPath: '/dnszone',
+    method: 'GET',
+    status: 200,
+    path: '/dnszone?page=1&perPage=5',
+    hasSchema: true,
+  },
+  {
     label: 'getDnsZone 200',
     spec: 'core',
     specPath: '/dnszone/{id}',

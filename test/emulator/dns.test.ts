@@ -2,6 +2,36 @@ import { describe, expect } from 'vitest';
 import { call, test } from '../helpers/emulator.js';
 
 describe('DNS zones and DNSSEC', () => {
+  test('GET /dnszone lists zones by id in pages of perPage (5-1000), with a search filter', async ({
+    emu,
+  }) => {
+    const all = await call(emu, 'GET', '/dnszone');
+    const first = await call(emu, 'GET', '/dnszone?page=1&perPage=5');
+    const search = await call(emu, 'GET', '/dnszone?search=.ORG');
+    const tooSmall = await call(emu, 'GET', '/dnszone?perPage=4');
+    const unauthorized = await call(emu, 'GET', '/dnszone', { key: 'wrong' });
+
+    expect(all.status).toBe(200);
+    expect(all.json).toMatchObject({ CurrentPage: 1, TotalItems: 2, HasMoreItems: false });
+    expect(
+      (all.json as { Items: { Id: number; DnsSecEnabled: boolean }[] }).Items.map((z) => [
+        z.Id,
+        z.DnsSecEnabled,
+      ]),
+    ).toEqual([
+      [12345, true],
+      [12346, false],
+    ]);
+    expect(first.json).toMatchObject({ CurrentPage: 1, TotalItems: 2, HasMoreItems: false });
+    expect((search.json as { Items: { Domain: string }[] }).Items.map((z) => z.Domain)).toEqual([
+      'example.org',
+    ]);
+    expect(tooSmall.status).toBe(400);
+    expect(unauthorized.status).toBe(401);
+    expect(unauthorized.text).toBe('');
+    expect(emu.journal.entries().map((e) => e.operation)).toEqual(Array(5).fill('listDnsZones'));
+  });
+
   test('GET /dnszone/{id} answers the PascalCase zone model', async ({ emu }) => {
     const result = await call(emu, 'GET', '/dnszone/12345');
 

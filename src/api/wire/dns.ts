@@ -9,6 +9,15 @@ export const DnsZoneWire = z.object({
 });
 export type DnsZoneWire = z.infer<typeof DnsZoneWire>;
 
+/** `GET /dnszone`: one page of the account's zones (PaginationListModelOfDnsZoneModel). */
+export const DnsZoneListWire = z.object({
+  Items: z.array(DnsZoneWire).nullish(),
+  CurrentPage: WireInt.nullish(),
+  TotalItems: WireInt.nullish(),
+  HasMoreItems: z.boolean().nullish(),
+});
+export type DnsZoneListWire = z.infer<typeof DnsZoneListWire>;
+
 /** DnsSecDsRecordModel: the reply of E5 (DELETE) and of the enable POST. */
 export const DnssecStatusWire = z.object({
   Enabled: z.boolean(),

@@ -1,6 +1,6 @@
 /**
- * Routes under /dnszone (core API, PascalCase): the zone GET, DNSSEC enable (POST) and E5
- * disable (DELETE). The core API answers 401 and 404 with an empty body.
+ * Routes under /dnszone (core API, PascalCase): the zone listing and GET, DNSSEC enable (POST)
+ * and E5 disable (DELETE). The core API answers 401 and 404 with an empty body.
  */
 import { dnssecDisabledStatus, dnssecEnabledStatus } from '../dnssec.js';
 import type { Reply } from '../replies.js';
@@ -18,6 +18,51 @@ function zoneOf(ctx: RequestContext): DnsZoneRecord | Reply {
 
 function isRecord(value: DnsZoneRecord | Reply): value is DnsZoneRecord {
   return 'model' in value;
+}
+
+/** The core API's bounds of `perPage` (SPEC-CORE `GET /dnszone`): 5–1000, default 1000. */
+const MIN_PER_PAGE = 5;
+const MAX_PER_PAGE = 1000;
+
+function intParam(query: URLSearchParams, name: string, fallback: number): number | undefined {
+  const text = query.get(name);
+  if (text === null || text === '') return fallback;
+  return /^\d+$/.test(text) ? Number(text) : undefined;
+}
+
+/** `GET /dnszone?page=&perPage=&search=`: `{Items, CurrentPage, TotalItems, HasMoreItems}`. */
+function listDnsZones(ctx: RequestContext): Reply {
+  const query = new URLSearchParams(ctx.rawQuery);
+  const page = intParam(query, 'page', 1);
+  const perPage = intParam(query, 'perPage', MAX_PER_PAGE);
+  if (
+    page === undefined ||
+    page < 1 ||
+    perPage === undefined ||
+    perPage < MIN_PER_PAGE ||
+    perPage > MAX_PER_PAGE
+  ) {
+    return ctx.fail('invalid', {
+      status: 400,
+      detail: `page must be at least 1 and perPage between ${MIN_PER_PAGE} and ${MAX_PER_PAGE}.`,
+    });
+  }
+  const search = query.get('search')?.toLowerCase();
+  const zones = ctx.state
+    .dnsZoneRecords()
+    .filter(
+      (zone) => search === undefined || search === '' || zone.model.Domain.toLowerCase().includes(search),
+    );
+  const start = (page - 1) * perPage;
+  return {
+    status: 200,
+    body: {
+      Items: zones.slice(start, start + perPage).map((zone) => zone.model),
+      CurrentPage: page,
+      TotalItems: zones.length,
+      HasMoreItems: start + perPage < zones.length,
+    },
+  };
 }
 
 function getDnsZone(ctx: RequestContext): Reply {
@@ -44,6 +89,14 @@ function disableDnssec(ctx: RequestContext): Reply {
 
 /** Every /dnszone route. */
 export const DNS_ROUTES: readonly Route[] = [
+  {
+    method: 'GET',
+    pattern: '/dnszone',
+    operation: 'listDnsZones',
+    profile: CORE_PROFILE,
+    body: 'none',
+    handle: listDnsZones,
+  },
   {
     method: 'GET',
     pattern: '/dnszone/:id',

@@ -491,6 +491,43 @@ describe('base URL', () => {
   });
 });
 
+describe('listDnsZones', () => {
+  const zone = (id: number) => ({ Id: id, Domain: `z${id}.example`, DnsSecEnabled: id % 2 === 0 });
+
+  it('pages through HasMoreItems with perPage 1000', async () => {
+    server.setHandler((request, res) => {
+      const n = Number(new URL(request.path, 'http://x').searchParams.get('page'));
+      const body =
+        n === 1
+          ? { Items: [zone(1), zone(2)], CurrentPage: 1, TotalItems: 3, HasMoreItems: true }
+          : { Items: [zone(3)], CurrentPage: 2, TotalItems: 3, HasMoreItems: false };
+      reply(200, body)(request, res);
+    });
+
+    const zones = await test.client.listDnsZones();
+
+    expect(zones.map((z) => [z.Id, z.DnsSecEnabled])).toEqual([
+      [1, false],
+      [2, true],
+      [3, false],
+    ]);
+    expect(server.requests.map((r) => r.path)).toEqual([
+      '/dnszone?page=1&perPage=1000',
+      '/dnszone?page=2&perPage=1000',
+    ]);
+  });
+
+  it('fails with API_BAD_RESPONSE on an empty page that claims more follow', async () => {
+    server.setHandler(reply(200, { Items: [], CurrentPage: 1, TotalItems: 9, HasMoreItems: true }));
+
+    const error = (await test.client.listDnsZones().catch((e: unknown) => e)) as ApiError;
+
+    expect(error.code).toBe('API_BAD_RESPONSE');
+    expect(error.message).toContain('page 1 is empty but the listing says more pages follow');
+    expect(server.requests).toHaveLength(1);
+  });
+});
+
 describe('listCustomWafRules', () => {
   const ruleN = (id: number) => ({ ...rule, id, ruleName: `rule-${id}` });
   const page = (items: number[], currentPage: number, totalPages: number, nextPage: number | null) => ({
