@@ -9,6 +9,7 @@ import type { ApiClient } from '../api/types.js';
 import type { DesiredResource } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { applyChanges } from './apply.js';
+import { compactHeap } from './heap.js';
 import { buildPlan, type PlanOptions } from './plan.js';
 import { type ReadOptions, readLiveState } from './read.js';
 import type { StateStore } from './state.js';
@@ -158,7 +159,10 @@ export async function reconcile(
     concurrency: options.concurrency,
     hint: (subject: string) => options.state.hint(subject),
   };
+  // The load's garbage (or the previous run's) is dead now; then the live snapshot once planned.
+  compactHeap(resources.length);
   const { plan, read, planned } = await readAndPlan(resources, readOptions, options);
+  compactHeap(resources.length);
   auditDrift(options.audit, plan);
   let applyMs = 0;
 
