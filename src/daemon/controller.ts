@@ -13,6 +13,8 @@
  * 3. Scope: schedule, webhook and start-up runs are full (they find drift made outside git);
  *    a file-change run reconciles only the subjects the loader reports added or changed, with
  *    `managedCount` = every resource so the change threshold means what it means in a full run.
+ *    A full run whose load brought changes reconciles those first, then the rest: a webhook
+ *    after its pull applies the push as fast as a file edit does.
  * 4. Reconcile (the engine emits the audit events), then record per-resource status, metrics,
  *    and on retryable failures (API unavailable, rate limited, a read that failed) a retry of
  *    just the failed subjects with exponential backoff and jitter, reset after a success.
@@ -240,12 +242,56 @@ export function createController(options: ControllerOptions): Controller {
     );
   }
 
-  /** The resources a run covers: all of them, or the changed ones plus the ones a retry asked for. */
-  function scopeOf(request: RunRequest, loaded: LoadResult): readonly DesiredResource[] {
+  /**
+   * The resources a run covers, in the order it reconciles them. A scoped run: the changed ones
+   * plus the ones a retry asked for. A full run: all of them, except that when its load brought
+   * changes (a webhook's pull, a push the schedule found) those go first, in a stage of their
+   * own, so a push is applied as fast as a file edit rather than after a read of everything.
+   */
+  function stagesOf(request: RunRequest, loaded: LoadResult): readonly (readonly DesiredResource[])[] {
     const all = loaded.state.resources;
-    if (request.full) return all;
     const wanted = new Set([...loaded.changes.added, ...loaded.changes.changed, ...(request.subjects ?? [])]);
-    return all.filter((resource) => wanted.has(resource.subject));
+    const changed = all.filter((resource) => wanted.has(resource.subject));
+    if (!request.full) return [changed];
+    if (changed.length === 0 || changed.length === all.length) return [all];
+    return [changed, all.filter((resource) => !wanted.has(resource.subject))];
+  }
+
+  /** One reconcile of `scope`: records each resource's status and the metrics; returns when, and the failures. */
+  async function reconcileStage(
+    scope: readonly DesiredResource[],
+    loaded: LoadResult,
+    revision: string,
+    trigger: string,
+  ): Promise<{ at: Date; failed: ChangeResult[] }> {
+    const outcome = await reconcile(scope, {
+      api: options.api,
+      state,
+      mode: 'apply',
+      revision,
+      trigger,
+      concurrency: options.settings.concurrency,
+      maxChangePercent: options.settings.maxChangePercent,
+      force: options.settings.force,
+      driftMode: options.settings.driftMode,
+      signal: runAbort.signal,
+      managedCount: loaded.state.resources.length,
+      audit: options.audit,
+    });
+    const at = new Date();
+    const results = new Map((outcome.apply?.results ?? []).map((r) => [r.subject, r]));
+    const failed: ChangeResult[] = [];
+    for (const change of outcome.plan.changes) {
+      if (change.diffs.length > 0) metrics.countDrift(change.kind, change.cause);
+      const result = results.get(change.subject);
+      if (result === undefined) continue;
+      status.recordResult(change, result, at);
+      metrics.countChange(change.kind, result.outcome);
+      if (result.outcome === 'failed') failed.push(result);
+    }
+    metrics.setResources(status.countsByKind());
+    metrics.observeReconcile(failed.length > 0 ? 'failed' : 'success', outcome.durationMs);
+    return { at, failed };
   }
 
   /**
@@ -301,9 +347,9 @@ export function createController(options: ControllerOptions): Controller {
       status.loaded(revision);
       status.syncResources(loaded.state.resources);
       metrics.setConfigValid(true);
-      const scope = scopeOf(request, loaded);
-      scoped = scope.map((resource) => resource.subject);
-      if (scope.length === 0) {
+      const stages = stagesOf(request, loaded);
+      scoped = stages.flat().map((resource) => resource.subject);
+      if (scoped.length === 0) {
         // A comment or a removed document: nothing to read or write. The revision moved on.
         logger.debug(
           { event: 'reconcile.skipped', trigger, revision, removed: loaded.changes.removed },
@@ -313,33 +359,13 @@ export function createController(options: ControllerOptions): Controller {
         if (status.failedCount() === 0 && retryTimer === undefined) status.applied(revision);
         return;
       }
-      const outcome = await reconcile(scope, {
-        api: options.api,
-        state,
-        mode: 'apply',
-        revision,
-        trigger,
-        concurrency: options.settings.concurrency,
-        maxChangePercent: options.settings.maxChangePercent,
-        force: options.settings.force,
-        driftMode: options.settings.driftMode,
-        signal: runAbort.signal,
-        managedCount: loaded.state.resources.length,
-        audit: options.audit,
-      });
-      const at = new Date();
-      const results = new Map((outcome.apply?.results ?? []).map((r) => [r.subject, r]));
       const failed: ChangeResult[] = [];
-      for (const change of outcome.plan.changes) {
-        if (change.diffs.length > 0) metrics.countDrift(change.kind, change.cause);
-        const result = results.get(change.subject);
-        if (result === undefined) continue;
-        status.recordResult(change, result, at);
-        metrics.countChange(change.kind, result.outcome);
-        if (result.outcome === 'failed') failed.push(result);
+      let at = new Date();
+      for (const stage of stages) {
+        const done = await reconcileStage(stage, loaded, revision, trigger);
+        failed.push(...done.failed);
+        at = done.at;
       }
-      metrics.setResources(status.countsByKind());
-      metrics.observeReconcile(failed.length > 0 ? 'failed' : 'success', outcome.durationMs);
       if (failed.length === 0) {
         status.setLastError(null);
         metrics.setLastSuccess(at);
@@ -347,7 +373,7 @@ export function createController(options: ControllerOptions): Controller {
         const first = failed[0] as ChangeResult;
         status.setLastError({
           code: first.error?.code ?? 'APPLY_PARTIAL',
-          message: `${failed.length} of ${scope.length} resources failed; first: ${first.subject}: ${first.error?.message ?? 'failed'}`,
+          message: `${failed.length} of ${scoped.length} resources failed; first: ${first.subject}: ${first.error?.message ?? 'failed'}`,
           at: at.toISOString(),
         });
       }

@@ -112,7 +112,15 @@ describe('--git-pull', () => {
     expect(reply.status).toBe(202);
     expect(before.revision).toBe(first);
     expect(applied.subject).toBe('WafCustomRule/block-sqli');
-    expect(d.events('reconcile.started')[1]).toMatchObject({ trigger: 'webhook', revision: second });
+    // The run applies what the push changed first, then reconciles the rest (two DNS zones).
+    await d.waitForEvent('reconcile.finished', () => true, 3);
+    const stages = d.events('reconcile.started').slice(1);
+    expect(stages).toMatchObject([
+      { trigger: 'webhook', revision: second, resources: 1 },
+      { trigger: 'webhook', revision: second, resources: 2 },
+    ]);
+    const order = d.lines().map((line) => line.event);
+    expect(order.indexOf('change.applied')).toBeLessThan(order.lastIndexOf('reconcile.started'));
     expect(after).toMatchObject({
       revision: second,
       lastAttemptedRevision: second,

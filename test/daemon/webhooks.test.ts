@@ -92,15 +92,19 @@ describe('webhooks', () => {
     edit(config, 'shield/rules.yaml', ruleYaml('Block SQLi (rotated)'));
     const rotated = await genericHook(d.url, '{}', OLD_SECRET);
     await d.waitForEvent('change.applied', () => true, 2);
+    await d.waitForEvent('reconcile.finished', () => true, 5);
 
     expect(reply.status).toBe(202);
     expect(reply.json).toEqual({ accepted: true });
     expect(rotated.status).toBe(202);
     expect(applied.subject).toBe('WafCustomRule/block-sqli');
-    expect(d.events('reconcile.started').map((line) => line.trigger)).toEqual([
-      'startup',
-      'webhook',
-      'webhook',
+    // Each webhook run applies the changed rule first, then reconciles the two DNS zones.
+    expect(d.events('reconcile.started').map((line) => [line.trigger, line.resources])).toEqual([
+      ['startup', 3],
+      ['webhook', 1],
+      ['webhook', 2],
+      ['webhook', 1],
+      ['webhook', 2],
     ]);
     expect(emu.journal.writes().map((entry) => [entry.method, entry.path, entry.status])).toEqual([
       ['PATCH', '/shield/waf/custom-rule/1234', 200],
