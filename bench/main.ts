@@ -14,10 +14,11 @@ import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { configLoadSection } from './config-load.js';
+import { latencySection } from './latency.js';
 import { reconcileSection } from './reconcile.js';
 import { type BenchSection, type Figure, markdownTable } from './section.js';
 
-const SECTIONS: readonly BenchSection[] = [configLoadSection, reconcileSection];
+const SECTIONS: readonly BenchSection[] = [configLoadSection, reconcileSection, latencySection];
 
 const RESULTS = fileURLToPath(new URL('../../bench/results.json', import.meta.url));
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));

@@ -38,10 +38,12 @@ export interface LoaderOptions {
   /** Below this many bytes to parse, workers cost more than they save (default 1 MiB). */
   readonly workerThresholdBytes?: number;
   /**
-   * Keep the worker threads for the next load (default true: the daemon reloads, and a warm
-   * worker parses far faster than a new one). `loadDesiredState`, a one-shot load, ends them
-   * at once: each holds its own V8 heap, about 50 MB after parsing 10,000 resources, which
-   * would otherwise stay in the process through the reconcile that follows.
+   * Keep the worker threads for the next load (default false). A warm worker parses far
+   * faster than a new one, but each holds its own V8 heap, about 50 MB after parsing 10,000
+   * resources, which would otherwise stay in the process through the reconcile that follows
+   * (the daemon's start-up run): that alone took the daemon past its 200 MB budget. The
+   * daemon's later loads are incremental (one changed file parses in this thread), so only
+   * a big reload, such as a branch switch, pays for starting workers again (~0.1 s each).
    */
   readonly keepWorkers?: boolean;
 }
@@ -154,7 +156,7 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
       limits,
       options.workers ?? 'auto',
       options.workerThresholdBytes,
-      options.keepWorkers ?? true,
+      options.keepWorkers ?? false,
     );
     for (const [index, job] of jobs.entries()) {
       const result = deepFreeze(parsed.results[index] as FileResult);
@@ -273,6 +275,6 @@ export async function loadDesiredState(
   configDir: string,
   options: LoaderOptions = {},
 ): Promise<DesiredState> {
-  const { state } = await createDesiredStateLoader({ keepWorkers: false, ...options }).load(configDir);
+  const { state } = await createDesiredStateLoader(options).load(configDir);
   return state;
 }

@@ -46,10 +46,10 @@ function workerCount(jobs: readonly ParseJob[], workers: number | 'auto', thresh
 }
 
 /**
- * Workers are kept between loads (unref'd, so they never keep the process alive) and end
- * after a minute without work: a fresh worker runs the YAML parser cold, in V8's
- * interpreter, for its first second or so, which would cost the daemon that second on
- * every big reload.
+ * Workers a caller keeps (`keepWorkers`) stay between loads (unref'd, so they never keep the
+ * process alive) and end after a minute without work: a fresh worker runs the YAML parser
+ * cold, in V8's interpreter, for its first second or so. Nobody keeps them by default: their
+ * heaps cost more memory than the daemon's budget allows (see LoaderOptions.keepWorkers).
  */
 const IDLE_MS = 60_000;
 
@@ -102,8 +102,8 @@ async function releaseWorkers(workers: readonly Worker[], keep: boolean): Promis
 
 /**
  * Parses every job; results come back in job order. Worker failures are INTERNAL errors.
- * `keepWorkers: false` ends the worker threads as soon as the batch is done (a one-shot load:
- * their heaps would otherwise stay in the process's memory through the reconcile).
+ * Without `keepWorkers` the worker threads end as soon as the batch is done (their heaps
+ * would otherwise stay in the process's memory through the reconcile that follows).
  */
 export async function parseFiles(
   jobs: readonly ParseJob[],
@@ -111,7 +111,7 @@ export async function parseFiles(
   limits: LoaderLimits,
   workers: number | 'auto',
   thresholdBytes = 1024 * 1024,
-  keepWorkers = true,
+  keepWorkers = false,
 ): Promise<ParseOutcome> {
   const count = workerCount(jobs, workers, thresholdBytes);
   if (count <= 0) {

@@ -45,15 +45,18 @@ describe('parsing in worker threads', () => {
     expect(inWorkers).toHaveLength(4);
   });
 
-  it('keeps the workers of a reusable loader, and ends those of a one-shot load at once', async () => {
+  it('ends the workers after each load unless told to keep them', async () => {
     const { createDesiredStateLoader, loadDesiredState } = await distLoader();
     const { parseWorkersAlive } = (await import(DIST_POOL.href)) as typeof Pool;
 
+    await createDesiredStateLoader({ workers: 2, keepWorkers: true }).load(EXAMPLES);
+    const afterKeeping = parseWorkersAlive();
     await createDesiredStateLoader({ workers: 2 }).load(EXAMPLES);
     const afterReusable = parseWorkersAlive();
+    await createDesiredStateLoader({ workers: 2, keepWorkers: true }).load(EXAMPLES);
     await loadDesiredState(EXAMPLES, { workers: 2 });
     const afterOneShot = parseWorkersAlive();
 
-    expect([afterReusable, afterOneShot]).toEqual([2, 0]);
+    expect([afterKeeping, afterReusable, afterOneShot]).toEqual([2, 0, 0]);
   });
 });
