@@ -9,7 +9,7 @@ import type { ApiClient } from '../api/types.js';
 import type { DesiredResource } from '../config/types.js';
 import type { Logger } from '../log.js';
 import { applyChanges } from './apply.js';
-import { compactHeap } from './heap.js';
+import { compactHeap, compactingWhile } from './heap.js';
 import { buildPlan, type PlanOptions } from './plan.js';
 import { type ReadOptions, readLiveState } from './read.js';
 import type { StateStore } from './state.js';
@@ -170,32 +170,34 @@ export async function reconcile(
   if (options.mode === 'apply') {
     const bySubject = new Map(resources.map((r) => [r.subject, r]));
     const applyStarted = performance.now();
-    apply = await applyChanges(plan.changes, {
-      api: options.api,
-      concurrency: options.concurrency,
-      signal: options.signal,
-      replan: async (change) => {
-        const resource = bySubject.get(change.subject);
-        if (resource === undefined) return change;
-        const fresh = await readLiveState([resource], readOptions);
-        // The threshold was already passed by the whole plan; this is the same change re-read.
-        const replanned = buildPlan([resource], fresh, { ...planOptions(options), force: true });
-        return replanned.changes[0] ?? change;
-      },
-      onResult: (change, result) => {
-        if (result.outcome === 'applied' || result.outcome === 'unchanged') {
-          options.state.markInSync(
-            change.subject,
-            change.digest,
-            options.revision,
-            result.outcome,
-            change.remember,
-          );
-        }
-        auditResult(options.audit, change, result);
-        options.onResult?.(change, result);
-      },
-    });
+    apply = await compactingWhile(resources.length, () =>
+      applyChanges(plan.changes, {
+        api: options.api,
+        concurrency: options.concurrency,
+        signal: options.signal,
+        replan: async (change) => {
+          const resource = bySubject.get(change.subject);
+          if (resource === undefined) return change;
+          const fresh = await readLiveState([resource], readOptions);
+          // The threshold was already passed by the whole plan; this is the same change re-read.
+          const replanned = buildPlan([resource], fresh, { ...planOptions(options), force: true });
+          return replanned.changes[0] ?? change;
+        },
+        onResult: (change, result) => {
+          if (result.outcome === 'applied' || result.outcome === 'unchanged') {
+            options.state.markInSync(
+              change.subject,
+              change.digest,
+              options.revision,
+              result.outcome,
+              change.remember,
+            );
+          }
+          auditResult(options.audit, change, result);
+          options.onResult?.(change, result);
+        },
+      }),
+    );
     applyMs = performance.now() - applyStarted;
   }
   const durationMs = Math.round(performance.now() - started);

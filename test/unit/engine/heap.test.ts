@@ -1,12 +1,12 @@
 import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { COMPACT_FROM_RESOURCES, compactHeap } from '../../../src/engine/heap.js';
+import { COMPACT_FROM_RESOURCES, compactHeap, compactingWhile } from '../../../src/engine/heap.js';
 
 // WeakRef targets and GC entries are settled between jobs, hence the awaits.
 const nextJob = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** How many full (mark-compact) collections run while `action` does. */
-async function majorCollections(action: () => void): Promise<number> {
+async function majorCollections(action: () => unknown): Promise<number> {
   let major = 0;
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
@@ -16,7 +16,7 @@ async function majorCollections(action: () => void): Promise<number> {
   });
   observer.observe({ entryTypes: ['gc'] });
   await nextJob();
-  action();
+  await action();
   await nextJob();
   await nextJob();
   observer.disconnect();
@@ -33,5 +33,22 @@ describe('compactHeap', () => {
 
   it('leaves smaller reconciles alone', async () => {
     expect(await majorCollections(() => compactHeap(COMPACT_FROM_RESOURCES - 1))).toBe(0);
+  });
+
+  it('collects on a timer while a big apply runs, and stops when it ends', async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    let result: string | undefined;
+
+    const during = await majorCollections(async () => {
+      result = await compactingWhile(COMPACT_FROM_RESOURCES, () => sleep(120).then(() => 'done'), 25);
+    });
+    const after = await majorCollections(() => sleep(80));
+    const small = await majorCollections(() =>
+      compactingWhile(COMPACT_FROM_RESOURCES - 1, () => sleep(80), 10),
+    );
+
+    expect(result).toBe('done');
+    expect(during).toBeGreaterThanOrEqual(2);
+    expect([after, small]).toEqual([0, 0]);
   });
 });
