@@ -53,6 +53,9 @@ function workerCount(jobs: readonly ParseJob[], workers: number | 'auto', thresh
  */
 const IDLE_MS = 60_000;
 
+/** Files sent to a worker ahead of its replies. */
+const WORKER_IN_FLIGHT = 2;
+
 let pool: Worker[] = [];
 let idleTimer: NodeJS.Timeout | undefined;
 /** One batch at a time: loads are sequential in practice, and this keeps the pool simple. */
@@ -144,14 +147,16 @@ async function parseInPool(
         new Promise<void>((resolve, reject) => {
           // Held while the batch runs: this thread may have nothing else keeping it alive.
           worker.ref();
+          let inFlight = 0;
           const sendNext = (): void => {
             const index = queue.shift();
             if (index === undefined) {
-              resolve();
+              if (inFlight === 0) resolve();
               return;
             }
             const job = jobs[index] as ParseJob;
             const request: WorkerRequest = { index, root, file: job.file, text: job.text, limits };
+            inFlight += 1;
             worker.postMessage(request);
           };
           worker.on('message', (reply: { index: number; result?: FileResult; error?: string }) => {
@@ -160,12 +165,16 @@ async function parseInPool(
               return;
             }
             results[reply.index] = reply.result;
+            inFlight -= 1;
             sendNext();
           });
           worker.once('error', (err) =>
             reject(new ReconcileError('INTERNAL', 'config parse worker crashed', { cause: err })),
           );
-          sendNext();
+          // Replies are only handled between this thread's own files: a worker with one file
+          // in flight sat idle a fifth of a cold load waiting for the next. With a second one
+          // queued it always has work.
+          for (let i = 0; i < WORKER_IN_FLIGHT; i += 1) sendNext();
         }),
     );
     // This thread takes from the same queue, yielding between files so replies get handled.
