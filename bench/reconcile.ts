@@ -13,16 +13,21 @@
  * child process (`engine-process.ts`), autocannon in this thread: the server never shares an
  * event loop with a client. Every size gets a fresh repository and fresh engine process.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { busyShare, type EmulatorHost, type JournalSummary, startEmulatorHost } from './emulator-host.js';
 import { type ReconcileRun, startEngineProcess } from './engine-process.js';
 import { emulatorSeed, generateRepository } from './generate.js';
-import { type LoadResult, runLoad } from './load-tool.js';
+import { type LoadRequest, type LoadResult, runLoad } from './load-tool.js';
+import type { RawClientResult } from './raw-client.js';
 import { type BenchSection, count } from './section.js';
 
 const ACCESS_KEY = 'bench-access-key';
+const execFileAsync = promisify(execFile);
 
 /** How the reconcile benchmarks run. */
 export interface ReconcileBenchOptions {
@@ -46,6 +51,8 @@ export interface ApplyRound {
     readonly errors: number;
     readonly emulatorBusy: number;
   };
+  /** The bare undici client (`raw-client.ts`) with the same bodies, right after autocannon. */
+  readonly rawClient: RawClientResult;
 }
 
 /** Everything measured at one size. */
@@ -74,6 +81,8 @@ export interface SizeFigures {
     readonly requestRatio: number;
     /** Changes per second of the apply phase alone (after the reads and the plan). */
     readonly applyPhaseChangesPerSecond: number;
+    /** Median of each round's bare-undici req/s ÷ its autocannon req/s: a Node client's ceiling. */
+    readonly rawClientRatio: number;
     /** The same with the apply phase's changes/s: the writes against the writes. */
     readonly applyPhaseRatio: number;
   };
@@ -105,6 +114,29 @@ function growthExponent(points: readonly (readonly [number, number])[]): number 
   const last = points[points.length - 1];
   if (first === undefined || last === undefined || first[0] === last[0]) return Number.NaN;
   return Math.log(last[1] / first[1]) / Math.log(last[0] / first[0]);
+}
+
+const RAW_CLIENT = fileURLToPath(new URL('./raw-client.js', import.meta.url));
+
+/** Runs `raw-client.js` in a child process: `count` requests cycling through `requests`. */
+async function runRawClient(
+  url: string,
+  requests: readonly LoadRequest[],
+  count: number,
+  concurrency: number,
+  dir: string,
+): Promise<RawClientResult> {
+  const file = join(dir, 'raw-client-requests.json');
+  writeFileSync(file, JSON.stringify(requests));
+  const { stdout } = await execFileAsync(process.execPath, [
+    RAW_CLIENT,
+    url,
+    file,
+    String(count),
+    String(concurrency),
+    ACCESS_KEY,
+  ]);
+  return JSON.parse(stdout) as RawClientResult;
 }
 
 function loadToolFigures(result: LoadResult, emulatorBusy: number): ApplyRound['loadTool'] {
@@ -146,6 +178,7 @@ async function measureSize(
       throw new Error(`the no-change reconcile is not what it claims: ${JSON.stringify(journal)}`);
     }
 
+    const changes = drifted.drifted.length;
     const applyRounds: ApplyRound[] = [];
     for (let round = 0; round < rounds; round += 1) {
       const emu = await host.start({ accessKey: ACCESS_KEY, seed: drifted.seed, journal: false });
@@ -173,14 +206,22 @@ async function measureSize(
         requests: e1.slice(0, 1000),
       });
       const after = await host.loopTime();
+      // Then the bare undici client with the same bodies: the ceiling of a Node client here.
+      const rawClient = await runRawClient(
+        emu.url,
+        e1.slice(0, 1000),
+        Math.max(changes, 5000),
+        options.concurrency,
+        dir,
+      );
       await emu.stop();
       applyRounds.push({
         engine: run,
         emulatorBusyEngine: busyShare(before, between),
         loadTool: loadToolFigures(load, busyShare(between, after)),
+        rawClient,
       });
     }
-    const changes = drifted.drifted.length;
     const wallMs = median(applyRounds.map((r) => r.engine.wallMs));
     const requestsPerSecond = median(
       applyRounds.map((r) => r.engine.requests.total / (r.engine.wallMs / 1000)),
@@ -212,6 +253,7 @@ async function measureSize(
         requestRatio: pairedRatio((r) => r.engine.requests.total / (r.engine.wallMs / 1000)),
         applyPhaseChangesPerSecond,
         applyPhaseRatio: pairedRatio((r) => changes / (r.engine.phases.applyMs / 1000)),
+        rawClientRatio: pairedRatio((r) => r.rawClient.requestsPerSecond),
       },
       reconcilePeakRssBytes: Math.max(
         cold.peakRssBytes,
@@ -279,7 +321,7 @@ function details(f: ReconcileFigures): string[] {
     for (const [i, r] of s.apply.rounds.entries()) {
       const { readMs, planMs, applyMs } = r.engine.phases;
       lines.push(
-        `      round ${i + 1}: engine ${seconds(r.engine.wallMs)} (read ${seconds(readMs)}, plan ${seconds(planMs)}, apply ${seconds(applyMs)}; ${r.engine.requests.total} requests, engine CPU ${((r.engine.cpuMs * 1000) / s.apply.changes).toFixed(0)} µs/change, emulator busy ${(r.emulatorBusyEngine * 100).toFixed(0)} %), autocannon ${count(r.loadTool.requestsPerSecond)} req/s (${r.loadTool.requests} requests, non-2xx ${r.loadTool.non2xx}, errors ${r.loadTool.errors}, emulator busy ${(r.loadTool.emulatorBusy * 100).toFixed(0)} %)`,
+        `      round ${i + 1}: engine ${seconds(r.engine.wallMs)} (read ${seconds(readMs)}, plan ${seconds(planMs)}, apply ${seconds(applyMs)}; ${r.engine.requests.total} requests, engine CPU ${((r.engine.cpuMs * 1000) / s.apply.changes).toFixed(0)} µs/change, emulator busy ${(r.emulatorBusyEngine * 100).toFixed(0)} %), autocannon ${count(r.loadTool.requestsPerSecond)} req/s (${r.loadTool.requests} requests, non-2xx ${r.loadTool.non2xx}, errors ${r.loadTool.errors}, emulator busy ${(r.loadTool.emulatorBusy * 100).toFixed(0)} %), bare undici ${count(r.rawClient.requestsPerSecond)} req/s`,
       );
     }
     lines.push(
@@ -353,6 +395,11 @@ export const reconcileSection: BenchSection = {
           figure: 'apply: requests/s (reads included) ÷ autocannon req/s',
           target: '',
           measured: `${top.apply.requestRatio.toFixed(2)} (median ${count(top.apply.requestsPerSecond)} req/s)`,
+        },
+        {
+          figure: `the bare undici client (no engine: request + JSON.parse), same bodies and connections: req/s ÷ autocannon req/s`,
+          target: '',
+          measured: `${top.apply.rawClientRatio.toFixed(2)} (rounds ${top.apply.rounds.map((r) => (r.rawClient.requestsPerSecond / r.loadTool.requestsPerSecond).toFixed(2)).join(', ')}; ${top.apply.rounds.map((r) => r.rawClient.cpuMicrosPerRequest.toFixed(0)).join(', ')} µs CPU/request)`,
         },
         {
           figure: `apply phase alone (the writes, after read and plan): changes/s ÷ autocannon req/s`,
