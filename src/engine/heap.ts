@@ -52,7 +52,7 @@ export function compactHeap(resources: number): void {
 export async function compactingWhile<T>(
   resources: number,
   work: () => Promise<T>,
-  everyMs = 1000,
+  everyMs = 500,
 ): Promise<T> {
   if (resources < COMPACT_FROM_RESOURCES) return work();
   const timer = setInterval(() => compactHeap(resources), everyMs);
