@@ -204,12 +204,16 @@ async function startDaemon(
   });
   await started;
   const ready = async (): Promise<void> => {
-    for (;;) {
+    const deadline = performance.now() + 120_000;
+    let last: string | undefined;
+    while (performance.now() < deadline) {
       const reply = await fetch(`${url}/status`);
       const doc = (await reply.json()) as { status?: string };
       if (doc.status === 'Ready') return;
+      last = doc.status;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    throw new Error(`the daemon is still ${last} after 120 s: ${stderr.slice(-500)}`);
   };
   return {
     get url() {
