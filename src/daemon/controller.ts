@@ -19,8 +19,8 @@
  *    and on retryable failures (API unavailable, rate limited, a read that failed) a retry of
  *    just the failed subjects with exponential backoff and jitter, reset after a success.
  */
-import { realpathSync } from 'node:fs';
 import type { ApiClient } from '../api/types.js';
+import { formatIssue } from '../config/issues.js';
 import type { DesiredStateLoader, LoadResult } from '../config/loader.js';
 import type { ConfigIssue, DesiredResource } from '../config/types.js';
 import { desiredShieldZones, readApiGuardianTotals } from '../engine/api-guardian.js';
@@ -34,6 +34,7 @@ import { type BackoffBounds, backoffDelay } from './backoff.js';
 import type { DaemonMetrics } from './metrics.js';
 import { createReconcileQueue, type RunRequest } from './queue.js';
 import type { StatusTracker } from './status.js';
+import { realpathOrUndefined } from './watcher.js';
 
 /** Why a run is requested. `retry` is the controller's own backoff. */
 export type TriggerReason = 'startup' | 'schedule' | 'file-change' | 'webhook' | 'retry';
@@ -86,21 +87,8 @@ export function redactCredentials(text: string): string {
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, '$1[redacted]@');
 }
 
-/** `file:line:col: message (at path)`: the CLI's format, used in log lines. */
-function formatIssue(issue: ConfigIssue): string {
-  return `${issue.file}:${issue.line}:${issue.col}: ${issue.message}${issue.path ? ` (at ${issue.path})` : ''}`;
-}
-
 function isRetryable(code: string): boolean {
   return Object.hasOwn(ERROR_CODES, code) && ERROR_CODES[code as ErrorCode].retryable;
-}
-
-function realpathOrUndefined(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 function sleep(ms: number): { promise: Promise<void>; cancel(): void } {
@@ -119,21 +107,19 @@ export function createController(options: ControllerOptions): Controller {
   let stopping = false;
   // The last issue set reported, so a stalled daemon does not repeat itself every tick.
   let reportedIssues: string | undefined;
-  let retryTimer: NodeJS.Timeout | undefined;
+  /** The retry waiting for its timer, and what it covers: 'full', or these subjects. */
+  let pendingRetry: { timer: NodeJS.Timeout; scope: 'full' | Set<string> } | undefined;
   let retryAttempt = 0;
-  /** What the pending retry covers: 'full', or these subjects. */
-  let retryScope: 'full' | Set<string> | undefined;
 
   const queue = createReconcileQueue(run);
 
   function cancelRetryTimer(): void {
-    if (retryTimer !== undefined) clearTimeout(retryTimer);
-    retryTimer = undefined;
-    retryScope = undefined;
+    if (pendingRetry !== undefined) clearTimeout(pendingRetry.timer);
+    pendingRetry = undefined;
   }
 
   function resetBackoff(): void {
-    if (retryAttempt === 0 && retryTimer === undefined) return;
+    if (retryAttempt === 0 && pendingRetry === undefined) return;
     cancelRetryTimer();
     retryAttempt = 0;
     status.setRetry(null);
@@ -141,9 +127,10 @@ export function createController(options: ControllerOptions): Controller {
 
   function scheduleRetry(scope: 'full' | readonly string[], code: string): void {
     if (stopping) return;
-    if (scope === 'full' || retryScope === 'full') retryScope = 'full';
-    else retryScope = new Set([...(retryScope ?? []), ...scope]);
-    if (retryTimer !== undefined) clearTimeout(retryTimer);
+    const before = pendingRetry?.scope;
+    const covered: 'full' | Set<string> =
+      scope === 'full' || before === 'full' ? 'full' : new Set([...(before ?? []), ...scope]);
+    cancelRetryTimer();
     retryAttempt += 1;
     const attempt = retryAttempt;
     const delayMs = backoffDelay(attempt, options.backoff, random);
@@ -155,19 +142,18 @@ export function createController(options: ControllerOptions): Controller {
         attempt,
         delayMs,
         code,
-        scope: retryScope === 'full' ? 'full' : retryScope.size,
+        scope: covered === 'full' ? 'full' : covered.size,
       },
       'retry scheduled',
     );
-    retryTimer = setTimeout(() => {
-      const covered = retryScope;
-      retryTimer = undefined;
-      retryScope = undefined;
-      if (stopping || covered === undefined) return;
+    // stop() cancels the timer before anything else, so a timer that fires is never late.
+    const timer = setTimeout(() => {
+      pendingRetry = undefined;
       metrics.countTrigger('retry');
       logger.info({ event: 'trigger.received', reason: 'retry', attempt }, 'trigger received');
       queue.request('retry', covered === 'full' ? undefined : covered);
     }, delayMs);
+    pendingRetry = { timer, scope: covered };
   }
 
   async function pull(): Promise<void> {
@@ -236,7 +222,7 @@ export function createController(options: ControllerOptions): Controller {
         event: 'config.invalid',
         trigger,
         ...(revision === undefined ? {} : { revision }),
-        issues: issues.map(formatIssue),
+        issues: issues.map((issue) => formatIssue(issue)),
       },
       'config invalid; nothing is written until the files change',
     );
@@ -257,13 +243,18 @@ export function createController(options: ControllerOptions): Controller {
     return [changed, all.filter((resource) => !wanted.has(resource.subject))];
   }
 
-  /** One reconcile of `scope`: records each resource's status and the metrics; returns when, and the failures. */
+  /**
+   * One reconcile of `scope`: records each resource's status and the drift and change metrics.
+   * Returns when it ended, its failures, and the writes it planned (`writesBefore` counts them
+   * into the next stage's change threshold).
+   */
   async function reconcileStage(
     scope: readonly DesiredResource[],
     loaded: LoadResult,
     revision: string,
     trigger: string,
-  ): Promise<{ at: Date; failed: ChangeResult[] }> {
+    writesBefore: number,
+  ): Promise<{ at: Date; failed: ChangeResult[]; writes: number }> {
     const outcome = await reconcile(scope, {
       api: options.api,
       state,
@@ -276,6 +267,7 @@ export function createController(options: ControllerOptions): Controller {
       driftMode: options.settings.driftMode,
       signal: runAbort.signal,
       managedCount: loaded.state.resources.length,
+      writesBefore,
       audit: options.audit,
     });
     const at = new Date();
@@ -290,8 +282,8 @@ export function createController(options: ControllerOptions): Controller {
       if (result.outcome === 'failed') failed.push(result);
     }
     metrics.setResources(status.countsByKind());
-    metrics.observeReconcile(failed.length > 0 ? 'failed' : 'success', outcome.durationMs);
-    return { at, failed };
+    const writes = outcome.plan.changes.filter((c) => c.action === 'update' && c.skip === undefined).length;
+    return { at, failed, writes };
   }
 
   /**
@@ -356,16 +348,22 @@ export function createController(options: ControllerOptions): Controller {
           'no resource changed',
         );
         metrics.setResources(status.countsByKind());
-        if (status.failedCount() === 0 && retryTimer === undefined) status.applied(revision);
+        if (status.failedCount() === 0 && pendingRetry === undefined) status.applied(revision);
         return;
       }
       const failed: ChangeResult[] = [];
       let at = new Date();
+      let writes = 0;
       for (const stage of stages) {
-        const done = await reconcileStage(stage, loaded, revision, trigger);
+        const done = await reconcileStage(stage, loaded, revision, trigger, writes);
         failed.push(...done.failed);
+        writes += done.writes;
         at = done.at;
       }
+      metrics.observeReconcile(
+        failed.length > 0 ? 'failed' : 'success',
+        Math.round(performance.now() - started),
+      );
       if (failed.length === 0) {
         status.setLastError(null);
         metrics.setLastSuccess(at);
@@ -381,12 +379,14 @@ export function createController(options: ControllerOptions): Controller {
       // Full runs only: a file-change run reads just the changed resources (the push-to-applied path).
       if (request.full) await refreshApiGuardian(loaded.state.resources);
       const retryable = failed.filter((r) => isRetryable(r.error?.code ?? ''));
-      if (retryable.length > 0 && !stopping) {
+      const first = retryable[0];
+      if (first !== undefined) {
         scheduleRetry(
           retryable.map((r) => r.subject),
-          retryable[0]?.error?.code ?? 'API_UNAVAILABLE',
+          first.error?.code as string,
         );
-      } else if (request.full || retryTimer === undefined) {
+      } else if (pendingRetry === undefined) {
+        // A full run cancelled any pending retry when it started; a scoped run leaves one alone.
         resetBackoff();
       }
     } catch (err) {

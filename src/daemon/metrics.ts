@@ -32,7 +32,6 @@ const API_GUARDIAN_GAUGES = {
 
 /** The metrics of one daemon, and the only functions that change them. */
 export interface DaemonMetrics {
-  readonly registry: Registry;
   /** One finished reconcile (or a load that failed validation). */
   observeReconcile(result: ReconcileResult, durationMs: number): void;
   /** A trigger asked for a run (before coalescing): `schedule`, `file-change`, `webhook`, `retry`, `startup`. */
@@ -87,7 +86,7 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
   });
   const duration = new Histogram({
     name: 'edgesync_reconcile_duration_seconds',
-    help: 'Duration of reconcile runs by result, load to record',
+    help: 'Duration of reconcile runs by result, pull and load to record',
     labelNames: ['result'],
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
     registers,
@@ -164,7 +163,6 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
   const guardianZones = new Set<number>();
 
   return {
-    registry,
     contentType: registry.contentType,
     observeReconcile(result, durationMs) {
       reconciles.inc({ result });

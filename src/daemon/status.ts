@@ -82,8 +82,8 @@ export interface StatusDocument {
 
 /** The mutable status of one daemon; only the controller writes it. */
 export interface StatusTracker {
+  /** True once a load has succeeded (readiness never goes back). */
   readonly ready: boolean;
-  readonly phase: DaemonPhase;
   /** Adds new subjects as `pending` and forgets the ones no longer declared. */
   syncResources(resources: readonly DesiredResource[]): void;
   /** Records one change's outcome of a run. */
@@ -121,9 +121,9 @@ interface MutableResource {
 
 const STATES: readonly ResourceState[] = ['pending', 'in-sync', 'suspended', 'report-only', 'failed'];
 
-/** `file:line:col`, the form every config message uses. */
+/** `file:line:col`, the form every config message uses; just `file` for a whole file (line 0). */
 export function issueLocation(issue: Pick<ConfigIssue, 'file' | 'line' | 'col'>): string {
-  return `${issue.file}:${issue.line}:${issue.col}`;
+  return issue.line > 0 ? `${issue.file}:${issue.line}:${issue.col}` : issue.file;
 }
 
 function stateOf(change: PlannedChange, result: ChangeResult): ResourceState {
@@ -141,7 +141,6 @@ function stateOf(change: PlannedChange, result: ChangeResult): ResourceState {
 /** Creates an empty tracker: not ready, no resources. */
 export function createStatusTracker(): StatusTracker {
   const resources = new Map<string, MutableResource>();
-  let ready = false;
   let reconciling = false;
   let stalledOn: readonly StatusIssue[] | undefined;
   let revision: string | null = null;
@@ -159,10 +158,7 @@ export function createStatusTracker(): StatusTracker {
 
   return {
     get ready() {
-      return ready;
-    },
-    get phase() {
-      return phase();
+      return revision !== null;
     },
     syncResources(desired) {
       const seen = new Set<string>();
@@ -220,7 +216,6 @@ export function createStatusTracker(): StatusTracker {
       reconciling = false;
     },
     loaded(loadedRevision) {
-      ready = true;
       stalledOn = undefined;
       revision = loadedRevision;
       lastAttemptedRevision = loadedRevision;
@@ -262,7 +257,7 @@ export function createStatusTracker(): StatusTracker {
       for (const resource of list) counts[resource.state] += 1;
       return {
         status: phase(),
-        ready,
+        ready: revision !== null,
         revision,
         lastAttemptedRevision,
         lastAppliedRevision,

@@ -26,8 +26,6 @@ export interface WatchOptions {
   /** Absolute path of the state directory; ignored when it lies inside the tree. */
   readonly stateDir: string;
   readonly debounceMs: number;
-  /** Longest a burst of events may postpone `onChange` (default 20 × debounce, at least 2 s). */
-  readonly maxWaitMs?: number;
   /** Called once per debounced burst, and at once when the symlink moved to a new target. */
   onChange(info: { files: number; swapped: boolean }): void;
   readonly logger: Logger;
@@ -35,12 +33,11 @@ export interface WatchOptions {
 
 /** A running watch. */
 export interface ConfigWatcher {
-  /** The real path the tree watch follows now (undefined while the config path does not resolve). */
-  readonly target: string | undefined;
   close(): Promise<void>;
 }
 
-function resolveTarget(path: string): string | undefined {
+/** The real path of `path`, or undefined while it does not resolve (a sidecar's first sync). */
+export function realpathOrUndefined(path: string): string | undefined {
   try {
     return realpathSync(path);
   } catch {
@@ -65,10 +62,11 @@ function ready(watcher: FSWatcher): Promise<void> {
 /** Starts both watches; resolves once they are ready (edits after this are seen). */
 export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher> {
   const { logger } = options;
-  const maxWaitMs = options.maxWaitMs ?? Math.max(2000, options.debounceMs * 20);
+  // Longest a burst of events may postpone onChange: 20 × the debounce, at least 2 s.
+  const maxWaitMs = Math.max(2000, options.debounceMs * 20);
   const parent = dirname(options.configPath);
   const name = basename(options.configPath);
-  let target = resolveTarget(options.configPath);
+  let target = realpathOrUndefined(options.configPath);
   let tree: FSWatcher | undefined;
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
@@ -110,7 +108,7 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
   }
 
   async function retarget(): Promise<void> {
-    const next = resolveTarget(options.configPath);
+    const next = realpathOrUndefined(options.configPath);
     if (next === target && (tree !== undefined || next === undefined)) return;
     const previous = tree;
     tree = undefined;
@@ -149,9 +147,6 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
   });
 
   return {
-    get target() {
-      return target;
-    },
     async close() {
       closed = true;
       if (timer !== undefined) clearTimeout(timer);

@@ -17,6 +17,12 @@ export interface PlanOptions {
   maxChangePercent: number;
   /** Resources under management, for the threshold; defaults to the planned resources. */
   managedCount?: number;
+  /**
+   * Writes an earlier reconcile of the same run already made (the daemon's first stage, see
+   * controller.ts): they count against the threshold, so splitting a run never lets more
+   * through than one plan of everything would.
+   */
+  writesBefore?: number;
   force: boolean;
   /** The state store's record of a subject. */
   record(subject: string): ResourceRecord | undefined;
@@ -104,12 +110,14 @@ function summarize(changes: readonly PlannedChange[]): PlanSummary {
 /** The change threshold: refuses every write when too large a share would change. */
 function applyThreshold(changes: PlannedChange[], options: PlanOptions): PlannedChange[] {
   const managed = options.managedCount ?? changes.length;
-  const writes = changes.filter((c) => c.action === 'update' && c.skip === undefined).length;
+  const before = options.writesBefore ?? 0;
+  const writes = before + changes.filter((c) => c.action === 'update' && c.skip === undefined).length;
   if (options.force || managed < MIN_RESOURCES_FOR_THRESHOLD) return changes;
   const percent = (writes * 100) / managed;
   if (percent <= options.maxChangePercent) return changes;
+  const earlier = before > 0 ? ` (${before} of them earlier in this run)` : '';
   const message =
-    `the plan changes ${writes} of ${managed} managed resources (${percent.toFixed(0)}%), ` +
+    `the plan changes ${writes} of ${managed} managed resources${earlier} (${percent.toFixed(0)}%), ` +
     `more than --max-change-percent ${options.maxChangePercent}; re-run with --force if this is intended`;
   return changes.map((c) =>
     c.action === 'update' && c.skip === undefined

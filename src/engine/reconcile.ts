@@ -7,6 +7,7 @@
  */
 import type { ApiClient } from '../api/types.js';
 import type { DesiredResource } from '../config/types.js';
+import { ReconcileError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { applyChanges } from './apply.js';
 import { compactHeap, compactingWhile } from './heap.js';
@@ -30,6 +31,8 @@ export interface ReconcileOptions {
   signal: AbortSignal;
   /** Resources under management when `resources` is a subset (the daemon's file-change runs). */
   managedCount?: number;
+  /** Writes an earlier reconcile of the same daemon run made (PlanOptions.writesBefore). */
+  writesBefore?: number;
   /** Receives the audit events; silent when absent. */
   audit?: Logger;
   onResult?(change: PlannedChange, result: ChangeResult): void;
@@ -62,6 +65,7 @@ function planOptions(options: ReconcileOptions): PlanOptions {
     maxChangePercent: options.maxChangePercent,
     force: options.force,
     ...(options.managedCount === undefined ? {} : { managedCount: options.managedCount }),
+    ...(options.writesBefore === undefined ? {} : { writesBefore: options.writesBefore }),
     record: (subject) => options.state.resource(subject),
   };
 }
@@ -161,6 +165,7 @@ export async function reconcile(
   };
   // The load's garbage (or the previous run's) is dead now; then the live snapshot once planned.
   compactHeap(resources.length);
+  const readStarted = performance.now();
   const { plan, read, planned } = await readAndPlan(resources, readOptions, options);
   compactHeap(resources.length);
   auditDrift(options.audit, plan);
@@ -176,22 +181,21 @@ export async function reconcile(
         concurrency: options.concurrency,
         signal: options.signal,
         replan: async (change) => {
+          // Never fall back to `change` itself: resending an ambiguous create is what this avoids.
           const resource = bySubject.get(change.subject);
-          if (resource === undefined) return change;
+          if (resource === undefined)
+            throw new ReconcileError('INTERNAL', `no resource ${change.subject} to re-plan`);
           const fresh = await readLiveState([resource], readOptions);
           // The threshold was already passed by the whole plan; this is the same change re-read.
           const replanned = buildPlan([resource], fresh, { ...planOptions(options), force: true });
-          return replanned.changes[0] ?? change;
+          const again = replanned.changes[0];
+          if (again === undefined)
+            throw new ReconcileError('INTERNAL', `re-planning ${change.subject} gave no change`);
+          return again;
         },
         onResult: (change, result) => {
           if (result.outcome === 'applied' || result.outcome === 'unchanged') {
-            options.state.markInSync(
-              change.subject,
-              change.digest,
-              options.revision,
-              result.outcome,
-              change.remember,
-            );
+            options.state.markInSync(change.subject, change.digest, options.revision, change.remember);
           }
           auditResult(options.audit, change, result);
           options.onResult?.(change, result);
@@ -230,6 +234,6 @@ export async function reconcile(
     },
     'reconcile finished',
   );
-  const phases = { readMs: read - started, planMs: planned - read, applyMs };
+  const phases = { readMs: read - readStarted, planMs: planned - read, applyMs };
   return { plan, ...(apply === undefined ? {} : { apply }), durationMs, phases };
 }

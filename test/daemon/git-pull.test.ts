@@ -156,6 +156,78 @@ describe('--git-pull', () => {
   });
 });
 
+describe('--git-pull with a change threshold', () => {
+  const ZONES = Array.from({ length: 10 }, (_, i) => 30001 + i);
+
+  function zonesYaml(signed: ReadonlySet<number>): string {
+    return ZONES.map(
+      (id) =>
+        `apiVersion: edgesync/v1\nkind: DnsZone\nmetadata:\n  name: zone-${id}\nspec:\n  id: ${id}\n  dnssec: ${signed.has(id)}\n`,
+    ).join('---\n');
+  }
+
+  beforeEach(async () => {
+    emu = await withEmulator({ dnsZones: [] });
+    for (const id of ZONES) emu.state.addDnsZone({ id, domain: `zone-${id}.example`, dnsSecEnabled: false });
+    root = tempDir();
+    git(root, 'init', '--quiet', '--bare', '-b', 'main', 'remote.git');
+    git(root, 'clone', '--quiet', 'remote.git', 'work');
+    work = join(root, 'work');
+    writeTree(work, { 'dns/zones.yaml': zonesYaml(new Set()) });
+    git(work, 'add', '.');
+    git(work, 'commit', '--quiet', '-m', 'ten unsigned zones');
+    git(work, 'push', '--quiet', 'origin', 'main');
+    git(root, 'clone', '--quiet', 'remote.git', 'config');
+    config = join(root, 'config');
+  });
+
+  afterEach(async () => {
+    await daemon?.stop();
+    daemon = undefined;
+    await emu.close();
+  });
+
+  it('counts the pushed changes and the other drift together, as one plan would', async () => {
+    const d = await start();
+    // The push signs two zones (20 % of 10); the dashboard signed two others meanwhile (20 %).
+    edit(work, 'dns/zones.yaml', zonesYaml(new Set([30001, 30002])));
+    git(work, 'commit', '--quiet', '-am', 'sign two zones');
+    git(work, 'push', '--quiet', 'origin', 'main');
+    emu.state.setDnssec(30009, true);
+    emu.state.setDnssec(30010, true);
+
+    await githubHook(d.url, 'push', push(git(work, 'rev-parse', 'HEAD')), SECRET);
+    const second = await d.waitForEvent('reconcile.finished', () => true, 3);
+
+    // The first stage writes the push (20 %); the second would take the run to 40 %: refused.
+    expect(d.events('change.applied').map((line) => line.subject)).toEqual([
+      'DnsZone/zone-30001',
+      'DnsZone/zone-30002',
+    ]);
+    expect(second.counts).toMatchObject({ applied: 0, failed: 2 });
+    expect(d.events('change.failed').map((line) => [line.subject, line.error])).toEqual(
+      ['DnsZone/zone-30009', 'DnsZone/zone-30010'].map((subject) => [
+        subject,
+        {
+          code: 'PLAN_UNSAFE',
+          message:
+            'the plan changes 4 of 10 managed resources (2 of them earlier in this run) (40%), more than --max-change-percent 30; re-run with --force if this is intended',
+        },
+      ]),
+    );
+    expect([30001, 30002, 30009, 30010].map((id) => emu.state.dnsZone(id)?.DnsSecEnabled)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(emu.journal.writes().map((entry) => `${entry.method} ${entry.path}`)).toEqual([
+      'POST /dnszone/30001/dnssec',
+      'POST /dnszone/30002/dnssec',
+    ]);
+  });
+});
+
 describe('redactCredentials', () => {
   it.each([
     [
