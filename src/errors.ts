@@ -70,8 +70,3 @@ export function toReconcileError(err: unknown): ReconcileError {
   const message = err instanceof Error ? err.message : String(err);
   return new ReconcileError('INTERNAL', message, { cause: err });
 }
-
-/** Exhaustiveness guard for `switch` statements over unions. */
-export function assertNever(value: never): never {
-  throw new ReconcileError('INTERNAL', `unexpected value: ${JSON.stringify(value)}`);
-}

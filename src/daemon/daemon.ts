@@ -57,7 +57,6 @@ export interface DaemonOptions extends ReconcileSettings {
 export interface Daemon {
   /** Base URL of the HTTP server as bound. */
   readonly url: string;
-  readonly metrics: DaemonMetrics;
   status(): StatusDocument;
   /** Resolves when no run is in progress or queued. */
   idle(): Promise<void>;
@@ -79,7 +78,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const api = createApiClient({
     baseUrl: options.api.baseUrl,
     accessKey: options.api.accessKey,
-    logger: logger.child({ component: 'api' }),
+    logger, // the client adds component "api" itself
     connections: options.concurrency * 2,
     onRequest: (event) => metrics.observeApiRequest(event),
     ...(options.api.retry === undefined ? {} : { retry: options.api.retry }),
@@ -153,7 +152,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     let stopped: Promise<void> | undefined;
     return {
       url: server.url,
-      metrics,
       status: () => status.document(state.runs()),
       idle: () => controller.idle(),
       stop() {

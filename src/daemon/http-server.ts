@@ -29,8 +29,6 @@ export interface HttpServerOptions {
   readonly secrets: SecretSource | undefined;
   /** The branch whose pushes trigger (`--git-branch`). */
   readonly branch: string;
-  /** Largest hook body (default 1 MiB). */
-  readonly maxBodyBytes?: number;
   /** True once the daemon is shutting down: hooks answer 503. */
   stopping(): boolean;
   ready(): boolean;
@@ -43,9 +41,8 @@ export interface HttpServerOptions {
 export interface DaemonHttpServer {
   /** `http://host:port` as bound (the real port when 0 was asked for). */
   readonly url: string;
-  readonly port: number;
-  /** Stops accepting, lets requests in flight end (up to `graceMs`), then drops every connection. */
-  close(graceMs?: number): Promise<void>;
+  /** Stops accepting, lets requests in flight end (up to CLOSE_GRACE_MS), then drops every connection. */
+  close(): Promise<void>;
 }
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -56,6 +53,8 @@ interface Route {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+/** How long close() lets requests in flight finish before dropping their connections. */
+const CLOSE_GRACE_MS = 2000;
 
 function sendJson(
   res: ServerResponse,
@@ -106,21 +105,15 @@ export function parseListen(value: string): { host: string; port: number } {
 /** Starts the server; resolves once it listens. Throws USAGE when the address cannot be bound. */
 export async function startHttpServer(options: HttpServerOptions): Promise<DaemonHttpServer> {
   const { logger, metrics } = options;
-  const limit = options.maxBodyBytes ?? MAX_WEBHOOK_BYTES;
 
-  function hook(name: 'github' | 'generic'): Handler {
+  function hook(name: 'github' | 'generic', source: SecretSource): Handler {
     return async (req, res) => {
-      const source = options.secrets;
-      if (source === undefined) {
-        sendJson(res, 404, { error: 'not found' });
-        return;
-      }
       if (options.stopping()) {
         metrics.countWebhook(name, 'unavailable');
         sendJson(res, 503, { error: 'shutting down' }, { connection: 'close' });
         return;
       }
-      const read = await readBodyLimited(req, limit);
+      const read = await readBodyLimited(req, MAX_WEBHOOK_BYTES);
       if (read.kind === 'too-large') {
         metrics.countWebhook(name, 'too-large');
         logger.warn({ event: 'webhook.rejected', hook: name, reason: 'too-large' }, 'webhook rejected');
@@ -153,9 +146,16 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Daemo
     };
   }
 
+  // Hook routes do not exist without a secret, whatever the method: 404 like any unknown path.
+  const hookRoutes: Record<string, Route> =
+    options.secrets === undefined
+      ? {}
+      : {
+          '/hooks/github': { methods: ['POST'], handle: hook('github', options.secrets) },
+          '/hooks/generic': { methods: ['POST'], handle: hook('generic', options.secrets) },
+        };
   const routes: Record<string, Route> = {
-    '/hooks/github': { methods: ['POST'], handle: hook('github') },
-    '/hooks/generic': { methods: ['POST'], handle: hook('generic') },
+    ...hookRoutes,
     '/healthz': { methods: ['GET', 'HEAD'], handle: (_req, res) => sendJson(res, 200, { status: 'ok' }) },
     '/readyz': {
       methods: ['GET', 'HEAD'],
@@ -191,8 +191,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Daemo
     (req, res) => {
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
-      // Hook routes do not exist without a secret, whatever the method.
-      if (route === undefined || (path.startsWith('/hooks/') && options.secrets === undefined)) {
+      if (route === undefined) {
         sendJson(res, 404, { error: 'not found' });
         return;
       }
@@ -233,10 +232,9 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Daemo
 
   return {
     url: `http://${shownHost}:${address.port}`,
-    port: address.port,
-    close(graceMs = 2000) {
+    close() {
       closing ??= new Promise<void>((resolve) => {
-        const force = setTimeout(() => server.closeAllConnections(), graceMs);
+        const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
         force.unref();
         server.close(() => {
           clearTimeout(force);

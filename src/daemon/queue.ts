@@ -23,7 +23,6 @@ export interface ReconcileQueue {
   idle(): Promise<void>;
   /** Stops accepting requests and drops the pending one; resolves when the current run ends. */
   close(): Promise<void>;
-  readonly running: boolean;
 }
 
 interface Pending {
@@ -83,9 +82,6 @@ export function createReconcileQueue(run: RunFn): ReconcileQueue {
       pending = undefined;
       await current;
       settleIdle();
-    },
-    get running() {
-      return current !== undefined;
     },
   };
 }

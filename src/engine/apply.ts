@@ -69,9 +69,8 @@ function settledWithoutRequests(change: PlannedChange): ChangeResult | undefined
   return undefined;
 }
 
+/** Sends one change that has requests (applyChanges settles the others first). */
 async function applyChange(change: PlannedChange, options: ApplyOptions): Promise<ChangeResult> {
-  const settled = settledWithoutRequests(change);
-  if (settled !== undefined) return settled;
   const started = performance.now();
   const finish = (outcome: ChangeOutcome, sent: RequestRecord[], error?: ReconcileError): ChangeResult => ({
     subject: change.subject,

@@ -10,7 +10,7 @@ import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ReconcileError } from '../errors.js';
-import type { ChangeOutcome, DriftCause } from './types.js';
+import type { DriftCause } from './types.js';
 
 export const STATE_FILE = 'state.json';
 export const MAX_RUN_RECORDS = 20;
@@ -80,7 +80,6 @@ export interface StateStore {
     subject: string,
     digest: string,
     revision: string,
-    outcome: ChangeOutcome,
     remember?: Readonly<Record<string, unknown>>,
   ): void;
   addRun(run: RunRecord): void;
@@ -118,7 +117,6 @@ class FileBackedState implements StateStore {
     subject: string,
     digest: string,
     revision: string,
-    _outcome: ChangeOutcome,
     remember?: Readonly<Record<string, unknown>>,
   ): void {
     const previous = this.state.resources[subject];

@@ -17,7 +17,7 @@ describe('state store', () => {
   it('round-trips records, hints and runs, keeping the last 20 runs and no temporary file', async () => {
     const dir = join(tempDir(), 'state');
     const store = await openStateStore(dir);
-    store.markInSync('DnsZone/a', 'digest-a', 'rev1', 'applied', { nodeSelectors: { disk: 'ssd' } });
+    store.markInSync('DnsZone/a', 'digest-a', 'rev1', { nodeSelectors: { disk: 'ssd' } });
     store.setHint('AccessList/l', { checksum: 'abc' });
     for (let i = 0; i < 25; i += 1) store.addRun(run(i));
     await store.save();
@@ -56,7 +56,7 @@ describe('state store', () => {
 
     const corrupt = await openStateStore(dir, { readOnly: true });
     const absent = await openStateStore(missing, { readOnly: true });
-    corrupt.markInSync('A/a', 'd', 'r', 'applied');
+    corrupt.markInSync('A/a', 'd', 'r');
     await corrupt.save();
     await absent.save();
 
