@@ -9,7 +9,7 @@ import { backoffDelay } from '../../src/daemon/backoff.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { createLogger } from '../../src/log.js';
-import { type LogLine, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
+import { dnsYaml, type LogLine, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
 import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -30,7 +30,10 @@ afterEach(async () => {
   await emu.close();
 });
 
-async function start(): Promise<Daemon> {
+/** Starts a daemon on a fresh config; `tuning` overrides the backoff bounds and its jitter source. */
+async function start(
+  tuning: { backoff?: { baseMs: number; maxMs: number }; random?: () => number } = {},
+): Promise<Daemon> {
   const root = tempDir();
   configPath = writeDaemonConfig(join(root, 'config'));
   stateDir = join(root, 'state');
@@ -49,7 +52,8 @@ async function start(): Promise<Daemon> {
     gitPull: false,
     debounceMs: 50,
     shutdownTimeoutMs: 5000,
-    backoff: { baseMs: 20, maxMs: 40 },
+    backoff: tuning.backoff ?? { baseMs: 20, maxMs: 40 },
+    ...(tuning.random === undefined ? {} : { random: tuning.random }),
     logger: createLogger({
       level: 'info',
       destination: { write: (line: string) => lines.push(JSON.parse(line) as LogLine) },
@@ -84,23 +88,31 @@ describe('retries', () => {
   });
 
   it('backs off further while the failure lasts, within the bounds, and resets after a success', async () => {
-    // Three runs in a row fail on both zones, the fourth succeeds.
+    // Three runs in a row fail on both zones, the fourth succeeds. The jitter source always
+    // draws its top, so each delay is its ceiling: base · 2^(attempt-1).
     emu.faults.script({ operation: 'getDnsZone', times: 6, reply: { status: 503 } });
-    const d = await start();
+    const d = await start({ backoff: { baseMs: 20, maxMs: 1000 }, random: () => 1 });
 
     await until(() => events('reconcile.finished').some((l) => l.result === 'success'), 'a successful run');
     await d.idle();
     const scheduled = events('retry.scheduled');
 
     expect(scheduled.map((l) => l.attempt)).toEqual([1, 2, 3]);
+    expect(scheduled.map((l) => l.delayMs)).toEqual([20, 40, 80]);
     for (const line of scheduled) {
       expect(line.delayMs).toBeGreaterThanOrEqual(20);
-      expect(line.delayMs).toBeLessThanOrEqual(40);
+      expect(line.delayMs).toBeLessThanOrEqual(1000);
     }
     expect(events('reconcile.started').map((l) => l.trigger)).toEqual(['startup', 'retry', 'retry', 'retry']);
     expect(d.status().retry).toBeNull();
     const failed = d.status().runs.filter((run) => run.result === 'failed');
     expect(failed).toHaveLength(3);
+
+    // After the success the backoff starts over: the next failure is attempt 1 again, 20 ms.
+    emu.faults.script({ operation: 'getDnsZone', times: 1, reply: { status: 503 } });
+    writeFileSync(join(configPath, 'dns', 'zones.yaml'), dnsYaml(true));
+    await until(() => events('retry.scheduled').length === 4, 'the next retry');
+    expect(events('retry.scheduled')[3]).toMatchObject({ attempt: 1, delayMs: 20 });
   });
 
   it('a file-change run that fails as a whole (state unwritable) retries the changed resources', async () => {

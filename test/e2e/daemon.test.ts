@@ -8,7 +8,7 @@ import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
+import { daemonArgs, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
 import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
 import { killSpawned, MAIN, spawnRun } from '../helpers/spawn-daemon.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -37,19 +37,9 @@ describe('edgesync run (spawned)', () => {
     const root = tempDir();
     const config = writeDaemonConfig(join(root, 'config'));
     writeFileSync(join(config, 'shield/rules.yaml'), ruleYaml('Applied during shutdown'));
-    const run = spawnRun(
-      [
-        '--config',
-        config,
-        '--state-dir',
-        join(root, 'state'),
-        '--base-url',
-        emu.url,
-        '--listen',
-        '127.0.0.1:0',
-      ],
-      { EDGESYNC_ACCESS_KEY: TEST_KEY },
-    );
+    const run = spawnRun(daemonArgs({ config, stateDir: join(root, 'state'), baseUrl: emu.url }), {
+      EDGESYNC_ACCESS_KEY: TEST_KEY,
+    });
 
     await until(() => emu.faults.pending() === 0, 'the write to reach the emulator');
     const signalled = process.kill(run.child.pid as number, 'SIGTERM');
@@ -79,10 +69,12 @@ describe('edgesync run (spawned)', () => {
     const config = writeDaemonConfig(join(root, 'config'));
     writeFileSync(join(config, 'shield/rules.yaml'), ruleYaml('Too slow'));
     const run = spawnRun(
-      [
-        ...['--config', config, '--state-dir', join(root, 'state'), '--base-url', emu.url],
-        ...['--listen', '127.0.0.1:0', '--shutdown-timeout', '0.2'],
-      ],
+      daemonArgs({
+        config,
+        stateDir: join(root, 'state'),
+        baseUrl: emu.url,
+        extra: ['--shutdown-timeout', '0.2'],
+      }),
       { EDGESYNC_ACCESS_KEY: TEST_KEY },
     );
 
@@ -101,7 +93,11 @@ describe('the README demo: run --emulator on config-examples', () => {
   it('finds and corrects the seeded drift, then applies an edit', async () => {
     const config = join(tempDir(), 'config-examples');
     cpSync(join(REPO, 'config-examples'), config, { recursive: true });
-    const run = spawnRun(['--emulator', '--config', config, '--listen', '127.0.0.1:0'], {});
+    // The README's command, with the schedule pinned so that only the start-up and the edit run.
+    const run = spawnRun(
+      ['--emulator', '--config', config, '--listen', '127.0.0.1:0', '--schedule', '0 0 1 1 *'],
+      {},
+    );
 
     const first = await until(() => run.events('reconcile.finished')[0], 'the first reconcile');
     const zones = join(config, 'dns/zones.yaml');

@@ -9,7 +9,7 @@ import { join, posix, resolve } from 'node:path';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { DEFAULT_LISTEN, registerRun } from '../../src/cli/commands/run.js';
+import { DEFAULT_LISTEN, DEFAULT_SHUTDOWN_TIMEOUT_S, registerRun } from '../../src/cli/commands/run.js';
 import type { CliIo } from '../../src/cli/io.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
@@ -189,7 +189,7 @@ describe('deploy/docker-compose.yml', () => {
     ]);
     expect(Object.keys(edgesync.environment).filter((name) => !KNOWN_ENV.includes(name))).toEqual([]);
     expect(existsSync(resolve(REPO, 'deploy', edgesync.build.context, edgesync.build.dockerfile))).toBe(true);
-    expect(Number.parseInt(edgesync.stop_grace_period, 10)).toBeGreaterThan(30);
+    expect(Number.parseInt(edgesync.stop_grace_period, 10)).toBeGreaterThan(DEFAULT_SHUTDOWN_TIMEOUT_S);
     expect(edgesync.read_only).toBe(true);
   });
 
@@ -258,7 +258,7 @@ describe('deploy/kubernetes', () => {
       expect(c.securityContext.runAsUser).toBeGreaterThan(0);
     }
     expect(pod.securityContext.runAsNonRoot).toBe(true);
-    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(30);
+    expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(DEFAULT_SHUTDOWN_TIMEOUT_S);
   });
 
   it('shares the git-sync checkout: the link edgesync reads is the one git-sync writes', () => {
