@@ -21,14 +21,10 @@ import {
   BotCategoryAction,
   enumValue,
   ShieldPlanType,
-  WAF_VARIABLE_TYPES,
-  WafRuleActionType,
-  WafRuleOperatorType,
-  WafRuleSeverityType,
-  WafRuleTransformationType,
 } from '../domain/enums.js';
 import { createApp } from './app-patch.js';
 import { defaultOptimalRegion, defaultWafCatalog } from './defaults.js';
+import { envelopeOk } from './replies.js';
 import { EmulatorState } from './store.js';
 import {
   AppName,
@@ -38,7 +34,7 @@ import {
   VolumeRequest,
 } from './validation/app.js';
 import { fieldPath } from './validation/issues.js';
-import { RuleConfigurationRequest, toRuleConfiguration } from './validation/waf-rule.js';
+import { ruleConfigurationSchema, toRuleConfiguration } from './validation/waf-rule.js';
 import type { ApiGuardianMetrics, BotCategorizationGroup } from './wire.js';
 
 /** An enum given by name (any casing) or integer; resolves to the integer. */
@@ -59,40 +55,13 @@ function enumInput(field: string, table: EnumTable) {
 
 const Id = z.number().int().nonnegative();
 
-const VariableTypesSeed = z.strictObject(
-  Object.fromEntries(WAF_VARIABLE_TYPES.map((key) => [key, z.string().optional()])),
-);
-
-const ChainedConditionSeed = z.strictObject({
-  variableTypes: VariableTypesSeed.nullable().optional(),
-  operatorType: enumInput('operatorType', WafRuleOperatorType).optional(),
-  value: z.string().nullable().optional(),
-  isNegated: z.boolean().nullable().optional(),
-  isRegexVariable: z.boolean().nullable().optional(),
-});
-
-const RuleConfigurationSeed = z.strictObject({
-  actionType: enumInput('actionType', WafRuleActionType),
-  variableTypes: VariableTypesSeed.nullable().optional(),
-  operatorType: enumInput('operatorType', WafRuleOperatorType).optional(),
-  severityType: enumInput('severityType', WafRuleSeverityType).optional(),
-  transformationTypes: z
-    .array(enumInput('transformationTypes item', WafRuleTransformationType))
-    .nullable()
-    .optional(),
-  value: z.string().nullable().optional(),
-  isNegated: z.boolean().nullable().optional(),
-  isRegexVariable: z.boolean().nullable().optional(),
-  chainedRuleConditions: z.array(ChainedConditionSeed).nullable().optional(),
-});
-
 const CustomRuleSeed = z.strictObject({
   id: Id,
   ruleName: z.string(),
   ruleDescription: z.string().nullable().optional(),
   userId: z.string().optional(),
   ruleJson: z.string().nullable().optional(),
-  ruleConfiguration: RuleConfigurationSeed,
+  ruleConfiguration: ruleConfigurationSchema(enumInput),
 });
 
 const CustomAccessListSeed = z.strictObject({
@@ -316,16 +285,6 @@ function populate(seed: ParsedSeed, state: EmulatorState): RawIssue[] {
         continue;
       }
       ruleIds.add(rule.id);
-      const configuration = RuleConfigurationRequest.safeParse(rule.ruleConfiguration);
-      if (!configuration.success) {
-        for (const issue of zodIssues(configuration.error)) {
-          issues.push({
-            path: at('customRules', r, 'ruleConfiguration', ...issue.path),
-            message: issue.message,
-          });
-        }
-        continue;
-      }
       state.addCustomRule({
         id: rule.id,
         shieldZoneId: zone.id,
@@ -333,8 +292,8 @@ function populate(seed: ParsedSeed, state: EmulatorState): RawIssue[] {
         ruleName: rule.ruleName,
         ruleDescription: rule.ruleDescription ?? null,
         ruleJson: rule.ruleJson ?? null,
-        ruleConfiguration: toRuleConfiguration(configuration.data),
-        errorResponse: { statusCode: 200, success: true, message: null, errorKey: null },
+        ruleConfiguration: toRuleConfiguration(rule.ruleConfiguration),
+        errorResponse: envelopeOk(),
       });
     }
 

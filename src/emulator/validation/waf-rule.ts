@@ -5,6 +5,7 @@
  * nullable and nothing else.
  */
 import { z } from 'zod';
+import type { EnumTable } from '../../domain/enums.js';
 import {
   WAF_VARIABLE_TYPES,
   WafRuleActionType,
@@ -17,34 +18,48 @@ import { intEnum } from './enum.js';
 
 const FORBIDDEN_NOTE = ' The values 10, 11, 13 and 16 are not allowed.';
 
-const VariableTypesRequest = z.strictObject(
-  Object.fromEntries(WAF_VARIABLE_TYPES.map((key) => [key, z.string().optional()])),
-);
+/**
+ * Builds the schema of one integer-enum field. `note` is what the API adds to its message
+ * (the forbidden operator values); the seed words its own messages and may ignore it.
+ */
+type EnumField<E extends z.ZodType<number>> = (field: string, table: EnumTable, note?: string) => E;
 
-const ChainedRuleConditionRequest = z.strictObject({
-  variableTypes: VariableTypesRequest.nullable().optional(),
-  operatorType: intEnum('operatorType', WafRuleOperatorType, FORBIDDEN_NOTE).optional(),
-  value: z.string().nullable().optional(),
-  isNegated: z.boolean().nullable().optional(),
-  isRegexVariable: z.boolean().nullable().optional(),
-});
+/**
+ * RuleConfiguration with its enums read by `enumField`: integers only for the E1 request,
+ * names or integers for the seed. Everything else is the same, so a seeded rule is exactly
+ * what an E1 could have stored.
+ */
+export function ruleConfigurationSchema<E extends z.ZodType<number>>(enumField: EnumField<E>) {
+  const variableTypes = z.strictObject(
+    Object.fromEntries(WAF_VARIABLE_TYPES.map((key) => [key, z.string().optional()])),
+  );
+  const chainedRuleCondition = z.strictObject({
+    variableTypes: variableTypes.nullable().optional(),
+    operatorType: enumField('operatorType', WafRuleOperatorType, FORBIDDEN_NOTE).optional(),
+    value: z.string().nullable().optional(),
+    isNegated: z.boolean().nullable().optional(),
+    isRegexVariable: z.boolean().nullable().optional(),
+  });
+  return z.strictObject({
+    actionType: enumField('actionType', WafRuleActionType),
+    variableTypes: variableTypes.nullable().optional(),
+    operatorType: enumField('operatorType', WafRuleOperatorType, FORBIDDEN_NOTE).optional(),
+    severityType: enumField('severityType', WafRuleSeverityType).optional(),
+    transformationTypes: z
+      .array(enumField('transformationTypes item', WafRuleTransformationType))
+      .nullable()
+      .optional(),
+    value: z.string().nullable().optional(),
+    isNegated: z.boolean().nullable().optional(),
+    isRegexVariable: z.boolean().nullable().optional(),
+    chainedRuleConditions: z.array(chainedRuleCondition).nullable().optional(),
+  });
+}
 
-/** RuleConfiguration as the request may carry it (shared with the seed loader after enum mapping). */
-export const RuleConfigurationRequest = z.strictObject({
-  actionType: intEnum('actionType', WafRuleActionType),
-  variableTypes: VariableTypesRequest.nullable().optional(),
-  operatorType: intEnum('operatorType', WafRuleOperatorType, FORBIDDEN_NOTE).optional(),
-  severityType: intEnum('severityType', WafRuleSeverityType).optional(),
-  transformationTypes: z
-    .array(intEnum('transformationTypes item', WafRuleTransformationType))
-    .nullable()
-    .optional(),
-  value: z.string().nullable().optional(),
-  isNegated: z.boolean().nullable().optional(),
-  isRegexVariable: z.boolean().nullable().optional(),
-  chainedRuleConditions: z.array(ChainedRuleConditionRequest).nullable().optional(),
-});
-export type RuleConfigurationRequest = z.infer<typeof RuleConfigurationRequest>;
+/** RuleConfiguration as the E1 request may carry it. */
+const RuleConfigurationRequest = ruleConfigurationSchema(intEnum);
+/** A validated configuration, from E1 or the seed (both parse enums to integers). */
+export type ParsedRuleConfiguration = z.output<typeof RuleConfigurationRequest>;
 
 /** The E1 body. */
 export const UpdateCustomWafRuleRequest = z.strictObject({
@@ -68,7 +83,7 @@ function variableTypes(input: Record<string, string | undefined> | null | undefi
  * the value the real server's C# model defaults them to (0), which is why leaving
  * `severityType` out makes a rule NOTICE and shows up as drift (api-notes §2 E1, OCTO).
  */
-export function toRuleConfiguration(input: RuleConfigurationRequest): RuleConfiguration {
+export function toRuleConfiguration(input: ParsedRuleConfiguration): RuleConfiguration {
   const chained: ChainedRuleCondition[] | null =
     input.chainedRuleConditions === null || input.chainedRuleConditions === undefined
       ? null
