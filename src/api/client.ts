@@ -155,39 +155,50 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return call(request, spec, callOptions);
   }
 
-  async function listCustomWafRules(shieldZoneId: number, callOptions?: CallOptions) {
-    const rules: z.infer<typeof CustomWafRuleWire>[] = [];
+  /**
+   * Follows a listing from page 1 to its end. `pageOf` reads one reply's items and the page
+   * after it (undefined at the end); the checks here stop a server that never ends a listing.
+   */
+  async function collectPages<L, T>(
+    requestFor: (page: number) => ApiRequest,
+    spec: ReplySpec<L>,
+    pageOf: (listing: L, page: number) => { items: readonly T[]; next: number | undefined },
+    callOptions?: CallOptions,
+  ): Promise<T[]> {
+    const all: T[] = [];
     let page = 1;
     for (let fetched = 1; ; fetched += 1) {
-      const request = readRequests.listCustomWafRules(shieldZoneId, page, CUSTOM_RULES_PAGE_SIZE);
+      const request = requestFor(page);
       const httpReply = await http.send(request, callOptions?.signal);
-      const listing = decodeReply(request, httpReply, READ_REPLIES.listCustomWafRules, options.accessKey);
-      const data = listing.data ?? [];
-      rules.push(...data);
-      const next = nextPage(page, listing.page);
-      if (next === undefined) return rules;
+      const { items, next } = pageOf(decodeReply(request, httpReply, spec, options.accessKey), page);
+      all.push(...items);
+      if (next === undefined) return all;
       const broken = (problem: string) => pagingError(request, httpReply, problem);
       if (next <= page) throw broken(`page ${page} names page ${next} as the next one`);
-      if (data.length === 0) throw broken(`page ${page} is empty but the listing says more pages follow`);
+      if (items.length === 0) throw broken(`page ${page} is empty but the listing says more pages follow`);
       if (fetched >= MAX_PAGES) throw broken(`the listing goes on past ${MAX_PAGES} pages`);
       page = next;
     }
   }
 
-  async function listDnsZones(callOptions?: CallOptions) {
-    const zones: DnsZoneWire[] = [];
-    for (let page = 1; ; page += 1) {
-      const request = readRequests.listDnsZones(page, DNS_ZONES_PAGE_SIZE);
-      const httpReply = await http.send(request, callOptions?.signal);
-      const listing = decodeReply(request, httpReply, READ_REPLIES.listDnsZones, options.accessKey);
-      const items = listing.Items ?? [];
-      zones.push(...items);
-      if (listing.HasMoreItems !== true) return zones;
-      const broken = (problem: string) => pagingError(request, httpReply, problem);
-      if (items.length === 0) throw broken(`page ${page} is empty but the listing says more pages follow`);
-      if (page >= MAX_PAGES) throw broken(`the listing goes on past ${MAX_PAGES} pages`);
-    }
-  }
+  const listCustomWafRules = (shieldZoneId: number, callOptions?: CallOptions) =>
+    collectPages(
+      (page) => readRequests.listCustomWafRules(shieldZoneId, page, CUSTOM_RULES_PAGE_SIZE),
+      READ_REPLIES.listCustomWafRules,
+      (listing, page) => ({ items: listing.data ?? [], next: nextPage(page, listing.page) }),
+      callOptions,
+    );
+
+  const listDnsZones = (callOptions?: CallOptions) =>
+    collectPages(
+      (page) => readRequests.listDnsZones(page, DNS_ZONES_PAGE_SIZE),
+      READ_REPLIES.listDnsZones,
+      (listing, page) => ({
+        items: listing.Items ?? [],
+        next: listing.HasMoreItems === true ? page + 1 : undefined,
+      }),
+      callOptions,
+    );
 
   return {
     updateCustomWafRule: (id, body, o) => execute(writeRequests.updateCustomWafRule(id, body), o),
@@ -247,7 +258,7 @@ function decodeReply<T>(request: ApiRequest, httpReply: HttpReply, spec: ReplySp
   // Every Shield reply is checked, reads included: a read that "succeeds" with success:false
   // would otherwise look like an empty zone, and the plan would create what already exists.
   if (OPERATIONS[request.operation].area === 'shield' && (status === 202 || failedGenericResponse(json))) {
-    throw new ApiError({ ...at, code: 'API_REJECTED', ...describeErrorJson(status, json, secret) });
+    throw new ApiError({ ...at, code: codeForStatus(status), ...describeErrorJson(status, json, secret) });
   }
   const parsed = spec.schema.safeParse(json);
   if (!parsed.success) {
