@@ -37,7 +37,6 @@ export interface HttpSettings {
 /** A reply whose status the transport does not retry, with its body read as text. */
 export interface HttpReply {
   status: number;
-  headers: IncomingHttpHeaders;
   text: string;
   /** HTTP exchanges it took, this one included. */
   attempts: number;
@@ -158,7 +157,7 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
       if (outcome.kind === 'reply') {
         const { status } = outcome;
         if (status !== 429 && status < 500) {
-          return { status, headers: outcome.headers, text: outcome.text, attempts: attempt };
+          return { status, text: outcome.text, attempts: attempt };
         }
         const retryAfter = parseRetryAfter(outcome.headers['retry-after'], Date.now());
         if (status === 429) {

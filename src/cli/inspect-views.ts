@@ -3,12 +3,12 @@
  * text lines out, so the exact output is easy to test and the command module stays small.
  * Enum integers print as the names of `src/domain/enums.ts` (an unknown integer as itself).
  */
+import type { OptimalRegionWire } from '../api/wire/mc.js';
 import type {
   ApiGuardianMetricsWire,
   BotCategorizationWire,
-  OptimalRegionWire,
   WafPlanSegmentationWire,
-} from '../api/index.js';
+} from '../api/wire/shield.js';
 import {
   BotCategorizationAction,
   BotCategory,

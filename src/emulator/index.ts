@@ -19,24 +19,12 @@ import { stateFromSeed } from './seed.js';
 import { startServer } from './server.js';
 import type { EmulatorState } from './store.js';
 
-export type { FaultDecision, FaultOptions, FaultRule, ScriptedReply } from './faults.js';
-export { FaultController } from './faults.js';
-export type { JournalEntry, JournalFilter, JournalRecord } from './journal.js';
-export { RequestJournal } from './journal.js';
-export type { OperationId } from './operations.js';
-export { OPERATIONS } from './operations.js';
-export type { EmulatorSeed, SeedIssue } from './seed.js';
+// Only what code outside src/emulator uses; the rest stays internal.
+export type { FaultOptions, FaultRule } from './faults.js';
+export type { EmulatorSeed } from './seed.js';
 export { loadSeedFile, parseSeed, SeedError } from './seed.js';
-export { MAX_BODY_BYTES } from './server.js';
-export type {
-  AccessListRecord,
-  ConfigurationChange,
-  DnsZoneRecord,
-  ShieldZoneRecord,
-  StateCounts,
-} from './store.js';
-export { countEntries, EmulatorState, sha256Hex } from './store.js';
-export type * from './wire.js';
+export type { EmulatorState, StateCounts } from './store.js';
+export type { Application, CustomWafRule } from './wire.js';
 
 /** How to start an emulator. */
 export interface EmulatorOptions {

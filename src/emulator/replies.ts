@@ -134,7 +134,7 @@ export interface Failure {
   detail?: string;
   /** Per-field problems (validation). */
   errors?: readonly FieldError[];
-  /** The MC application concerned, for the extended error's `id`. */
+  /** The MC application concerned, for the extended error's `id`; the server fills it from the route. */
   id?: string;
 }
 

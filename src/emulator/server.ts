@@ -8,7 +8,7 @@
  * the hot path (a GET with faults off) allocates little beyond the reply itself.
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { FaultController, FaultDecision } from './faults.js';
@@ -69,7 +69,6 @@ interface Pending {
 
 /** A running server plus what `close()` must tear down. */
 export interface RunningServer {
-  server: Server;
   url: string;
   close(): Promise<void>;
 }
@@ -120,13 +119,15 @@ export async function startServer(deps: ServerDeps, port: number, host: string):
     });
   }
 
+  /** Renders a failure in the route's shape; MC routes get their app id here, for every handler. */
   function fail(pending: Pending, shape: keyof ErrorProfile, failure: Failure): Reply {
     const appIdParam = pending.route?.appIdParam;
-    if (failure.id === undefined && appIdParam !== undefined) {
-      const id = pending.params[appIdParam];
-      if (id !== undefined) return failureReply(pending.profile[shape], { ...failure, id }, pending.path);
-    }
-    return failureReply(pending.profile[shape], failure, pending.path);
+    const id = appIdParam === undefined ? undefined : pending.params[appIdParam];
+    return failureReply(
+      pending.profile[shape],
+      id === undefined ? failure : { ...failure, id },
+      pending.path,
+    );
   }
 
   function handle(req: IncomingMessage, pending: Pending): Reply {
@@ -176,8 +177,6 @@ export async function startServer(deps: ServerDeps, port: number, host: string):
       }
     }
     const ctx: RequestContext = {
-      method: pending.method,
-      path: pending.path,
       params: pending.params,
       rawQuery: pending.rawQuery,
       body,
@@ -321,7 +320,6 @@ export async function startServer(deps: ServerDeps, port: number, host: string):
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
   return {
-    server,
     url: `http://${urlHost}:${address.port}`,
     async close(): Promise<void> {
       if (closing) return;

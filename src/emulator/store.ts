@@ -443,12 +443,12 @@ export class EmulatorState {
     return this.#dnsZones.get(id)?.model;
   }
 
-  /** The zone record with its DNSSEC extras. */
   /** Every DNS zone, by ascending id (the listing's order). */
   dnsZoneRecords(): DnsZoneRecord[] {
     return [...this.#dnsZones.values()].sort((a, b) => a.model.Id - b.model.Id);
   }
 
+  /** The zone record with its DNSSEC extras. */
   dnsZoneRecord(id: number): DnsZoneRecord | undefined {
     return this.#dnsZones.get(id);
   }

@@ -21,28 +21,3 @@ export type GenericRequestResponseWire = z.infer<typeof GenericRequestResponseWi
 export function envelope<T extends z.ZodType>(data: T) {
   return z.object({ data: data.nullish(), error: GenericRequestResponseWire.nullish() });
 }
-
-/** RFC 7807 problem details (Shield and MC). */
-export const ProblemDetailsWire = z.object({
-  type: z.string().nullish(),
-  title: z.string().nullish(),
-  status: WireInt.nullish(),
-  detail: z.string().nullish(),
-  instance: z.string().nullish(),
-});
-
-/** MC ErrorDetails: problem details plus per-field `errors` and an optional app `id`. */
-export const ExtendedErrorWire = ProblemDetailsWire.extend({
-  errors: z.array(z.object({ field: z.string().nullish(), message: z.string().nullish() })),
-  id: z.string().nullish(),
-});
-
-/** `{statusCode}`: UnauthorizedResult and the failure body of E8/E9. */
-export const StatusOnlyWire = z.object({ statusCode: WireInt });
-
-/** Core (DNS) 400 body. */
-export const CoreApiErrorWire = z.object({
-  ErrorKey: z.string().nullish(),
-  Field: z.string().nullish(),
-  Message: z.string().nullish(),
-});

@@ -187,14 +187,6 @@ export const WafPlanSegmentationWire = z.looseObject({
 });
 export type WafPlanSegmentationWire = z.infer<typeof WafPlanSegmentationWire>;
 
-export const ApiGuardianEndpointActivityWire = z.looseObject({
-  blockedRequests: WireInt.nullish(),
-  loggedRequests: WireInt.nullish(),
-  rateLimited: WireInt.nullish(),
-  requestsInspected: WireInt.nullish(),
-  failedRequestValidation: WireInt.nullish(),
-  failedAuthenticationEnforcement: WireInt.nullish(),
-});
 export const ApiGuardianMetricsWire = z.looseObject({
   data: z
     .looseObject({

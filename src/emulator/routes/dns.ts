@@ -7,12 +7,11 @@ import type { Reply } from '../replies.js';
 import { CORE_PROFILE } from '../replies.js';
 import type { DnsZoneRecord } from '../store.js';
 import type { RequestContext, Route } from './types.js';
-import { badIdFailure, parseId } from './types.js';
+import { idParam, queryInt } from './types.js';
 
 function zoneOf(ctx: RequestContext): DnsZoneRecord | Reply {
-  const raw = ctx.params[0] as string;
-  const id = parseId(raw);
-  if (id === undefined) return ctx.fail('invalid', badIdFailure('id', raw));
+  const id = idParam(ctx, 0, 'id');
+  if (typeof id !== 'number') return id;
   return ctx.state.dnsZoneRecord(id) ?? ctx.fail('notFound', { status: 404 });
 }
 
@@ -24,17 +23,11 @@ function isRecord(value: DnsZoneRecord | Reply): value is DnsZoneRecord {
 const MIN_PER_PAGE = 5;
 const MAX_PER_PAGE = 1000;
 
-function intParam(query: URLSearchParams, name: string, fallback: number): number | undefined {
-  const text = query.get(name);
-  if (text === null || text === '') return fallback;
-  return /^\d+$/.test(text) ? Number(text) : undefined;
-}
-
 /** `GET /dnszone?page=&perPage=&search=`: `{Items, CurrentPage, TotalItems, HasMoreItems}`. */
 function listDnsZones(ctx: RequestContext): Reply {
   const query = new URLSearchParams(ctx.rawQuery);
-  const page = intParam(query, 'page', 1);
-  const perPage = intParam(query, 'perPage', MAX_PER_PAGE);
+  const page = queryInt(query, 'page', 1);
+  const perPage = queryInt(query, 'perPage', MAX_PER_PAGE);
   if (
     page === undefined ||
     page < 1 ||

@@ -12,17 +12,17 @@ import type { RequestContext, Route } from './types.js';
 import { validationFailure } from './types.js';
 
 function appNotFound(ctx: RequestContext, appId: string): Reply {
-  return ctx.fail('notFound', { status: 404, detail: `Application '${appId}' was not found.`, id: appId });
+  return ctx.fail('notFound', { status: 404, detail: `Application '${appId}' was not found.` });
 }
 
 function patchAppRoute(ctx: RequestContext): Reply {
   const appId = ctx.params[0] as string;
   const checked = check(PatchApplicationRequest, ctx.body);
-  if (!checked.ok) return ctx.fail('invalid', validationFailure(checked.errors, appId));
+  if (!checked.ok) return ctx.fail('invalid', validationFailure(checked.errors));
   const live = ctx.state.app(appId);
   if (live === undefined) return appNotFound(ctx, appId);
   const outcome = patchApp(live, ctx.state.nodeSelectors(appId) ?? {}, checked.value, ctx.state);
-  if (!outcome.ok) return ctx.fail('invalid', validationFailure(outcome.errors, appId));
+  if (!outcome.ok) return ctx.fail('invalid', validationFailure(outcome.errors));
   ctx.state.setApp(outcome.app, outcome.nodeSelectors);
   return { status: 200, body: { id: appId } };
 }

@@ -14,7 +14,7 @@ import {
 import { check } from '../validation/issues.js';
 import { toRuleConfiguration, UpdateCustomWafRuleRequest } from '../validation/waf-rule.js';
 import type { RequestContext, Route } from './types.js';
-import { badIdFailure, parseId, validationFailure } from './types.js';
+import { badIdFailure, idParam, queryInt, validationFailure } from './types.js';
 
 /** Custom lists and entries a zone may hold, per ShieldPlanType. Invented: the real limits are not published. */
 const CUSTOM_LIST_LIMITS: readonly number[] = [1, 5, 10, 20];
@@ -25,9 +25,8 @@ const DEFAULT_PER_PAGE = 10;
 const MAX_PER_PAGE = 1000;
 
 function updateCustomWafRule(ctx: RequestContext): Reply {
-  const raw = ctx.params[0] as string;
-  const id = parseId(raw);
-  if (id === undefined) return ctx.fail('invalid', badIdFailure('id', raw));
+  const id = idParam(ctx, 0, 'id');
+  if (typeof id !== 'number') return id;
   const checked = check(UpdateCustomWafRuleRequest, ctx.body);
   if (!checked.ok) return ctx.fail('invalid', validationFailure(checked.errors));
   const rule = ctx.state.customRule(id);
@@ -43,29 +42,22 @@ function updateCustomWafRule(ctx: RequestContext): Reply {
 }
 
 function getCustomWafRule(ctx: RequestContext): Reply {
-  const raw = ctx.params[0] as string;
-  const id = parseId(raw);
-  if (id === undefined) return ctx.fail('invalid', badIdFailure('id', raw));
+  const id = idParam(ctx, 0, 'id');
+  if (typeof id !== 'number') return id;
   const rule = ctx.state.customRule(id);
   if (rule === undefined) return ctx.fail('notFound', { status: 404 });
   return { status: 200, body: rule };
 }
 
-function positiveInt(text: string | null, fallback: number): number | undefined {
-  if (text === null || text === '') return fallback;
-  const value = parseId(text);
-  return value === undefined || value < 1 ? undefined : value;
-}
-
 function listCustomWafRules(ctx: RequestContext): Reply {
-  const raw = ctx.params[0] as string;
-  const zoneId = parseId(raw);
-  if (zoneId === undefined) return ctx.fail('invalid', badIdFailure('shieldZoneId', raw));
+  const zoneId = idParam(ctx, 0, 'shieldZoneId');
+  if (typeof zoneId !== 'number') return zoneId;
   const query = new URLSearchParams(ctx.rawQuery);
-  const page = positiveInt(query.get('page'), 1);
-  const perPage = positiveInt(query.get('perPage'), DEFAULT_PER_PAGE);
-  if (page === undefined) return ctx.fail('invalid', badIdFailure('page', query.get('page') ?? ''));
-  if (perPage === undefined || perPage > MAX_PER_PAGE) {
+  const page = queryInt(query, 'page', 1);
+  const perPage = queryInt(query, 'perPage', DEFAULT_PER_PAGE);
+  if (page === undefined || page < 1)
+    return ctx.fail('invalid', badIdFailure('page', query.get('page') ?? ''));
+  if (perPage === undefined || perPage < 1 || perPage > MAX_PER_PAGE) {
     return ctx.fail('invalid', {
       status: 400,
       title: 'One or more validation errors occurred.',
@@ -98,22 +90,15 @@ function listCustomWafRules(ctx: RequestContext): Reply {
   };
 }
 
-function zoneFromParams(ctx: RequestContext): { zoneId: number } | { reply: Reply } {
-  const raw = ctx.params[0] as string;
-  const zoneId = parseId(raw);
-  if (zoneId === undefined) return { reply: ctx.fail('invalid', badIdFailure('shieldZoneId', raw)) };
-  return { zoneId };
-}
-
 function shieldZoneNotFound(ctx: RequestContext, zoneId: number): Reply {
   return ctx.fail('notFound', { status: 404, detail: `Shield Zone ${zoneId} was not found.` });
 }
 
 function listAccessLists(ctx: RequestContext): Reply {
-  const parsed = zoneFromParams(ctx);
-  if ('reply' in parsed) return parsed.reply;
-  const zone = ctx.state.shieldZone(parsed.zoneId);
-  if (zone === undefined) return shieldZoneNotFound(ctx, parsed.zoneId);
+  const zoneId = idParam(ctx, 0, 'shieldZoneId');
+  if (typeof zoneId !== 'number') return zoneId;
+  const zone = ctx.state.shieldZone(zoneId);
+  if (zone === undefined) return shieldZoneNotFound(ctx, zoneId);
   const records = [...zone.accessLists.values()].sort((a, b) => a.listId - b.listId);
   const customLists = [];
   const managedLists = [];
@@ -140,15 +125,6 @@ function listAccessLists(ctx: RequestContext): Reply {
   };
 }
 
-function listIdFromParams(ctx: RequestContext): { zoneId: number; id: number } | { reply: Reply } {
-  const parsed = zoneFromParams(ctx);
-  if ('reply' in parsed) return parsed;
-  const raw = ctx.params[1] as string;
-  const id = parseId(raw);
-  if (id === undefined) return { reply: ctx.fail('invalid', badIdFailure('id', raw)) };
-  return { zoneId: parsed.zoneId, id };
-}
-
 function customListNotFound(ctx: RequestContext, zoneId: number, id: number): Reply {
   return ctx.fail('notFound', {
     status: 404,
@@ -157,20 +133,24 @@ function customListNotFound(ctx: RequestContext, zoneId: number, id: number): Re
 }
 
 function getCustomAccessList(ctx: RequestContext): Reply {
-  const ids = listIdFromParams(ctx);
-  if ('reply' in ids) return ids.reply;
-  const record = ctx.state.accessList(ids.zoneId, ids.id);
-  if (record === undefined || record.kind !== 'custom') return customListNotFound(ctx, ids.zoneId, ids.id);
+  const zoneId = idParam(ctx, 0, 'shieldZoneId');
+  if (typeof zoneId !== 'number') return zoneId;
+  const id = idParam(ctx, 1, 'id');
+  if (typeof id !== 'number') return id;
+  const record = ctx.state.accessList(zoneId, id);
+  if (record === undefined || record.kind !== 'custom') return customListNotFound(ctx, zoneId, id);
   return { status: 200, body: { data: ctx.state.customAccessListView(record), error: envelopeOk() } };
 }
 
 function updateCustomAccessList(ctx: RequestContext): Reply {
-  const ids = listIdFromParams(ctx);
-  if ('reply' in ids) return ids.reply;
+  const zoneId = idParam(ctx, 0, 'shieldZoneId');
+  if (typeof zoneId !== 'number') return zoneId;
+  const id = idParam(ctx, 1, 'id');
+  if (typeof id !== 'number') return id;
   const checked = check(UpdateCustomAccessListRequest, ctx.body);
   if (!checked.ok) return ctx.fail('invalid', validationFailure(checked.errors));
-  const record = ctx.state.accessList(ids.zoneId, ids.id);
-  if (record === undefined || record.kind !== 'custom') return customListNotFound(ctx, ids.zoneId, ids.id);
+  const record = ctx.state.accessList(zoneId, id);
+  if (record === undefined || record.kind !== 'custom') return customListNotFound(ctx, zoneId, id);
   const body = checked.value;
   const content = body.content ?? record.content;
   if (body.checksum !== undefined && body.checksum !== null) {
@@ -186,29 +166,30 @@ function updateCustomAccessList(ctx: RequestContext): Reply {
     }
   }
   // Content is stored exactly as sent, trailing newline included, as the real server does.
-  if (body.name !== undefined && body.name !== null)
-    ctx.state.setAccessListName(ids.zoneId, ids.id, body.name);
-  ctx.state.setAccessListContent(ids.zoneId, ids.id, content);
+  if (body.name !== undefined && body.name !== null) ctx.state.setAccessListName(zoneId, id, body.name);
+  ctx.state.setAccessListContent(zoneId, id, content);
   return { status: 200, body: { data: ctx.state.customAccessListView(record), error: envelopeOk() } };
 }
 
 function updateAccessListConfiguration(ctx: RequestContext): Reply {
-  const ids = listIdFromParams(ctx);
-  if ('reply' in ids) return ids.reply;
+  const zoneId = idParam(ctx, 0, 'shieldZoneId');
+  if (typeof zoneId !== 'number') return zoneId;
+  const id = idParam(ctx, 1, 'id');
+  if (typeof id !== 'number') return id;
   const checked = check(UpdateAccessListConfigurationRequest, ctx.body);
   if (!checked.ok) return ctx.fail('invalid', validationFailure(checked.errors));
-  const record = ctx.state.accessListConfig(ids.zoneId, ids.id);
+  const record = ctx.state.accessListConfig(zoneId, id);
   if (record === undefined) {
     return ctx.fail('notFound', {
       status: 404,
-      detail: `Access list configuration ${ids.id} was not found in Shield Zone ${ids.zoneId}.`,
+      detail: `Access list configuration ${id} was not found in Shield Zone ${zoneId}.`,
     });
   }
   const change: { isEnabled?: boolean; action?: number } = {};
   if (checked.value.isEnabled !== undefined && checked.value.isEnabled !== null)
     change.isEnabled = checked.value.isEnabled;
   if (checked.value.action !== undefined) change.action = checked.value.action;
-  ctx.state.setConfiguration(ids.zoneId, ids.id, change);
+  ctx.state.setConfiguration(zoneId, id, change);
   return {
     status: 200,
     body: { data: { isEnabled: record.isEnabled, action: record.action }, error: envelopeOk() },
@@ -216,10 +197,10 @@ function updateAccessListConfiguration(ctx: RequestContext): Reply {
 }
 
 function getBotCategorization(ctx: RequestContext): Reply {
-  const parsed = zoneFromParams(ctx);
-  if ('reply' in parsed) return parsed.reply;
-  const zone = ctx.state.shieldZone(parsed.zoneId);
-  if (zone === undefined) return shieldZoneNotFound(ctx, parsed.zoneId);
+  const zoneId = idParam(ctx, 0, 'shieldZoneId');
+  if (typeof zoneId !== 'number') return zoneId;
+  const zone = ctx.state.shieldZone(zoneId);
+  if (zone === undefined) return shieldZoneNotFound(ctx, zoneId);
   zone.botCategories ??= defaultBotCategories();
   return { status: 200, body: { categories: zone.botCategories, error: envelopeOk() } };
 }
@@ -229,10 +210,10 @@ function getWafPlanSegmentation(ctx: RequestContext): Reply {
 }
 
 function getApiGuardianMetrics(ctx: RequestContext): Reply {
-  const parsed = zoneFromParams(ctx);
-  if ('reply' in parsed) return parsed.reply;
-  const zone = ctx.state.shieldZone(parsed.zoneId);
-  if (zone === undefined) return shieldZoneNotFound(ctx, parsed.zoneId);
+  const zoneId = idParam(ctx, 0, 'shieldZoneId');
+  if (typeof zoneId !== 'number') return zoneId;
+  const zone = ctx.state.shieldZone(zoneId);
+  if (zone === undefined) return shieldZoneNotFound(ctx, zoneId);
   return {
     status: 200,
     body: { data: zone.apiGuardian ?? defaultApiGuardianMetrics(zone.id), error: envelopeOk() },

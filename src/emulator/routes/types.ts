@@ -8,8 +8,6 @@ import type { EmulatorState } from '../store.js';
 
 /** What a handler gets. `params` are the `:name` segments of the pattern, in order, URL-decoded. */
 export interface RequestContext {
-  readonly method: string;
-  readonly path: string;
   readonly params: readonly string[];
   /** The raw query string (without '?'); parse it only where a route has query parameters. */
   readonly rawQuery: string;
@@ -34,14 +32,14 @@ export interface Route {
   handle(ctx: RequestContext): Reply;
 }
 
-/** A path id as the API's integer path parameters take it; undefined when not a non-negative safe integer. */
-export function parseId(text: string): number | undefined {
+/** A non-negative safe integer as the API's integer parameters take it; undefined otherwise. */
+function parseInteger(text: string): number | undefined {
   if (!/^\d{1,16}$/.test(text)) return undefined;
   const value = Number(text);
   return Number.isSafeInteger(value) ? value : undefined;
 }
 
-/** The 400 for a path parameter that is not an integer, worded as ASP.NET model binding words it. */
+/** The 400 for a parameter that is not an integer, worded as ASP.NET model binding words it. */
 export function badIdFailure(name: string, raw: string): Failure {
   return {
     status: 400,
@@ -51,14 +49,28 @@ export function badIdFailure(name: string, raw: string): Failure {
   };
 }
 
+/**
+ * The integer path parameter at `index`, or the route's 400 naming it `name`. Callers test
+ * `typeof id !== 'number'` and return the reply.
+ */
+export function idParam(ctx: RequestContext, index: number, name: string): number | Reply {
+  const raw = ctx.params[index] as string;
+  return parseInteger(raw) ?? ctx.fail('invalid', badIdFailure(name, raw));
+}
+
+/** An integer query parameter: `fallback` when absent or empty, undefined when not an integer. */
+export function queryInt(query: URLSearchParams, name: string, fallback: number): number | undefined {
+  const text = query.get(name);
+  if (text === null || text === '') return fallback;
+  return parseInteger(text);
+}
+
 /** The 400 for a body that failed validation. */
-export function validationFailure(errors: Failure['errors'], id?: string): Failure {
-  const failure: Failure = {
+export function validationFailure(errors: Failure['errors']): Failure {
+  return {
     status: 400,
     title: 'One or more validation errors occurred.',
     detail: (errors ?? []).map((e) => `${e.field}: ${e.message}`).join(' '),
     errors: errors ?? [],
   };
-  if (id !== undefined) failure.id = id;
-  return failure;
 }
