@@ -32,6 +32,29 @@ describe('DNS zones and DNSSEC', () => {
     expect(emu.journal.entries().map((e) => e.operation)).toEqual(Array(5).fill('listDnsZones'));
   });
 
+  test('GET /dnszone crosses pages: HasMoreItems until the last page; perPage is 5-1000', async ({ emu }) => {
+    // Four more zones than the seed's two: six in all, so perPage=5 makes a second page of one.
+    for (const id of [20001, 20002, 20003, 20004]) {
+      emu.state.addDnsZone({ id, domain: `zone-${id}.example`, dnsSecEnabled: false });
+    }
+    const first = await call(emu, 'GET', '/dnszone?page=1&perPage=5');
+    const second = await call(emu, 'GET', '/dnszone?page=2&perPage=5');
+    const pastEnd = await call(emu, 'GET', '/dnszone?page=3&perPage=5');
+    const largest = await call(emu, 'GET', '/dnszone?perPage=1000');
+    const tooLarge = await call(emu, 'GET', '/dnszone?perPage=1001');
+    const ids = (json: unknown) => (json as { Items: { Id: number }[] }).Items.map((z) => z.Id);
+
+    expect(first.json).toMatchObject({ CurrentPage: 1, TotalItems: 6, HasMoreItems: true });
+    expect(ids(first.json)).toEqual([12345, 12346, 20001, 20002, 20003]);
+    expect(second.json).toMatchObject({ CurrentPage: 2, TotalItems: 6, HasMoreItems: false });
+    expect(ids(second.json)).toEqual([20004]);
+    expect(pastEnd.json).toMatchObject({ CurrentPage: 3, TotalItems: 6, HasMoreItems: false, Items: [] });
+    expect(largest.status).toBe(200);
+    expect(ids(largest.json)).toHaveLength(6);
+    expect(tooLarge.status).toBe(400);
+    expect(tooLarge.json).toMatchObject({ ErrorKey: 'validation.invalid' });
+  });
+
   test('GET /dnszone/{id} answers the PascalCase zone model', async ({ emu }) => {
     const result = await call(emu, 'GET', '/dnszone/12345');
 

@@ -236,18 +236,53 @@ describe('client × emulator, per seed operation', () => {
     expect([unauthorized.code, unauthorized.shape]).toEqual(['API_AUTH', 'problem-details']);
   });
 
+  /** Zone 42's E9 data, set on the emulator: its default metrics depend on today's date. */
+  const apiGuardian = {
+    totalBlockedRequests: 7,
+    totalLoggedRequests: 14,
+    totalRateLimited: 1,
+    totalRequestsInspected: 1070,
+    totalFailedRequestValidation: 2,
+    totalFailedAuthenticationEnforcement: 1,
+    overviewPastTwentyEightDays: {
+      '2024-05-01': {
+        blockedRequests: 7,
+        loggedRequests: 14,
+        rateLimited: 1,
+        requestsInspected: 1070,
+        failedRequestValidation: 2,
+        failedAuthenticationEnforcement: 1,
+      },
+    },
+  };
+
   it.each([
-    ['E8', (c: TestClient) => c.client.getWafPlanSegmentation(), 'getWafPlanSegmentation'],
-    ['E9', (c: TestClient) => c.client.getApiGuardianMetrics(42), 'getApiGuardianMetrics'],
+    [
+      'E8',
+      (c: TestClient) => c.client.getWafPlanSegmentation(),
+      'getWafPlanSegmentation',
+      (e: Emulator): unknown => e.state.wafCatalog,
+    ],
+    [
+      'E9',
+      (c: TestClient) => c.client.getApiGuardianMetrics(42),
+      'getApiGuardianMetrics',
+      (e: Emulator): unknown => {
+        e.state.shieldZone(42)!.apiGuardian = apiGuardian;
+        return apiGuardian;
+      },
+    ],
   ])(
     '%s: returns its data; failures are status-only; 401 is UnauthorizedResult',
-    async (_name, call, operation) => {
+    async (_name, call, operation, emulatorData) => {
+      const expected = emulatorData(emu);
       const ok = (await call(tc)) as { data?: unknown };
       emu.faults.script({ operation, reply: { status: 500, body: { statusCode: 500 } } });
       const crashed = await failure(call(tc));
       const unauthorized = await failure(call(wrongKey));
 
       expect(ok.data).toBeTruthy();
+      expect(ok.data).toEqual(expected);
       expect([crashed.code, crashed.status, crashed.shape]).toEqual(['API_UNAVAILABLE', 500, 'status-only']);
       expect([unauthorized.code, unauthorized.status, unauthorized.shape]).toEqual([
         'API_AUTH',
