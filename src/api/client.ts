@@ -116,6 +116,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const ownDispatcher = options.dispatcher === undefined;
   const dispatcher = options.dispatcher ?? new Agent({ connections });
 
+  const replyContext: ReplyContext = {
+    secret: options.accessKey,
+    unauthorizedNote: options.unauthorizedNote,
+  };
   const http = createHttpTransport({
     origin: base.origin,
     pathPrefix: base.pathPrefix,
@@ -137,7 +141,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
   async function call<T>(request: ApiRequest, spec: ReplySpec<T>, callOptions?: CallOptions): Promise<T> {
     const httpReply = await http.send(request, callOptions?.signal);
-    return decodeReply(request, httpReply, spec, options.accessKey);
+    return decodeReply(request, httpReply, spec, replyContext);
   }
 
   async function execute<Op extends WriteOperationId>(
@@ -170,7 +174,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     for (let fetched = 1; ; fetched += 1) {
       const request = requestFor(page);
       const httpReply = await http.send(request, callOptions?.signal);
-      const { items, next } = pageOf(decodeReply(request, httpReply, spec, options.accessKey), page);
+      const { items, next } = pageOf(decodeReply(request, httpReply, spec, replyContext), page);
       all.push(...items);
       if (next === undefined) return all;
       const broken = (problem: string) => pagingError(request, httpReply, problem);
@@ -231,6 +235,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   };
 }
 
+/** What decoding a reply needs besides the reply: the key to redact, the 401 note. */
+interface ReplyContext {
+  readonly secret: string;
+  readonly unauthorizedNote: string | undefined;
+}
+
 /**
  * Turns a final HTTP reply into the operation's result or an ApiError:
  * non-2xx → the status's code; not JSON → API_BAD_RESPONSE; on Shield, a 202 or a
@@ -238,14 +248,22 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
  * plan-limited or invalid changes with a success status, api-notes §5 quirk 1); a body that
  * fails its wire schema or lacks its `data` → API_BAD_RESPONSE.
  */
-function decodeReply<T>(request: ApiRequest, httpReply: HttpReply, spec: ReplySpec<T>, secret: string): T {
+function decodeReply<T>(
+  request: ApiRequest,
+  httpReply: HttpReply,
+  spec: ReplySpec<T>,
+  context: ReplyContext,
+): T {
   const { status, attempts } = httpReply;
+  const secret = context.secret;
   const at = { operation: request.operation, method: request.method, path: request.path, status, attempts };
   if (status < 200 || status >= 300) {
+    const note = status === 401 ? context.unauthorizedNote : undefined;
     throw new ApiError({
       ...at,
       code: codeForStatus(status),
       ...describeErrorBody(status, httpReply.text, secret),
+      ...(note === undefined ? {} : { note }),
     });
   }
   let json: unknown;

@@ -58,6 +58,11 @@ export interface ApiClientOptions {
   onRequest?: (event: RequestEvent) => void;
   /** Injectable randomness for jitter (tests). */
   random?: () => number;
+  /**
+   * Appended to the message of every 401 (as its note): what the user can check, in the
+   * caller's words (the CLI names where its key comes from). Never the key itself.
+   */
+  unauthorizedNote?: string;
 }
 
 /** Per-call options: `signal` aborts the request and any retry wait. */

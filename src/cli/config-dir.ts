@@ -1,8 +1,10 @@
 /**
- * Where the config directory is: `--config DIR`, else `EDGESYNC_CONFIG`, else `./config`
- * (design §3). Every command that reads desired state resolves it the same way.
+ * Where the config directory is: `--config DIR`, else `EDGESYNC_CONFIG` (empty counts as
+ * unset), else `./config` (design §3). Every command that reads desired state takes
+ * `addConfigOption` and resolves the directory with `configDirFrom`, so they all agree.
  */
 import { resolve } from 'node:path';
+import type { Command } from 'commander';
 import type { CliIo } from './io.js';
 
 /** The default when neither `--config` nor `EDGESYNC_CONFIG` is given. */
@@ -12,6 +14,14 @@ export const DEFAULT_CONFIG_DIR = 'config';
 export interface ConfigDir {
   readonly given: string;
   readonly path: string;
+}
+
+/** Adds --config; used by every command that reads the desired state. */
+export function addConfigOption(command: Command): Command {
+  return command.option(
+    '--config <dir>',
+    `desired-state directory (env EDGESYNC_CONFIG, default ./${DEFAULT_CONFIG_DIR})`,
+  );
 }
 
 /** Resolves the config directory from the flag, the environment and the working directory. */

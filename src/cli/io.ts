@@ -16,3 +16,9 @@ export interface CliIo {
   /** Aborted on SIGTERM/SIGINT (process) or by a test, for the long-running commands. */
   signal: AbortSignal;
 }
+
+/** Resolves once `signal` is aborted (at once if it already is): the long-running commands' main wait. */
+export function waitForAbort(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((done) => signal.addEventListener('abort', () => done(), { once: true }));
+}

@@ -1,8 +1,7 @@
 /**
- * What `plan` and `apply` share: load and validate the desired state, build a client, open
- * the state store, reconcile, and turn the common failures into one clear line each.
+ * What `plan` and `apply` share: load and validate the desired state, open the state store,
+ * build a client, reconcile, and turn the common failures into one clear line each.
  */
-import { createApiClient } from '../api/client.js';
 import type { ApiClient } from '../api/types.js';
 import { formatIssue } from '../config/issues.js';
 import { loadDesiredState } from '../config/loader.js';
@@ -12,8 +11,10 @@ import { openStateStore, type StateStore } from '../engine/state.js';
 import type { Plan } from '../engine/types.js';
 import { ReconcileError } from '../errors.js';
 import { resolveRevision } from '../git.js';
+import { createCliApiClient, resolveApiTarget } from './api-session.js';
+import { configDirFrom } from './config-dir.js';
 import type { CliIo } from './io.js';
-import { accessKey, baseUrl, type ConnectionFlags, commandLogger, configDir, stateDir } from './settings.js';
+import { type ConnectionFlags, commandLogger, stateDir } from './settings.js';
 
 export interface ReconcileFlags extends ConnectionFlags {
   maxChangePercent: number;
@@ -22,8 +23,9 @@ export interface ReconcileFlags extends ConnectionFlags {
 }
 
 /**
- * Prints every config issue as `validate` does: `file:line:col: message (at path)`, and
- * `file: message` for a whole file or the directory (no `:0:0`).
+ * Prints every config issue as `file:line:col: message (at path)`, or `file: message` for a
+ * whole file or the directory (no `:0:0`), then the loader's summary, which names the config
+ * directory. Unlike `validate`, the paths stay relative to that directory.
  */
 export function printConfigIssues(io: CliIo, err: ReconcileError): void {
   const issues = (err.details?.issues ?? []) as ConfigIssue[];
@@ -57,28 +59,23 @@ export interface PreparedRun {
   close(): Promise<void>;
 }
 
-/** Loads, connects and opens state; throws ReconcileError (CONFIG_INVALID, USAGE, STATE_IO). */
+/** Loads, opens state and connects; throws ReconcileError (USAGE, CONFIG_INVALID, STATE_IO). */
 export async function prepareRun(
   flags: ReconcileFlags,
   io: CliIo,
   options: { persistState: boolean },
 ): Promise<PreparedRun> {
-  const dir = configDir(flags, io);
-  const key = await accessKey(flags, io);
-  const url = baseUrl(flags, io);
-  const desired = await loadDesiredState(dir);
-  const logger = commandLogger(flags, io, { level: 'warn', stream: 'stderr' });
-  const api = createApiClient({
-    baseUrl: url,
-    accessKey: key,
-    logger: logger.child({ component: 'api' }),
-    connections: flags.concurrency * 2,
-  });
+  const dir = configDirFrom(flags.config, io);
+  // Settings first: a missing key is reported before the config is even read.
+  const target = await resolveApiTarget(flags, io);
+  const desired = await loadDesiredState(dir.path);
   const state = await openStateStore(stateDir(flags, desired.configDir, io), {
     readOnly: !options.persistState,
   });
   if (state.warning !== undefined) io.stderr.write(`edgesync: warning: ${state.warning}\n`);
   const revision = await resolveRevision(desired.configDir, desired.digest);
+  // Built last: nothing after it can throw, so the caller always gets it to close.
+  const api = createCliApiClient(target, flags, io, { connections: flags.concurrency * 2 });
   return { desired, api, state, revision, close: () => api.close() };
 }
 

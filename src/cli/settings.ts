@@ -11,17 +11,21 @@ import { createLogger, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } 
 import type { CliIo } from './io.js';
 
 export const DEFAULT_BASE_URL = 'https://api.bunny.net';
-export const DEFAULT_CONFIG_DIR = 'config';
 export const STATE_DIR_NAME = '.edgesync-state';
 
-export interface ConnectionFlags {
-  config?: string;
+/** The flags `addApiOptions` adds. */
+export interface ApiFlags {
   baseUrl?: string;
   accessKeyFile?: string;
-  stateDir?: string;
-  concurrency: number;
   logLevel?: LogLevel;
   logFormat?: LogFormat;
+}
+
+/** The flags of the commands that read the desired state and keep state (plan, apply, run). */
+export interface ConnectionFlags extends ApiFlags {
+  config?: string;
+  stateDir?: string;
+  concurrency: number;
 }
 
 /** Parses a positive integer flag value. */
@@ -33,32 +37,40 @@ export function positiveInt(label: string): (value: string) => number {
   };
 }
 
-/** Adds --config; used by every command that reads the desired state. */
-export function addConfigOption(command: Command): Command {
-  return command.option(
-    '--config <dir>',
-    `desired-state directory (env EDGESYNC_CONFIG, default ./${DEFAULT_CONFIG_DIR})`,
-  );
+/** Parses a flag value that is a number ≥ 0 (fractions allowed: seconds, milliseconds). */
+export function nonNegativeNumber(value: string): number {
+  const n = Number(value);
+  if (!(Number.isFinite(n) && n >= 0)) throw new InvalidArgumentError('must be a number ≥ 0.');
+  return n;
 }
 
-/** Adds the flags of every command that talks to the API. */
-export function addConnectionOptions(command: Command): Command {
+/**
+ * Adds --base-url, --access-key-file, --log-level and --log-format: every command that talks
+ * to the API. `inspect` and `export` take only these (and --concurrency): they keep no state.
+ */
+export function addApiOptions(command: Command): Command {
   return command
     .option('--base-url <url>', `API base URL (env EDGESYNC_BASE_URL, default ${DEFAULT_BASE_URL})`)
     .option('--access-key-file <file>', 'file holding the API access key (else env EDGESYNC_ACCESS_KEY)')
-    .option(
-      '--state-dir <dir>',
-      `state directory (env EDGESYNC_STATE_DIR, default ${STATE_DIR_NAME} beside the config directory)`,
-    )
-    .option('--concurrency <n>', 'parallel API requests', positiveInt('--concurrency'), 8)
     .addOption(new Option('--log-level <level>', 'log level').choices(LOG_LEVELS))
     .addOption(
       new Option('--log-format <format>', 'log format (pretty on a terminal)').choices(['json', 'pretty']),
     );
 }
 
-export function configDir(flags: { config?: string }, io: CliIo): string {
-  return resolve(io.cwd, flags.config ?? io.env.EDGESYNC_CONFIG ?? DEFAULT_CONFIG_DIR);
+/** Adds --concurrency: how many API requests a command sends at once. */
+export function addConcurrencyOption(command: Command): Command {
+  return command.option('--concurrency <n>', 'parallel API requests', positiveInt('--concurrency'), 8);
+}
+
+/** Adds the API flags plus --state-dir and --concurrency: the commands that reconcile. */
+export function addConnectionOptions(command: Command): Command {
+  return addConcurrencyOption(
+    addApiOptions(command).option(
+      '--state-dir <dir>',
+      `state directory (env EDGESYNC_STATE_DIR, default ${STATE_DIR_NAME} beside the config directory)`,
+    ),
+  );
 }
 
 export function baseUrl(flags: { baseUrl?: string }, io: CliIo): string {
@@ -97,6 +109,19 @@ export async function accessKey(flags: { accessKeyFile?: string }, io: CliIo): P
     );
   }
   return key;
+}
+
+/**
+ * The access key when one is configured (a key file, or a non-blank `EDGESYNC_ACCESS_KEY`),
+ * read exactly as `accessKey` reads it; undefined when neither is given, for the commands
+ * that have a key of their own to fall back on (the emulators).
+ */
+export async function configuredAccessKey(
+  flags: { accessKeyFile?: string },
+  io: CliIo,
+): Promise<string | undefined> {
+  const configured = flags.accessKeyFile !== undefined || (io.env.EDGESYNC_ACCESS_KEY?.trim() ?? '') !== '';
+  return configured ? accessKey(flags, io) : undefined;
 }
 
 /**

@@ -15,7 +15,7 @@ import type { Logger } from '../log.js';
 import type { BackoffBounds } from './backoff.js';
 import { createController, type ReconcileSettings } from './controller.js';
 import { type DaemonHttpServer, startHttpServer } from './http-server.js';
-import { createDaemonMetrics, type DaemonMetrics } from './metrics.js';
+import { createDaemonMetrics } from './metrics.js';
 import { assertSchedule, type Schedule, scheduleIntervalMs, startSchedule } from './scheduler.js';
 import { createStatusTracker, type StatusDocument } from './status.js';
 import { type ConfigWatcher, watchConfig } from './watcher.js';

@@ -72,8 +72,9 @@ describe('the edgesync binary', () => {
     const unknown = await run(['frobnicate']);
 
     expect(version).toEqual({ code: 0, stdout: '0.1.0\n', stderr: '' });
-    for (const command of ['validate', 'plan', 'apply', 'emulator', 'schema'])
-      expect(help.stdout).toContain(command);
+    // Each command on its own line of the Commands list, not just somewhere in a description.
+    for (const command of ['validate', 'plan', 'apply', 'run', 'schema', 'emulator', 'inspect', 'export'])
+      expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("unknown command 'frobnicate'");
   });

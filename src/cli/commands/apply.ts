@@ -4,10 +4,11 @@
  */
 import { renderApplyText, renderPlanText } from '../../engine/render.js';
 import { ReconcileError } from '../../errors.js';
+import { addConfigOption } from '../config-dir.js';
 import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../program.js';
 import { commonReadFailure, type ReconcileFlags, reconcileCommand } from '../reconcile-run.js';
-import { addConfigOption, addConnectionOptions, useColor } from '../settings.js';
+import { addConnectionOptions, useColor } from '../settings.js';
 import { addReconcileOptions } from './plan.js';
 
 interface ApplyFlags extends ReconcileFlags {

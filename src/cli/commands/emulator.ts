@@ -1,16 +1,17 @@
 /**
  * `edgesync emulator`: runs the local API emulator until SIGTERM/SIGINT (io.signal).
  *
- * The key is taken from --access-key, --access-key-file or EDGESYNC_ACCESS_KEY (the variable
- * the client reads, so a demo sets one thing), in that order. It is never printed.
+ * The key is taken from --access-key, --access-key-file or EDGESYNC_ACCESS_KEY, in that
+ * order; the last two are read as the client reads them (trimmed), so a demo sets one thing
+ * and both sides agree on the key. It is never printed.
  */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { EmulatorOptions, EmulatorSeed, FaultOptions } from '../../emulator/index.js';
 import { loadSeedFile, startEmulator } from '../../emulator/index.js';
-import type { CliIo } from '../io.js';
+import { type CliIo, waitForAbort } from '../io.js';
 import type { CommandRegistrar } from '../program.js';
+import { configuredAccessKey, nonNegativeNumber } from '../settings.js';
 
 /** Default port: next to the daemon's default 8080, so both run side by side. */
 export const DEFAULT_EMULATOR_PORT = 8081;
@@ -42,12 +43,6 @@ function parseRate(value: string): number {
   return rate;
 }
 
-function parseNonNegative(value: string): number {
-  const n = Number(value);
-  if (!(Number.isFinite(n) && n >= 0)) throw new InvalidArgumentError('must be a number ≥ 0.');
-  return n;
-}
-
 /** `50` or `20-200` (uniform in the range). */
 function parseLatency(value: string): number | [number, number] {
   const range = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(value);
@@ -57,18 +52,13 @@ function parseLatency(value: string): number | [number, number] {
     if (min > max) throw new InvalidArgumentError('the range must be MIN-MAX with MIN ≤ MAX.');
     return [min, max];
   }
-  return parseNonNegative(value);
+  return nonNegativeNumber(value);
 }
 
+/** Undefined when no key is configured; throws USAGE for an unreadable or empty key file. */
 async function resolveKey(flags: EmulatorFlags, io: CliIo): Promise<string | undefined> {
   if (flags.accessKey !== undefined && flags.accessKey !== '') return flags.accessKey;
-  if (flags.accessKeyFile !== undefined) {
-    const text = await readFile(resolve(io.cwd, flags.accessKeyFile), 'utf8');
-    const key = text.trim();
-    return key === '' ? undefined : key;
-  }
-  const fromEnv = io.env.EDGESYNC_ACCESS_KEY;
-  return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
+  return configuredAccessKey(flags, io);
 }
 
 function faultOptions(flags: EmulatorFlags): FaultOptions | undefined {
@@ -83,17 +73,13 @@ function faultOptions(flags: EmulatorFlags): FaultOptions | undefined {
   return Object.keys(options).length === 0 ? undefined : options;
 }
 
-function waitForAbort(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((done) => signal.addEventListener('abort', () => done(), { once: true }));
-}
-
 async function run(flags: EmulatorFlags, io: CliIo): Promise<number> {
   let key: string | undefined;
   try {
     key = await resolveKey(flags, io);
   } catch (err) {
-    io.stderr.write(`edgesync emulator: cannot read the access key file: ${(err as Error).message}\n`);
+    // A key file that cannot be read or is empty: the message names the file and why.
+    io.stderr.write(`edgesync emulator: ${(err as Error).message}\n`);
     return 1;
   }
   if (key === undefined) {
@@ -156,7 +142,7 @@ export const registerEmulatorCommand: CommandRegistrar = (program: Command, io: 
     )
     .addOption(
       new Option('--retry-after <seconds>', 'Retry-After sent with 429s (default 1)').argParser(
-        parseNonNegative,
+        nonNegativeNumber,
       ),
     )
     .action(async (flags: EmulatorFlags) => {

@@ -10,10 +10,10 @@ import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { ReconcileError } from '../../errors.js';
 import { exportLive } from '../../kinds/export.js';
-import { type ApiFlags, addApiOptions, withApiClient } from '../api-session.js';
+import { withApiClient } from '../api-session.js';
 import { DEFAULT_SCHEMA_PATH, existingFiles, planFiles, streamText, writeFiles } from '../export-output.js';
 import type { CliIo } from '../io.js';
-import { positiveInt } from '../settings.js';
+import { type ApiFlags, addApiOptions, addConcurrencyOption, positiveInt } from '../settings.js';
 
 interface ExportFlags extends ApiFlags {
   shieldZone: number[];
@@ -39,7 +39,7 @@ function repeatedString(label: string): (value: string, previous: string[]) => s
 
 /** Registers `export`. */
 export function registerExport(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
-  addApiOptions(
+  const command = addApiOptions(
     program
       .command('export')
       .description('write live resources as desired-state YAML (to stdout, or one file each with --out)'),
@@ -57,11 +57,10 @@ export function registerExport(program: Command, io: CliIo, setExitCode: (code: 
     .option(
       '--schema-path <path>',
       `JSON Schema the modelines point at: a file (relative to the working directory) or a URL (default: ${DEFAULT_SCHEMA_PATH} in the config root)`,
-    )
-    .option('--concurrency <n>', 'parallel API requests', positiveInt('--concurrency'), 8)
-    .action(async (flags: ExportFlags) => {
-      setExitCode(await runExport(flags, io));
-    });
+    );
+  addConcurrencyOption(command).action(async (flags: ExportFlags) => {
+    setExitCode(await runExport(flags, io));
+  });
 }
 
 async function runExport(flags: ExportFlags, io: CliIo): Promise<number> {

@@ -4,7 +4,7 @@
  * A failure is one line on stderr (`runCli` prints the ApiError's message) and exit 1.
  */
 import type { Command } from 'commander';
-import { type ApiFlags, addApiOptions, withApiClient } from '../api-session.js';
+import { withApiClient } from '../api-session.js';
 import {
   apiGuardianView,
   botsView,
@@ -14,7 +14,7 @@ import {
   optimalRegionView,
 } from '../inspect-views.js';
 import type { CliIo } from '../io.js';
-import { positiveInt, useColor } from '../settings.js';
+import { type ApiFlags, addApiOptions, positiveInt, useColor } from '../settings.js';
 
 interface InspectFlags extends ApiFlags {
   json?: boolean;

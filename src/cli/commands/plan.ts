@@ -5,10 +5,11 @@
  */
 import { type Command, Option } from 'commander';
 import { renderPlanMarkdown, renderPlanText } from '../../engine/render.js';
+import { addConfigOption } from '../config-dir.js';
 import type { CliIo } from '../io.js';
 import type { CommandRegistrar } from '../program.js';
 import { commonReadFailure, type ReconcileFlags, reconcileCommand } from '../reconcile-run.js';
-import { addConfigOption, addConnectionOptions, positiveInt, useColor } from '../settings.js';
+import { addConnectionOptions, positiveInt, useColor } from '../settings.js';
 
 export interface PlanFlags extends ReconcileFlags {
   json?: boolean;

@@ -15,16 +15,17 @@ import { DEFAULT_SCHEDULE } from '../../daemon/scheduler.js';
 import { type Emulator, loadSeedFile, startEmulator } from '../../emulator/index.js';
 import { ReconcileError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import type { CliIo } from '../io.js';
+import { addConfigOption, configDirFrom } from '../config-dir.js';
+import { type CliIo, waitForAbort } from '../io.js';
 import type { CommandRegistrar } from '../program.js';
 import type { ReconcileFlags } from '../reconcile-run.js';
 import {
   accessKey,
-  addConfigOption,
   addConnectionOptions,
   baseUrl,
   commandLogger,
-  configDir,
+  configuredAccessKey,
+  nonNegativeNumber,
   stateDir,
 } from '../settings.js';
 import { VERSION } from '../version.js';
@@ -63,12 +64,6 @@ function cronExpression(value: string): string {
 function nonNegativeInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be an integer ≥ 0.');
-  return n;
-}
-
-function nonNegativeSeconds(value: string): number {
-  const n = Number(value);
-  if (!(Number.isFinite(n) && n >= 0)) throw new InvalidArgumentError('must be a number of seconds ≥ 0.');
   return n;
 }
 
@@ -117,7 +112,7 @@ export const registerRun: CommandRegistrar = (program, io, setExitCode) => {
     .option(
       '--shutdown-timeout <seconds>',
       'on SIGTERM, how long the run in flight may take to finish before it is aborted',
-      nonNegativeSeconds,
+      nonNegativeNumber,
       DEFAULT_SHUTDOWN_TIMEOUT_S,
     )
     .option(
@@ -129,11 +124,6 @@ export const registerRun: CommandRegistrar = (program, io, setExitCode) => {
     });
 };
 
-function waitForAbort(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-}
-
 function flush(logger: Logger): Promise<void> {
   return new Promise((resolve) => {
     logger.flush(() => resolve());
@@ -142,8 +132,7 @@ function flush(logger: Logger): Promise<void> {
 
 /** The key for `--emulator`: the configured one if any, else a random one that never leaves the process. */
 async function emulatorKey(flags: RunFlags, io: CliIo): Promise<string> {
-  const configured = flags.accessKeyFile !== undefined || (io.env.EDGESYNC_ACCESS_KEY?.trim() ?? '') !== '';
-  return configured ? accessKey(flags, io) : randomBytes(24).toString('base64url');
+  return (await configuredAccessKey(flags, io)) ?? randomBytes(24).toString('base64url');
 }
 
 async function startEmbeddedEmulator(config: string, key: string, logger: Logger): Promise<Emulator> {
@@ -172,7 +161,7 @@ async function startEmbeddedEmulator(config: string, key: string, logger: Logger
 
 async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
   const logger = commandLogger(flags, io, { level: 'info', stream: 'stdout' });
-  const config = configDir(flags, io);
+  const config = configDirFrom(flags.config, io).path;
   const listen = parseListen(flags.listen);
   if (flags.emulator === true && flags.baseUrl !== undefined) {
     throw new ReconcileError('USAGE', '--emulator and --base-url cannot be used together');

@@ -12,7 +12,7 @@ import { formatIssue } from '../../config/issues.js';
 import { loadDesiredState } from '../../config/loader.js';
 import type { ConfigIssue } from '../../config/types.js';
 import { ReconcileError } from '../../errors.js';
-import { configDirFrom } from '../config-dir.js';
+import { addConfigOption, configDirFrom } from '../config-dir.js';
 import type { CliIo } from '../io.js';
 
 interface ValidateFlags {
@@ -58,10 +58,11 @@ export async function runValidate(flags: ValidateFlags, io: CliIo): Promise<numb
 
 /** Registers `validate` on the program. */
 export function registerValidate(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
-  program
-    .command('validate')
-    .description('check the desired state offline: every problem as file:line:col: message')
-    .option('--config <dir>', 'config directory (default: $EDGESYNC_CONFIG, else ./config)')
+  addConfigOption(
+    program
+      .command('validate')
+      .description('check the desired state offline: every problem as file:line:col: message'),
+  )
     .option('--json', 'print every issue as a JSON array on stdout')
     .action(async (flags: ValidateFlags) => {
       setExitCode(await runValidate(flags, io));

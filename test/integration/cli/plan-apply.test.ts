@@ -12,6 +12,7 @@ import { TEST_KEY, withEmulator } from '../../helpers/emulator.js';
 import { tempDir, writeTree } from '../../helpers/temp-dir.js';
 
 const DOC = 'apiVersion: edgesync/v1\n';
+const KEY_HINT = '; check the access key (EDGESYNC_ACCESS_KEY or --access-key-file)';
 
 const CONFIG = {
   'shield/rules.yaml': `${DOC}kind: WafCustomRule
@@ -229,7 +230,11 @@ describe('plan and apply', () => {
       { EDGESYNC_ACCESS_KEY: '' },
       'edgesync: no access key: set EDGESYNC_ACCESS_KEY or pass --access-key-file FILE\n',
     ],
-    ['a wrong key', { EDGESYNC_ACCESS_KEY: 'wrong-key' }, /^edgesync: [^\n]*401 Unauthorized[^\n]*\n$/],
+    [
+      'a wrong key',
+      { EDGESYNC_ACCESS_KEY: 'wrong-key' },
+      /^edgesync: [^\n]*401 Unauthorized[^\n]*; check the access key \(EDGESYNC_ACCESS_KEY or --access-key-file\)\n$/,
+    ],
     [
       'an unreachable API',
       { EDGESYNC_BASE_URL: 'http://127.0.0.1:9' },
@@ -242,6 +247,31 @@ describe('plan and apply', () => {
     expect(result.stdout).toBe('');
     if (typeof expected === 'string') expect(result.stderr).toBe(expected);
     else expect(result.stderr).toMatch(expected);
+  });
+
+  it('a wrong key on apply is one line that says where the key comes from, and nothing is written', async () => {
+    const result = await cli(['apply', ...state()], { env: { ...env, EDGESYNC_ACCESS_KEY: 'wrong-key' } });
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^edgesync: [^\n]*401 Unauthorized[^\n]*\n$/);
+    expect(result.stderr.trimEnd().endsWith(KEY_HINT)).toBe(true);
+    expect(emu.journal.writes()).toEqual([]);
+  });
+
+  it('an empty EDGESYNC_CONFIG means ./config, as for validate', async () => {
+    const cwd = writeTree(tempDir(), {
+      ...Object.fromEntries(Object.entries(CONFIG).map(([file, text]) => [`config/${file}`, text])),
+      // Read only if the working directory itself were taken as the config directory.
+      'stray.yaml': 'not: a document\n',
+    });
+
+    const fromDefault = await cli(['plan'], { cwd, env: { ...env, EDGESYNC_CONFIG: '' } });
+    const fromFlag = await cli(['plan', '--config', config], { env });
+
+    expect(fromDefault.code).toBe(0);
+    expect(fromDefault.stderr).toBe('');
+    expect(fromDefault.stdout).toBe(fromFlag.stdout);
   });
 
   it('never prints the access key, even at debug level', async () => {

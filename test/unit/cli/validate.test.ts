@@ -1,33 +1,11 @@
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { type CliIo, runCli } from '../../../src/cli/program.js';
 import { desiredStateJsonSchemaText } from '../../../src/config/json-schema.js';
+import { cli } from '../../helpers/cli.js';
 import { tempDir, writeTree } from '../../helpers/temp-dir.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-interface Captured {
-  io: CliIo;
-  stdout: () => string;
-  stderr: () => string;
-}
-
-function capture(env: Record<string, string> = {}, cwd = ROOT): Captured {
-  let out = '';
-  let err = '';
-  return {
-    io: {
-      stdout: { write: (s: string) => (out += s) },
-      stderr: { write: (s: string) => (err += s) },
-      env,
-      cwd,
-      signal: new AbortController().signal,
-    },
-    stdout: () => out,
-    stderr: () => err,
-  };
-}
 
 const BROKEN = {
   'dns.yaml':
@@ -36,25 +14,22 @@ const BROKEN = {
 
 describe('edgesync validate', () => {
   it('exits 0 on config-examples and prints the summary', async () => {
-    const c = capture();
+    const run = await cli(['validate', '--config', 'config-examples'], { cwd: ROOT });
 
-    const code = await runCli(['validate', '--config', 'config-examples'], c.io);
-
-    expect(code).toBe(0);
-    expect(c.stdout()).toBe('15 resources in 7 files are valid\n');
-    expect(c.stderr()).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('15 resources in 7 files are valid\n');
+    expect(run.stderr).toBe('');
   });
 
   it('exits 1 and prints every issue with the path as given, then the count', async () => {
     const dir = writeTree(tempDir(), BROKEN);
     const given = relative(ROOT, dir);
-    const c = capture();
 
-    const code = await runCli(['validate', '--config', given], c.io);
+    const run = await cli(['validate', '--config', given], { cwd: ROOT });
 
-    expect(code).toBe(1);
-    expect(c.stdout()).toBe('');
-    expect(c.stderr()).toBe(
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toBe(
       [
         `${join(given, 'dns.yaml')}:6:11: expected true or false, got string (at spec.dnssec)`,
         `${join(given, 'dns.yaml')}:7:3: unknown key "extra" (at spec.extra)`,
@@ -66,13 +41,12 @@ describe('edgesync validate', () => {
 
   it('--json prints the issues as a JSON array on stdout only', async () => {
     const dir = writeTree(tempDir(), BROKEN);
-    const c = capture();
 
-    const code = await runCli(['validate', '--config', dir, '--json'], c.io);
+    const run = await cli(['validate', '--config', dir, '--json'], { cwd: ROOT });
 
-    expect(code).toBe(1);
-    expect(c.stderr()).toBe('');
-    expect(JSON.parse(c.stdout())).toEqual([
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual([
       {
         file: 'dns.yaml',
         line: 6,
@@ -93,33 +67,30 @@ describe('edgesync validate', () => {
   });
 
   it('--json on a valid config prints an empty array', async () => {
-    const c = capture();
+    const run = await cli(['validate', '--config', 'config-examples', '--json'], { cwd: ROOT });
 
-    const code = await runCli(['validate', '--config', 'config-examples', '--json'], c.io);
-
-    expect(code).toBe(0);
-    expect(JSON.parse(c.stdout())).toEqual([]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([]);
   });
 
   it('takes the directory from EDGESYNC_CONFIG, and a missing one is one clear line and exit 1', async () => {
-    const c = capture({ EDGESYNC_CONFIG: 'no-such-dir' });
+    const run = await cli(['validate'], { env: { EDGESYNC_CONFIG: 'no-such-dir' }, cwd: ROOT });
 
-    const code = await runCli(['validate'], c.io);
-
-    expect(code).toBe(1);
-    expect(c.stderr()).toBe('no-such-dir: the config directory does not exist\n1 problem in no-such-dir\n');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('no-such-dir: the config directory does not exist\n1 problem in no-such-dir\n');
   });
 
-  it('defaults to ./config', async () => {
+  it('defaults to ./config, also when EDGESYNC_CONFIG is empty', async () => {
     const cwd = writeTree(tempDir(), {
       'config/dns.yaml': BROKEN['dns.yaml'].replace('"yes"', 'true').replace('  extra: 1\n', ''),
     });
-    const c = capture({}, cwd);
 
-    const code = await runCli(['validate'], c.io);
+    const run = await cli(['validate'], { cwd });
+    const emptyEnv = await cli(['validate'], { cwd, env: { EDGESYNC_CONFIG: '' } });
 
-    expect(code).toBe(0);
-    expect(c.stdout()).toBe('1 resource in 1 file is valid\n');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('1 resource in 1 file is valid\n');
+    expect(emptyEnv).toEqual(run);
   });
 
   it('prints warnings and still exits 0', async () => {
@@ -127,26 +98,23 @@ describe('edgesync validate', () => {
       'app.yaml':
         'apiVersion: edgesync/v1\nkind: ContainerApp\nmetadata: { name: web }\nspec:\n  appId: abc\n  regionSettings:\n    nodeSelectors: { disk: ssd }\n',
     });
-    const c = capture();
 
-    const code = await runCli(['validate', '--config', dir], c.io);
+    const run = await cli(['validate', '--config', dir], { cwd: ROOT });
 
-    expect(code).toBe(0);
-    expect(c.stderr()).toBe(
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
       `${dir}/app.yaml:7:20: warning: nodeSelectors are write-only in the API: edgesync sends them but cannot see drift on them (at spec.regionSettings.nodeSelectors)\n`,
     );
-    expect(c.stdout()).toBe('1 resource in 1 file is valid, with 1 warning\n');
+    expect(run.stdout).toBe('1 resource in 1 file is valid, with 1 warning\n');
   });
 });
 
 describe('edgesync schema', () => {
   it('prints the JSON Schema', async () => {
-    const c = capture();
+    const run = await cli(['schema'], { cwd: ROOT });
 
-    const code = await runCli(['schema'], c.io);
-
-    expect(code).toBe(0);
-    expect(c.stdout()).toBe(desiredStateJsonSchemaText());
-    expect(JSON.parse(c.stdout()).$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe(desiredStateJsonSchemaText());
+    expect(JSON.parse(run.stdout).$schema).toBe('https://json-schema.org/draft/2020-12/schema');
   });
 });
