@@ -6,9 +6,9 @@
  * Everything is read from the directory's real path, resolved once per load: a git-sync
  * sidecar publishes revisions by swapping a symlink, and one load must not mix two of them.
  */
-import { createHash } from 'node:crypto';
-import { type Dirent, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { type BigIntStats, type Dirent, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { sha256Hex } from '../domain/checksum.js';
 import { ReconcileError } from '../errors.js';
 import { fileIssue } from './issues.js';
 import type { ConfigIssue } from './types.js';
@@ -26,11 +26,6 @@ export const DEFAULT_LIMITS: LoaderLimits = { maxFileBytes: 4 * 1024 * 1024, max
 
 const YAML_FILE = /\.ya?ml$/;
 
-/** Lowercase hex SHA-256 of bytes or of a string's UTF-8 bytes. */
-export function sha256(data: Uint8Array | string): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
 /** `a/b/c.yaml` whatever the platform separator. */
 function toPosix(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/');
@@ -44,16 +39,22 @@ function errnoCode(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : undefined;
 }
 
+/** The config directory's real path and its top-level entries, read once for both purposes. */
+export interface ConfigRoot {
+  readonly path: string;
+  readonly entries: readonly Dirent[];
+}
+
 /**
  * The real path of the config directory. A missing or unreadable directory, or a path that
- * is not a directory, is CONFIG_INVALID: it must never read as "nothing is desired".
+ * is not a directory, is CONFIG_INVALID: it must never read as "nothing is desired". Its
+ * entries are kept: listing them is what proves it readable, and the walk starts from them.
  */
-export function resolveConfigRoot(configDir: string): string {
-  let root: string;
+export function resolveConfigRoot(configDir: string): ConfigRoot {
   try {
-    root = realpathSync(configDir);
-    if (!statSync(root).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
-    readdirSync(root);
+    const path = realpathSync(configDir);
+    if (!statSync(path).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
+    return { path, entries: readdirSync(path, { withFileTypes: true }) };
   } catch (err) {
     const code = errnoCode(err);
     const reason =
@@ -70,7 +71,6 @@ export function resolveConfigRoot(configDir: string): string {
       cause: err,
     });
   }
-  return root;
 }
 
 /** The YAML files found under a config root, and the problems met on the way. */
@@ -86,15 +86,16 @@ export interface ConfigFileList {
  * stay inside the root; one that leaves it is reported and not read. A folder reached twice
  * through symlinks is walked once.
  */
-export function listConfigFiles(root: string): ConfigFileList {
+export function listConfigFiles(configRoot: ConfigRoot): ConfigFileList {
+  const root = configRoot.path;
   const files: string[] = [];
   const issues: ConfigIssue[] = [];
   const visited = new Set<string>([root]);
 
-  function walk(absDir: string, relDir: string): void {
+  function walk(absDir: string, relDir: string, listed?: readonly Dirent[]): void {
     let entries: Dirent[];
     try {
-      entries = readdirSync(absDir, { withFileTypes: true });
+      entries = listed === undefined ? readdirSync(absDir, { withFileTypes: true }) : [...listed];
     } catch (err) {
       issues.push(
         fileIssue(relDir === '' ? '.' : relDir, `folder cannot be read (${errnoCode(err) ?? err})`),
@@ -140,7 +141,7 @@ export function listConfigFiles(root: string): ConfigFileList {
     }
   }
 
-  walk(root, '');
+  walk(root, '', configRoot.entries);
   files.sort();
   return { files, issues };
 }
@@ -148,32 +149,41 @@ export function listConfigFiles(root: string): ConfigFileList {
 /** How long after its last change a file's stat is not trusted to reveal the next change. */
 const RACY_WINDOW_MS = 2000;
 
-/**
- * Identity of a file's current version as the file system sees it (device, inode, size,
- * modification and change times in ns). The loader reads a file again only when this
- * changed; whether it must be parsed again is then decided by its bytes. Undefined when
- * the file cannot be stat'ed or changed too recently for its stat to be trusted.
- */
-export function statKey(absPath: string): string | undefined {
+/** One stat of a file, with the bigint times statKey needs; undefined when it cannot be stat'ed. */
+export function statFile(absPath: string): BigIntStats | undefined {
   try {
-    const s = statSync(absPath, { bigint: true });
-    // File times advance in coarse ticks: a file written twice within one tick, with the same
-    // size, keeps its key. So a file changed in the last two seconds gets no key yet and is
-    // compared by its bytes (git's "racily clean" rule).
-    if (Date.now() - Number(s.mtimeMs) < RACY_WINDOW_MS) return undefined;
-    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+    return statSync(absPath, { bigint: true });
   } catch {
     return undefined;
   }
 }
 
+/**
+ * Identity of a file's current version as the file system sees it (device, inode, size,
+ * modification and change times in ns). The loader reads a file again only when this
+ * changed; whether it must be parsed again is then decided by its bytes. Undefined when
+ * the file could not be stat'ed (`statFile` gave nothing) or changed too recently for its
+ * stat to be trusted.
+ */
+export function statKey(stats: BigIntStats | undefined): string | undefined {
+  if (stats === undefined) return undefined;
+  // File times advance in coarse ticks: a file written twice within one tick, with the same
+  // size, keeps its key. So a file changed in the last two seconds gets no key yet and is
+  // compared by its bytes (git's "racily clean" rule).
+  if (Date.now() - Number(stats.mtimeMs) < RACY_WINDOW_MS) return undefined;
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
+}
+
 /** Bytes of a file, or why they could not be had. */
 export type ReadOutcome = { readonly bytes: Buffer } | { readonly error: string };
 
-/** Reads a file of the config directory, refusing anything over `maxFileBytes` before reading it. */
-export function readLimited(absPath: string, maxFileBytes: number): ReadOutcome {
+/**
+ * Reads a file of the config directory, refusing anything over `maxFileBytes` before reading
+ * it. `stats`, when the caller has them, saves a second stat of the same file.
+ */
+export function readLimited(absPath: string, maxFileBytes: number, stats?: BigIntStats): ReadOutcome {
   try {
-    const { size } = statSync(absPath);
+    const size = stats === undefined ? statSync(absPath).size : Number(stats.size);
     if (size > maxFileBytes) return { error: tooLarge(size, maxFileBytes) };
     const bytes = readFileSync(absPath);
     // The file may have grown between stat and read.
@@ -281,9 +291,10 @@ export function readRelativeFile(
   if (!isInside(root, real)) {
     return { file, error: `${file} is a symlink that leaves the config directory; refused` };
   }
-  if (!statSync(real).isFile()) return { file, error: `${file} is not a file` };
-  const stat = statKey(real);
-  const read = readLimited(real, maxFileBytes);
+  const stats = statSync(real, { bigint: true });
+  if (!stats.isFile()) return { file, error: `${file} is not a file` };
+  const stat = statKey(stats);
+  const read = readLimited(real, maxFileBytes, stats);
   if ('error' in read) return { file, error: `${file} ${read.error}` };
   const decoded = decodeUtf8(read.bytes);
   if (!('text' in decoded)) {
@@ -292,5 +303,5 @@ export function readRelativeFile(
       error: `${file} ${notUtf8Message(decoded.byte)} at line ${decoded.line}, column ${decoded.col}`,
     };
   }
-  return { file, text: decoded.text, digest: sha256(read.bytes), stat };
+  return { file, text: decoded.text, digest: sha256Hex(read.bytes), stat };
 }

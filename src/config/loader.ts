@@ -8,6 +8,7 @@
  * the last load that succeeded, so a file-change trigger can reconcile just those.
  */
 import { join } from 'node:path';
+import { sha256Hex } from '../domain/checksum.js';
 import { ReconcileError } from '../errors.js';
 import { deepFreeze } from './canonical.js';
 import {
@@ -18,11 +19,11 @@ import {
   notUtf8Message,
   readLimited,
   resolveConfigRoot,
-  sha256,
+  statFile,
   statKey,
 } from './files.js';
 import { compareIssues, fileIssue } from './issues.js';
-import { dependencyUnchanged, type FileResult, type PreviousParse } from './parse-file.js';
+import { type DependencyCheck, dependencyCheck, type FileResult, type PreviousParse } from './parse-file.js';
 import { type ParseJob, parseFiles } from './parse-pool.js';
 import { createRuleIndex } from './rules.js';
 import type { ConfigIssue, DesiredResource, DesiredState } from './types.js';
@@ -97,8 +98,9 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
   let previous: ReadonlyMap<string, FileResult> = new Map();
 
   async function load(configDir: string): Promise<LoadResult> {
-    const root = resolveConfigRoot(configDir);
-    const listing = listConfigFiles(root);
+    const configRoot = resolveConfigRoot(configDir);
+    const root = configRoot.path;
+    const listing = listConfigFiles(configRoot);
     const issues: ConfigIssue[] = [...listing.issues];
     const next = new Map<string, CacheEntry>();
     const results = new Map<string, FileResult>();
@@ -112,18 +114,22 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
       reused += 1;
     };
 
+    // One check for the whole load: a file's dependencies are asked about here and again when
+    // parseConfigFile reuses its unchanged documents.
+    const dependencyUnchanged = dependencyCheck(root, limits);
+    const depsUnchanged = (entry: CacheEntry): boolean =>
+      entry.result.dependencies.every(dependencyUnchanged);
     for (const file of listing.files) {
       const abs = join(root, file);
       const cached = cache.get(file);
-      const stat = statKey(abs);
-      const depsUnchanged = (entry: CacheEntry): boolean =>
-        entry.result.dependencies.every((dep) => dependencyUnchanged(root, dep, limits));
+      const stats = statFile(abs);
+      const stat = statKey(stats);
       // Same file version on disk: not even read again (the daemon reloads often).
       if (cached !== undefined && stat !== undefined && cached.stat === stat && depsUnchanged(cached)) {
         keep(file, cached);
         continue;
       }
-      const read = readLimited(abs, limits.maxFileBytes);
+      const read = readLimited(abs, limits.maxFileBytes, stats);
       if ('error' in read) {
         issues.push(fileIssue(file, read.error));
         continue;
@@ -133,7 +139,7 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
         keep(file, { ...cached, stat });
         continue;
       }
-      const digest = sha256(read.bytes);
+      const digest = sha256Hex(read.bytes);
       digests.push(`${digest}  ${file}`);
       const decoded = decodeUtf8(read.bytes);
       if (!('text' in decoded)) {
@@ -147,7 +153,14 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
         });
         continue;
       }
-      jobs.push({ file, text: decoded.text, bytes: read.bytes, digest, stat, ...lastParse(cached) });
+      jobs.push({
+        file,
+        text: decoded.text,
+        bytes: read.bytes,
+        digest,
+        stat,
+        ...lastParse(cached, dependencyUnchanged),
+      });
     }
 
     const parsed = await parseFiles(
@@ -208,7 +221,7 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
     const state: DesiredState = deepFreeze({
       configDir: root,
       resources,
-      digest: sha256(`${[...new Set(digests)].sort().join('\n')}\n`),
+      digest: sha256Hex(`${[...new Set(digests)].sort().join('\n')}\n`),
       fileCount: listing.files.length,
       warnings: issues,
     });
@@ -225,10 +238,15 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
 }
 
 /** A cached file's text and parse, for parseConfigFile to reuse its unchanged documents. */
-function lastParse(cached: CacheEntry | undefined): { previous?: PreviousParse } {
+function lastParse(
+  cached: CacheEntry | undefined,
+  dependencyUnchanged: DependencyCheck,
+): { previous?: PreviousParse } {
   if (cached === undefined) return {};
   const decoded = decodeUtf8(cached.bytes);
-  return 'text' in decoded ? { previous: { text: decoded.text, result: cached.result } } : {};
+  return 'text' in decoded
+    ? { previous: { text: decoded.text, result: cached.result, dependencyUnchanged } }
+    : {};
 }
 
 /**

@@ -22,7 +22,7 @@ import {
   UnknownKindEnvelope,
   unknownKindMessage,
 } from './envelope.js';
-import { type LoaderLimits, readRelativeFile, statKey } from './files.js';
+import { type LoaderLimits, readRelativeFile, statFile, statKey } from './files.js';
 import { type DocPath, formatPath } from './issues.js';
 import { type RawIssue, readableError, toRawIssues } from './messages.js';
 import type {
@@ -32,7 +32,7 @@ import type {
   ResourceMetadata,
   SourceLocation,
 } from './types.js';
-import { documentStart, locate, parseYamlFile } from './yaml-source.js';
+import { documentStart, documentStartOffset, locate, parseYamlFile } from './yaml-source.js';
 
 /** What the cross-document rules need to know of one document, valid or not. */
 export interface DocumentResult {
@@ -85,6 +85,8 @@ export interface ChunkInfo {
 export interface PreviousParse {
   readonly text: string;
   readonly result: FileResult;
+  /** The load's check of `result.dependencies`, shared with the loader so each is read once. */
+  readonly dependencyUnchanged: DependencyCheck;
 }
 
 interface Chunk {
@@ -152,12 +154,33 @@ function previousChunks(
   return byText;
 }
 
+/** Whether an entriesFile read would still give what a dependency recorded. */
+export type DependencyCheck = (dep: FileDependency) => boolean;
+
 /**
- * Whether an entriesFile read would still give what `dep` recorded: the same file version
- * (statKey), or else the same fingerprint when read again.
+ * A DependencyCheck for one load: the same file version (statKey), or else the same
+ * fingerprint when read again. Each dependency object is checked once, however often the
+ * loader and parseConfigFile ask: a changed entriesFile would otherwise be read up to three
+ * times before the parse that reads it for real.
  */
-export function dependencyUnchanged(root: string, dep: FileDependency, limits: LoaderLimits): boolean {
-  if (dep.stat !== undefined && dep.file !== undefined && statKey(join(root, dep.file)) === dep.stat)
+export function dependencyCheck(root: string, limits: LoaderLimits): DependencyCheck {
+  const checked = new Map<FileDependency, boolean>();
+  return (dep) => {
+    let unchanged = checked.get(dep);
+    if (unchanged === undefined) {
+      unchanged = readsTheSame(root, dep, limits);
+      checked.set(dep, unchanged);
+    }
+    return unchanged;
+  };
+}
+
+function readsTheSame(root: string, dep: FileDependency, limits: LoaderLimits): boolean {
+  if (
+    dep.stat !== undefined &&
+    dep.file !== undefined &&
+    statKey(statFile(join(root, dep.file))) === dep.stat
+  )
     return true;
   const read = readRelativeFile(root, dep.fromFile, dep.relativePath, limits.maxFileBytes);
   return ('error' in read ? `error:${read.error}` : read.digest) === dep.fingerprint;
@@ -193,11 +216,7 @@ export function parseConfigFile(
     const old = reusable?.get(chunk.text);
     const oldDependencies =
       old && previous?.result.dependencies.slice(old.dependencies, old.dependencies + old.info.dependencies);
-    if (
-      old !== undefined &&
-      previous !== undefined &&
-      oldDependencies?.every((dep) => dependencyUnchanged(root, dep, limits))
-    ) {
+    if (old !== undefined && previous !== undefined && oldDependencies?.every(previous.dependencyUnchanged)) {
       const delta = chunk.line - old.info.line;
       for (const doc of previous.result.documents.slice(old.documents, old.documents + old.info.documents)) {
         documents.push(shiftDocument(doc, delta));
@@ -242,31 +261,16 @@ export function parseConfigFile(
       const at = inFile(locate(doc, lc, path, atKey));
       issues.push({ file, line: at.line, col: at.col, path: formatPath(path), message, severity });
     };
+    /** An issue at a text offset of the chunk, for problems that have no document path. */
+    const reportAt = (offset: number, message: string, severity: IssueSeverity): void => {
+      const at = inFile(lc.linePos(offset));
+      issues.push({ file, line: at.line, col: at.col, path: '', message, severity });
+    };
 
-    for (const warning of doc.warnings) {
-      const at = inFile(lc.linePos(warning.pos[0]));
-      issues.push({
-        file,
-        line: at.line,
-        col: at.col,
-        path: '',
-        message: `YAML: ${warning.message}`,
-        severity: 'warning',
-      });
-    }
+    for (const warning of doc.warnings) reportAt(warning.pos[0], `YAML: ${warning.message}`, 'warning');
     if (doc.errors.length > 0) {
       // The tree of a document with syntax errors is a guess; validating it would only add noise.
-      for (const error of doc.errors) {
-        const at = inFile(lc.linePos(error.pos[0]));
-        issues.push({
-          file,
-          line: at.line,
-          col: at.col,
-          path: '',
-          message: `invalid YAML: ${error.message}`,
-          severity: 'error',
-        });
-      }
+      for (const error of doc.errors) reportAt(error.pos[0], `invalid YAML: ${error.message}`, 'error');
       return { source };
     }
     // A document with nothing in it (a trailing `---`, comments only) declares nothing.
@@ -284,18 +288,13 @@ export function parseConfigFile(
           return visit.BREAK;
         },
       });
-      const at = aliasOffset === undefined ? start : inFile(lc.linePos(aliasOffset));
-      issues.push({
-        file,
-        line: at.line,
-        col: at.col,
-        path: '',
-        message:
-          message.startsWith('Excessive alias count') || message.startsWith('Alias resolution is disabled')
-            ? `too many YAML alias expansions (limit ${limits.maxAliasCount}); refused as a guard against alias bombs`
-            : `invalid YAML: ${message}`,
-        severity: 'error',
-      });
+      reportAt(
+        aliasOffset ?? documentStartOffset(doc),
+        message.startsWith('Excessive alias count') || message.startsWith('Alias resolution is disabled')
+          ? `too many YAML alias expansions (limit ${limits.maxAliasCount}); refused as a guard against alias bombs`
+          : `invalid YAML: ${message}`,
+        'error',
+      );
       return { source };
     }
     // `---` followed by nothing (or `~`): an empty document declares nothing.

@@ -92,6 +92,10 @@ export function locate(
 
 /** Where a document's content starts (its first key), or its `---` when it has none. */
 export function documentStart(doc: Document.Parsed, lineCounter: LineCounter): Position {
-  const offset = doc.contents?.range[0] ?? doc.range[0];
-  return positionOf(lineCounter, offset);
+  return positionOf(lineCounter, documentStartOffset(doc));
+}
+
+/** The text offset documentStart names. */
+export function documentStartOffset(doc: Document.Parsed): number {
+  return doc.contents?.range[0] ?? doc.range[0];
 }
