@@ -3,22 +3,16 @@
  * one reconcile share a memo (`once`), so AccessList and ManagedAccessList list a zone once,
  * and E7 is asked once for every app that uses `@optimal`.
  */
-import pLimit from 'p-limit';
 import type { ApiClient } from '../api/types.js';
 import type { DesiredResource } from '../config/types.js';
 import { toReconcileError } from '../errors.js';
-import type { LiveRead, PlanContext, ReadContext } from '../kinds/common/kind.js';
-import { groupBy } from '../kinds/common/read.js';
-import type { ContainerAppSpec } from '../kinds/container-app/spec.js';
-import { OPTIMAL_REGION } from '../kinds/container-app/spec.js';
+import type { LiveRead, PlanContext } from '../kinds/common/kind.js';
+import { createReadContext, groupBy, type ReadContextOptions } from '../kinds/common/read.js';
+import { type ContainerAppSpec, usesOptimalRegion } from '../kinds/container-app/spec.js';
 import { KINDS } from '../kinds/registry.js';
 
-export interface ReadOptions {
-  api: ApiClient;
-  signal: AbortSignal;
-  concurrency: number;
-  hint(subject: string): unknown;
-}
+/** What the read phase needs: the options of its ReadContext. */
+export type ReadOptions = ReadContextOptions;
 
 export interface LiveSnapshot {
   readonly reads: ReadonlyMap<string, LiveRead<unknown>>;
@@ -26,13 +20,7 @@ export interface LiveSnapshot {
 }
 
 function needsOptimalRegion(resources: readonly DesiredResource[]): boolean {
-  return resources.some((r) => {
-    if (r.kind !== 'ContainerApp') return false;
-    const region = (r.spec as ContainerAppSpec).regionSettings;
-    return [...(region?.allowedRegionIds ?? []), ...(region?.requiredRegionIds ?? [])].includes(
-      OPTIMAL_REGION,
-    );
-  });
+  return resources.some((r) => r.kind === 'ContainerApp' && usesOptimalRegion(r.spec as ContainerAppSpec));
 }
 
 async function readOptimalRegion(api: ApiClient, signal: AbortSignal): Promise<PlanContext['optimalRegion']> {
@@ -50,24 +38,9 @@ export async function readLiveState(
   resources: readonly DesiredResource[],
   options: ReadOptions,
 ): Promise<LiveSnapshot> {
-  const limit = pLimit(options.concurrency);
-  const memo = new Map<string, Promise<unknown>>();
-  const ctx: ReadContext = {
-    api: options.api,
-    signal: options.signal,
-    limit: (task) => limit(task),
-    once<T>(key: string, load: () => Promise<T>): Promise<T> {
-      let pending = memo.get(key) as Promise<T> | undefined;
-      if (pending === undefined) {
-        pending = load();
-        memo.set(key, pending);
-      }
-      return pending;
-    },
-    hint: options.hint,
-  };
+  const ctx = createReadContext(options);
   const optimalRegion = needsOptimalRegion(resources)
-    ? limit(() => readOptimalRegion(options.api, options.signal))
+    ? ctx.limit(() => readOptimalRegion(options.api, options.signal))
     : Promise.resolve(undefined);
   const perKind = await Promise.all(
     [...groupBy(resources, (r) => r.kind)].map(([kind, group]) => KINDS[kind].readLive(group, ctx)),

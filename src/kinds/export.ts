@@ -9,11 +9,10 @@
  * unique per kind: a repeat gets `-2`, `-3`, … in the order the objects are listed (kind, then
  * the order of the selection, then id).
  */
-import pLimit from 'p-limit';
 import type { ApiClient } from '../api/types.js';
 import { accessListExporter } from './access-list/export.js';
 import type { ExportedSpec, ExportScope, ExportScopes, KindExporter } from './common/export.js';
-import type { ReadContext } from './common/kind.js';
+import { createReadContext } from './common/read.js';
 import type { KindName } from './common/spec-module.js';
 import { containerAppExporter } from './container-app/export.js';
 import { dnsZoneExporter } from './dns-zone/export.js';
@@ -24,7 +23,7 @@ import { wafCustomRuleExporter } from './waf-custom-rule/export.js';
 export type { ExportedSpec, ExportScope, KindExporter } from './common/export.js';
 
 /** Every kind's exporter. Adding a kind: one `export.ts` in its folder and one line here. */
-export const EXPORTERS: Readonly<Record<KindName, KindExporter>> = {
+const EXPORTERS: Readonly<Record<KindName, KindExporter>> = {
   WafCustomRule: wafCustomRuleExporter as KindExporter,
   AccessList: accessListExporter as KindExporter,
   ManagedAccessList: managedAccessListExporter as KindExporter,
@@ -95,8 +94,6 @@ export function assignNames(specs: readonly ExportedSpec[]): string[] {
   });
 }
 
-const KIND_ORDER: readonly KindName[] = KIND_NAMES;
-
 function byId(a: ExportedSpec, b: ExportedSpec): number {
   if (typeof a.id === 'number' && typeof b.id === 'number') return a.id - b.id;
   const x = String(a.id);
@@ -122,32 +119,22 @@ export async function exportLive(
   selection: ExportSelection,
   options: ExportOptions,
 ): Promise<ExportResult> {
-  const limit = pLimit(options.concurrency);
-  const memo = new Map<string, Promise<unknown>>();
   // The first failure ends the export: the reads still running (and their retries) are aborted.
   const controller = new AbortController();
   const stop = (): void => controller.abort(options.signal.reason);
   options.signal.addEventListener('abort', stop, { once: true });
-  const ctx: ReadContext = {
+  const ctx = createReadContext({
     api,
     signal: controller.signal,
-    limit: (task) => limit(task),
-    once<T>(key: string, load: () => Promise<T>): Promise<T> {
-      let pending = memo.get(key) as Promise<T> | undefined;
-      if (pending === undefined) {
-        pending = load();
-        memo.set(key, pending);
-      }
-      return pending;
-    },
+    concurrency: options.concurrency,
     hint: () => undefined,
-  };
+  });
   const ids: { [S in ExportScope]: readonly ExportScopes[S][] } = {
     shieldZone: [...new Set(selection.shieldZones)],
     app: [...new Set(selection.apps)],
     dnsZone: [...new Set(selection.dnsZones)],
   };
-  const reads = KIND_ORDER.flatMap((kind) => {
+  const reads = KIND_NAMES.flatMap((kind) => {
     const exporter = EXPORTERS[kind];
     return (ids[exporter.scope] as readonly never[]).map(async (id) => {
       try {

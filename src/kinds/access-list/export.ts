@@ -5,10 +5,10 @@
  * so a live trailing newline exports as nothing and plans as nothing.
  */
 import type { AccessListDetailsWire, CustomAccessListWire } from '../../api/wire/shield.js';
-import { AccessListAction, enumName } from '../../domain/enums.js';
+import { AccessListAction } from '../../domain/enums.js';
 import { readZoneAccessLists } from '../common/access-lists.js';
 import { compact } from '../common/diff.js';
-import type { ExportedSpec, KindExporter } from '../common/export.js';
+import { type ExportedSpec, type KindExporter, optionalEnumName } from '../common/export.js';
 import { canonicalLines } from './spec.js';
 
 /**
@@ -36,10 +36,7 @@ export function accessListToSpec(
     name: name === '' ? undefined : name,
     entries,
     enabled: details.isEnabled,
-    action:
-      details.action === null || details.action === undefined
-        ? undefined
-        : enumName(AccessListAction, details.action),
+    action: optionalEnumName(AccessListAction, details.action),
   });
   return { kind: 'AccessList', liveName: name, id: details.listId, spec, warnings };
 }

@@ -10,23 +10,18 @@
 import { writeRequests } from '../../api/operations.js';
 import type { CustomAccessListWire } from '../../api/wire/shield.js';
 import type { DesiredResource } from '../../config/types.js';
+import { sha256Hex } from '../../domain/checksum.js';
 import type { FieldDiff } from '../../engine/types.js';
 import { ReconcileError } from '../../errors.js';
 import {
-  displayAccessListValue,
   type LiveConfiguration,
   liveConfiguration,
+  planConfiguration,
   readZoneAccessLists,
 } from '../common/access-lists.js';
 import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
 import { found, notFound, readByZone } from '../common/read.js';
-import {
-  type AccessListCanonical,
-  accessListSpec,
-  canonicalContent,
-  canonicalLines,
-  sha256Hex,
-} from './spec.js';
+import { type AccessListCanonical, accessListSpec, canonicalContent, canonicalLines } from './spec.js';
 
 /** Live content: known from a GET, or settled by the checksum hint without one. */
 export type LiveContent = { readonly checksum: string; readonly content?: string };
@@ -97,29 +92,12 @@ function planAccessList(desired: DesiredResource<AccessListCanonical>, live: Liv
       e2.checksum = spec.checksum;
     }
   }
-  const config = live.configuration;
-  const configurationId = spec.configurationId ?? config.configurationId;
-  const enabledDiffers = spec.enabled !== undefined && spec.enabled !== config.isEnabled;
-  const actionDiffers = spec.action !== undefined && spec.action !== config.action;
-  if (enabledDiffers) diffs.push({ path: 'enabled', live: config.isEnabled, desired: spec.enabled });
-  if (actionDiffers) {
-    diffs.push({
-      path: 'action',
-      live: displayAccessListValue('action', config.action),
-      desired: displayAccessListValue('action', spec.action),
-    });
-  }
+  const configuration = planConfiguration(spec, live.configuration, diffs);
+  // E2 before E3, as the diffs are listed.
   const requests = [];
   if (Object.keys(e2).length > 0)
     requests.push(writeRequests.updateCustomAccessList(spec.shieldZoneId, spec.id, e2));
-  if (enabledDiffers || actionDiffers) {
-    requests.push(
-      writeRequests.updateAccessListConfiguration(spec.shieldZoneId, configurationId, {
-        isEnabled: spec.enabled ?? config.isEnabled,
-        ...(spec.action === undefined ? {} : { action: spec.action }),
-      }),
-    );
-  }
+  if (configuration !== undefined) requests.push(configuration);
   return { diffs, requests };
 }
 

@@ -6,8 +6,8 @@
  * an entriesFile dropped, joined by "\n" with no trailing newline; its checksum is the
  * lowercase hex SHA-256 of the UTF-8 bytes (the PHP client's example checksum confirms this).
  */
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { sha256Hex } from '../../domain/checksum.js';
 import { AccessListAction } from '../../domain/enums.js';
 import { enumField, IntId, whenValid } from '../common/fields.js';
 import type { KindSpecModule, ResolveContext } from '../common/spec-module.js';
@@ -48,10 +48,8 @@ export interface AccessListCanonical {
   configurationId?: number;
 }
 
-/** Lowercase hex SHA-256 of the UTF-8 bytes of `content`. */
-export function sha256Hex(content: string): string {
-  return createHash('sha256').update(content, 'utf8').digest('hex');
-}
+// Tests import the checksum function from the kind whose checksum it is.
+export { sha256Hex };
 
 /**
  * Canonical lines of access-list content as the API may hold it: split on newlines (CRLF

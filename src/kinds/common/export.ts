@@ -10,6 +10,7 @@
  * and leaves out what the API owns (ids it assigns, derived images, pull zones of endpoints).
  */
 
+import { type EnumTable, enumName } from '../../domain/enums.js';
 import type { ReadContext } from './kind.js';
 import type { KindName } from './spec-module.js';
 
@@ -42,4 +43,9 @@ export interface KindExporter<S extends ExportScope = ExportScope> {
   readonly scope: S;
   /** Throws the API's error when a read fails: an export is all or nothing. */
   read(id: ExportScopes[S], ctx: ReadContext): Promise<ExportedSpec[]>;
+}
+
+/** An enum integer by its name, as a spec writes it; left out (undefined) when the API has none. */
+export function optionalEnumName(table: EnumTable, value: number | null | undefined): string | undefined {
+  return value === null || value === undefined ? undefined : enumName(table, value);
 }

@@ -1,7 +1,38 @@
 /** Helpers for the read phase of kinds. */
+import pLimit from 'p-limit';
+import type { ApiClient } from '../../api/types.js';
 import type { DesiredResource } from '../../config/types.js';
 import { ReconcileError, toReconcileError } from '../../errors.js';
-import type { LiveRead } from './kind.js';
+import type { LiveRead, ReadContext } from './kind.js';
+
+/** What a ReadContext is made of: the client, the run's signal and read limit, the hints. */
+export interface ReadContextOptions {
+  readonly api: ApiClient;
+  readonly signal: AbortSignal;
+  /** Reads in flight at once. */
+  readonly concurrency: number;
+  hint(subject: string): unknown;
+}
+
+/** A ReadContext for one run (a reconcile or an export): one concurrency limit, one memo. */
+export function createReadContext(options: ReadContextOptions): ReadContext {
+  const limit = pLimit(options.concurrency);
+  const memo = new Map<string, Promise<unknown>>();
+  return {
+    api: options.api,
+    signal: options.signal,
+    limit: (task) => limit(task),
+    once<T>(key: string, load: () => Promise<T>): Promise<T> {
+      let pending = memo.get(key) as Promise<T> | undefined;
+      if (pending === undefined) {
+        pending = load();
+        memo.set(key, pending);
+      }
+      return pending;
+    },
+    hint: options.hint,
+  };
+}
 
 /** A read that failed for one resource: keep the API's error, name the resource. */
 export function readFailure<Live>(resource: DesiredResource, err: unknown): LiveRead<Live> {
@@ -47,33 +78,34 @@ export function found<Live>(live: Live, hint?: unknown): LiveRead<Live> {
 }
 
 /**
- * Reads resources that hang off a Shield Zone: `loadZone` runs once per zone (a listing), then
- * `readOne` finds each resource in it. A failed zone read fails every resource of that zone; a
+ * Reads resources that share a listing: `loadGroup` runs once per group key (a listing), then
+ * `readOne` finds each resource in it. A failed listing fails every resource of its group; a
  * failed `readOne` fails only its resource. Never throws.
  */
-export async function readByZone<Spec extends { shieldZoneId: number }, Live, Zone>(
+export async function readByGroup<Spec, Live, Key, Group>(
   resources: readonly DesiredResource<Spec>[],
-  loadZone: (zoneId: number) => Promise<Zone>,
+  groupOf: (resource: DesiredResource<Spec>) => Key,
+  loadGroup: (key: Key) => Promise<Group>,
   readOne: (
     resource: DesiredResource<Spec>,
-    zone: Zone,
-    zoneId: number,
+    group: Group,
+    key: Key,
   ) => LiveRead<Live> | Promise<LiveRead<Live>>,
 ): Promise<Map<string, LiveRead<Live>>> {
   const out = new Map<string, LiveRead<Live>>();
   await Promise.all(
-    [...groupBy(resources, (r) => r.spec.shieldZoneId)].map(async ([zoneId, zoneResources]) => {
-      let zone: Zone;
+    [...groupBy(resources, groupOf)].map(async ([key, members]) => {
+      let group: Group;
       try {
-        zone = await loadZone(zoneId);
+        group = await loadGroup(key);
       } catch (err) {
-        for (const resource of zoneResources) out.set(resource.subject, readFailure(resource, err));
+        for (const resource of members) out.set(resource.subject, readFailure(resource, err));
         return;
       }
       await Promise.all(
-        zoneResources.map(async (resource) => {
+        members.map(async (resource) => {
           try {
-            out.set(resource.subject, await readOne(resource, zone, zoneId));
+            out.set(resource.subject, await readOne(resource, group, key));
           } catch (err) {
             out.set(resource.subject, readFailure(resource, err));
           }
@@ -82,6 +114,19 @@ export async function readByZone<Spec extends { shieldZoneId: number }, Live, Zo
     }),
   );
   return out;
+}
+
+/** readByGroup for resources that hang off a Shield Zone: one listing per zone. */
+export function readByZone<Spec extends { shieldZoneId: number }, Live, Zone>(
+  resources: readonly DesiredResource<Spec>[],
+  loadZone: (zoneId: number) => Promise<Zone>,
+  readOne: (
+    resource: DesiredResource<Spec>,
+    zone: Zone,
+    zoneId: number,
+  ) => LiveRead<Live> | Promise<LiveRead<Live>>,
+): Promise<Map<string, LiveRead<Live>>> {
+  return readByGroup(resources, (r) => r.spec.shieldZoneId, loadZone, readOne);
 }
 
 /** One read per resource (`readOne` returns the live object); a throw fails only that resource. */

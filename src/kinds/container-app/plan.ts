@@ -7,7 +7,6 @@
  * container id and the live values of every field the YAML leaves out, new items go without
  * id, and a live item the YAML no longer lists is a deletion, refused unless allowDeletions.
  */
-import { isDeepStrictEqual } from 'node:util';
 import { writeRequests } from '../../api/operations.js';
 import type {
   ContainerRequest,
@@ -18,7 +17,7 @@ import type {
 } from '../../api/wire/mc.js';
 import type { DesiredResource } from '../../config/types.js';
 import type { FieldDiff, PlanError } from '../../engine/types.js';
-import { compact, diffDeclared, overlay } from '../common/diff.js';
+import { compact, diffDeclared, jsonEqual, overlay } from '../common/diff.js';
 import type { KindPlan, PlanContext } from '../common/kind.js';
 import type { LiveApp, LiveContainer } from './convert.js';
 import {
@@ -27,6 +26,7 @@ import {
   type EndpointSpec,
   OPTIMAL_REGION,
   type ProbeSpec,
+  usesOptimalRegion,
 } from './spec.js';
 
 const PROBE_HANDLERS = ['httpGet', 'tcpSocket', 'grpc'] as const;
@@ -271,7 +271,7 @@ function containerRequest(d: ContainerSpec, live: LiveContainer | undefined): Co
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  return isDeepStrictEqual([...new Set(a)].sort(), [...new Set(b)].sort());
+  return jsonEqual([...new Set(a)].sort(), [...new Set(b)].sort());
 }
 
 /** Replaces `@optimal` with E7's region id, keeping order and dropping a resulting duplicate. */
@@ -282,11 +282,6 @@ export function resolveOptimal(
   if (ids === undefined) return undefined;
   const resolved = ids.map((id) => (id === OPTIMAL_REGION && optimal !== undefined ? optimal : id));
   return [...new Set(resolved)];
-}
-
-function usesOptimal(spec: ContainerAppSpec): boolean {
-  const r = spec.regionSettings;
-  return [...(r?.allowedRegionIds ?? []), ...(r?.requiredRegionIds ?? [])].includes(OPTIMAL_REGION);
 }
 
 function planRegionSettings(
@@ -316,7 +311,7 @@ function planRegionSettings(
     });
   }
   // The API never returns nodeSelectors: compare with what the last apply sent.
-  if (d.nodeSelectors !== undefined && !isDeepStrictEqual(remembered?.nodeSelectors, d.nodeSelectors)) {
+  if (d.nodeSelectors !== undefined && !jsonEqual(remembered?.nodeSelectors, d.nodeSelectors)) {
     diffs.push({
       path: 'regionSettings.nodeSelectors',
       live: remembered?.nodeSelectors ?? '(not readable from the API)',
@@ -406,7 +401,7 @@ export function planApp(
 ): KindPlan {
   const spec = desired.spec;
   let optimal: string | undefined;
-  if (usesOptimal(spec)) {
+  if (usesOptimalRegion(spec)) {
     const region = ctx.optimalRegion;
     if (region === undefined || 'error' in region) {
       const error: PlanError = {
@@ -429,9 +424,10 @@ export function planApp(
     diffs.push({ path: 'runtimeType', live: live.runtimeType, desired: spec.runtimeType });
     body.runtimeType = spec.runtimeType;
   }
-  if (spec.autoScaling !== undefined && !isDeepStrictEqual(spec.autoScaling, live.autoScaling)) {
+  if (spec.autoScaling !== undefined) {
+    const before = diffs.length;
     diffDeclared(spec.autoScaling, live.autoScaling ?? undefined, 'autoScaling', diffs);
-    body.autoScaling = { min: spec.autoScaling.min, max: spec.autoScaling.max };
+    if (diffs.length > before) body.autoScaling = { min: spec.autoScaling.min, max: spec.autoScaling.max };
   }
   const remembered = ctx.remembered(desired.subject);
   const regionSettings = planRegionSettings(spec, live, optimal, remembered, diffs);

@@ -274,6 +274,12 @@ export const ContainerAppSpec = z
 /** The parsed (output) form of ContainerAppSpec: enums as the integers or spellings the API takes. */
 export type ContainerAppSpec = z.infer<typeof ContainerAppSpec>;
 
+/** Whether the app's region lists name `@optimal`, so its plan needs E7's answer. */
+export function usesOptimalRegion(spec: ContainerAppSpec): boolean {
+  const r = spec.regionSettings;
+  return [...(r?.allowedRegionIds ?? []), ...(r?.requiredRegionIds ?? [])].includes(OPTIMAL_REGION);
+}
+
 /**
  * Paths of string values equal to "@optimal" anywhere except the two region id lists: E7
  * resolves the placeholder only there, so anywhere else it would reach the API verbatim.

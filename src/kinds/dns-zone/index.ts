@@ -8,7 +8,7 @@ import { writeRequests } from '../../api/operations.js';
 import type { DnssecStatusWire, DnsZoneWire } from '../../api/wire/dns.js';
 import type { DesiredResource } from '../../config/types.js';
 import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
-import { found, notFound, readEach, readFailure } from '../common/read.js';
+import { found, notFound, readByGroup, readEach } from '../common/read.js';
 import { type DnsZoneSpec, dnsZoneSpec } from './spec.js';
 
 export interface LiveDnsZone {
@@ -46,25 +46,21 @@ async function readDnsZones(
       liveZone(await ctx.limit(() => ctx.api.getDnsZone(resource.spec.id, { signal: ctx.signal }))),
     );
   }
-  const out = new Map<string, LiveRead<LiveDnsZone>>();
-  let zones: Map<number, DnsZoneWire>;
-  try {
-    const listing = await ctx.limit(() => ctx.api.listDnsZones({ signal: ctx.signal }));
-    zones = new Map(listing.map((zone) => [zone.Id, zone]));
-  } catch (err) {
-    for (const resource of resources) out.set(resource.subject, readFailure(resource, err));
-    return out;
-  }
-  for (const resource of resources) {
-    const wire = zones.get(resource.spec.id);
-    out.set(
-      resource.subject,
-      wire === undefined
+  // One group, the account: its listing serves every zone, and its failure fails them all.
+  return readByGroup(
+    resources,
+    () => 'account',
+    async () => {
+      const listing = await ctx.limit(() => ctx.api.listDnsZones({ signal: ctx.signal }));
+      return new Map(listing.map((zone) => [zone.Id, zone]));
+    },
+    (resource, zones) => {
+      const wire = zones.get(resource.spec.id);
+      return wire === undefined
         ? notFound(resource, `DNS zone ${resource.spec.id} is not in the account`)
-        : found(liveZone(wire)),
-    );
-  }
-  return out;
+        : found(liveZone(wire));
+    },
+  );
 }
 
 export const dnsZoneKind: ResourceKind<DnsZoneSpec, LiveDnsZone> = {

@@ -8,10 +8,10 @@
  * document later (`enabled: true`) switches it on.
  */
 import type { AccessListDetailsWire } from '../../api/wire/shield.js';
-import { AccessListAction, enumName } from '../../domain/enums.js';
+import { AccessListAction } from '../../domain/enums.js';
 import { readZoneAccessLists } from '../common/access-lists.js';
 import { compact } from '../common/diff.js';
-import type { ExportedSpec, KindExporter } from '../common/export.js';
+import { type ExportedSpec, type KindExporter, optionalEnumName } from '../common/export.js';
 
 /** One managed list in the desired-state format (identified by `listId`, which never changes). */
 export function managedListToSpec(shieldZoneId: number, details: AccessListDetailsWire): ExportedSpec {
@@ -19,10 +19,7 @@ export function managedListToSpec(shieldZoneId: number, details: AccessListDetai
     shieldZoneId,
     listId: details.listId,
     enabled: details.isEnabled,
-    action:
-      details.action === null || details.action === undefined
-        ? undefined
-        : enumName(AccessListAction, details.action),
+    action: optionalEnumName(AccessListAction, details.action),
   });
   return { kind: 'ManagedAccessList', liveName: details.name ?? '', id: details.listId, spec, warnings: [] };
 }

@@ -2,13 +2,12 @@
  * `ManagedAccessList`: curated lists are only switched (E3); found in the zone's listing by
  * `listId` or by `name` (case-insensitive), which also gives the configuration id.
  */
-import { writeRequests } from '../../api/operations.js';
 import type { DesiredResource } from '../../config/types.js';
 import type { FieldDiff } from '../../engine/types.js';
 import {
-  displayAccessListValue,
   type LiveConfiguration,
   liveConfiguration,
+  planConfiguration,
   readZoneAccessLists,
 } from '../common/access-lists.js';
 import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
@@ -22,30 +21,9 @@ export interface LiveManagedList {
 }
 
 function planManagedList(desired: DesiredResource<ManagedAccessListSpec>, live: LiveManagedList): KindPlan {
-  const spec = desired.spec;
-  const config = live.configuration;
   const diffs: FieldDiff[] = [];
-  if (spec.enabled !== config.isEnabled)
-    diffs.push({ path: 'enabled', live: config.isEnabled, desired: spec.enabled });
-  if (spec.action !== undefined && spec.action !== config.action) {
-    diffs.push({
-      path: 'action',
-      live: displayAccessListValue('action', config.action),
-      desired: displayAccessListValue('action', spec.action),
-    });
-  }
-  if (diffs.length === 0) return { diffs, requests: [] };
-  const body = { isEnabled: spec.enabled, ...(spec.action === undefined ? {} : { action: spec.action }) };
-  return {
-    diffs,
-    requests: [
-      writeRequests.updateAccessListConfiguration(
-        spec.shieldZoneId,
-        spec.configurationId ?? config.configurationId,
-        body,
-      ),
-    ],
-  };
+  const request = planConfiguration(desired.spec, live.configuration, diffs);
+  return { diffs, requests: request === undefined ? [] : [request] };
 }
 
 function readManagedLists(

@@ -13,12 +13,8 @@ import {
   WafRuleTransformationType,
 } from '../../domain/enums.js';
 import { compact } from '../common/diff.js';
-import type { ExportedSpec, KindExporter } from '../common/export.js';
+import { type ExportedSpec, type KindExporter, optionalEnumName } from '../common/export.js';
 import { normalizeWafRule } from './index.js';
-
-function name(table: Parameters<typeof enumName>[0], value: number | null): string | undefined {
-  return value === null ? undefined : enumName(table, value);
-}
 
 /**
  * One live rule in the desired-state format. Chained conditions leave out `isNegated`,
@@ -35,9 +31,9 @@ export function wafRuleToSpec(wire: CustomWafRuleWire, shieldZoneId: number): Ex
     // A description does not change what the rule does: left unmanaged when there is none.
     ruleDescription: live.ruleDescription === '' ? undefined : live.ruleDescription,
     ruleConfiguration: {
-      actionType: name(WafRuleActionType, c.actionType),
-      operatorType: name(WafRuleOperatorType, c.operatorType),
-      severityType: name(WafRuleSeverityType, c.severityType),
+      actionType: optionalEnumName(WafRuleActionType, c.actionType),
+      operatorType: optionalEnumName(WafRuleOperatorType, c.operatorType),
+      severityType: optionalEnumName(WafRuleSeverityType, c.severityType),
       variableTypes: c.variableTypes,
       transformationTypes: c.transformationTypes.map((t) => enumName(WafRuleTransformationType, t)),
       value: c.value,
@@ -45,7 +41,7 @@ export function wafRuleToSpec(wire: CustomWafRuleWire, shieldZoneId: number): Ex
       isRegexVariable: c.isRegexVariable,
       chainedRuleConditions: c.chainedRuleConditions.map((condition) => ({
         variableTypes: condition.variableTypes,
-        operatorType: name(WafRuleOperatorType, condition.operatorType),
+        operatorType: optionalEnumName(WafRuleOperatorType, condition.operatorType),
         value: condition.value,
         isNegated: condition.isNegated ? true : undefined,
         isRegexVariable: condition.isRegexVariable ? true : undefined,
