@@ -2,7 +2,7 @@
  * The canonical JSON behind every digest, and the deep freeze that makes a loaded desired
  * state immutable (it is shared by the engine, the daemon's status and the next reload).
  */
-import { sha256 } from './files.js';
+import { sha256Hex } from '../domain/checksum.js';
 
 /**
  * JSON with object keys sorted (by UTF-16 code unit, JavaScript's default sort) at every
@@ -31,7 +31,7 @@ export function canonicalJson(value: unknown): string {
 
 /** Lowercase hex SHA-256 of the canonical JSON of `{kind, metadata, spec}`: a resource's digest. */
 export function resourceDigest(kind: string, metadata: unknown, spec: unknown): string {
-  return sha256(canonicalJson({ kind, metadata, spec }));
+  return sha256Hex(canonicalJson({ kind, metadata, spec }));
 }
 
 /** Freezes a plain data value and everything inside it; returns it for chaining. */

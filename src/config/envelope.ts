@@ -50,13 +50,9 @@ function envelopeOf<K extends KindName>(kind: K) {
 }
 
 /** Per kind, the schema of a whole document of that kind. */
-export const KIND_ENVELOPES: Readonly<Record<KindName, z.ZodType>> = {
-  WafCustomRule: envelopeOf('WafCustomRule'),
-  AccessList: envelopeOf('AccessList'),
-  ManagedAccessList: envelopeOf('ManagedAccessList'),
-  ContainerApp: envelopeOf('ContainerApp'),
-  DnsZone: envelopeOf('DnsZone'),
-};
+export const KIND_ENVELOPES = Object.fromEntries(
+  KIND_NAMES.map((kind): [KindName, z.ZodType] => [kind, envelopeOf(kind)]),
+) as Readonly<Record<KindName, z.ZodType>>;
 
 /**
  * For a document whose kind is missing or unknown: the rest of the envelope is still checked,

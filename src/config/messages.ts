@@ -100,10 +100,10 @@ export function readableError(iss: z.core.$ZodRawIssue): string {
  * Flattens zod's issues: one per unknown key (pointing at the key), "is required" for any
  * missing value even where a schema worded its type error itself.
  */
-export function toRawIssues(issues: readonly z.core.$ZodIssue[], prefix: DocPath = []): RawIssue[] {
+export function toRawIssues(issues: readonly z.core.$ZodIssue[]): RawIssue[] {
   const out: RawIssue[] = [];
   for (const issue of issues) {
-    const path = [...prefix, ...(issue.path as (string | number)[])];
+    const path = [...(issue.path as (string | number)[])];
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         const hint = key === '<<' ? ' (YAML merge keys are not supported)' : '';

@@ -90,7 +90,6 @@ export const WAF_VARIABLE_TYPES = [
   'FINGERPRINT',
   'VERIFIED_BOT_CATEGORY',
 ] as const;
-export type WafVariableType = (typeof WAF_VARIABLE_TYPES)[number];
 
 /** E3 `action` (Shield OpenAPI `AccessListAction`). */
 export const AccessListAction = { None: 0, Allow: 1, Block: 2, Challenge: 3, Log: 4, Bypass: 5 } as const;
@@ -142,31 +141,6 @@ export const BotCategorizationAction = { None: 0, Block: 1, Allow: 2, Ignore: 3 
 export const RUNTIME_TYPES = ['shared', 'reserved'] as const;
 export const PORT_PROTOCOLS = ['tcp', 'udp', 'sctp'] as const;
 export const IMAGE_PULL_POLICIES = ['always', 'ifNotPresent'] as const;
-
-function range(from: number, to: number): number[] {
-  return Array.from({ length: to - from + 1 }, (_, i) => from + i);
-}
-
-/**
- * The HttpStatusCode values the seed allows in GenericRequestResponse.statusCode:
- * 100-103, 200-208, 226, 300-308, 400-417, 421-424, 426, 428, 429, 431, 451, 500-508, 510, 511.
- */
-export const ALLOWED_HTTP_STATUS_CODES: ReadonlySet<number> = new Set([
-  ...range(100, 103),
-  ...range(200, 208),
-  226,
-  ...range(300, 308),
-  ...range(400, 417),
-  ...range(421, 424),
-  426,
-  428,
-  429,
-  431,
-  451,
-  ...range(500, 508),
-  510,
-  511,
-]);
 
 /** Name of an enum value, or the number as a string when the table does not know it. */
 export function enumName(table: EnumTable, value: number): string {

@@ -2,7 +2,7 @@
  * Builds DesiredResource values from inline specs for tests that do not need the loader:
  * the spec goes through the kind's real schema and resolve step.
  */
-import { createHash } from 'node:crypto';
+import { resourceDigest } from '../../src/config/canonical.js';
 import type { DesiredResource, ResourceMetadata } from '../../src/config/types.js';
 import type { KindName } from '../../src/kinds/common/spec-module.js';
 import { KIND_SPECS } from '../../src/kinds/specs.js';
@@ -32,6 +32,7 @@ export function desired<Spec = unknown>(
     metadata: meta,
     spec: canonical as Spec,
     source: { file: `${name}.yaml`, line: 1, col: 1 },
-    digest: createHash('sha256').update(JSON.stringify({ kind, meta, canonical })).digest('hex'),
+    // The loader's digest, so a resource built here and the same one loaded agree.
+    digest: resourceDigest(kind, meta, canonical),
   };
 }
