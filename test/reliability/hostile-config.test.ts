@@ -3,7 +3,7 @@
  * time, goes through `edgesync apply` against a live emulator, and not one request reaches
  * the API — not a write, not even a read — nor is a state directory created.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -42,13 +42,21 @@ describe('the invalid-input corpus through apply', () => {
   });
 
   it.each(committed)('%s: exit 1, no request at all, no state written', async (name) => {
-    const run = await apply(join(CORPUS, name));
+    const dir = join(CORPUS, name);
+    // The loader's corpus test holds these lines exactly; here they prove apply failed for them.
+    const expected = readFileSync(join(dir, 'expected.txt'), 'utf8').trimEnd().split('\n');
+    const errors = expected.filter((line) => !/^[^ ]+?: warning: /.test(line)).length;
+
+    const run = await apply(dir);
 
     expect(run.code).toBe(1);
     expect(run.requests).toBe(0);
     expect(run.stateDirCreated).toBe(false);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/^edgesync: /m);
+    expect(run.stderr).toBe(
+      `${[...expected, `edgesync: ${errors} problem${errors === 1 ? '' : 's'} in ${dir}`].join('\n')}\n`,
+    );
   });
 
   it.each(INVALID_TREES)('$name: exit 1, no request at all, no state written', async (tree) => {
