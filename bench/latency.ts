@@ -15,16 +15,16 @@
  * Each trial waits for the daemon to be idle again before the next one starts.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { signBody } from '../src/daemon/signatures.js';
 import { startEmulatorHost } from './emulator-host.js';
 import { emulatorSeed, type GeneratedResource, generateRepository } from './generate.js';
-import { type BenchSection, count } from './section.js';
+import { type BenchSection, count, MB, procPeakRssBytes } from './section.js';
 
 const ACCESS_KEY = 'bench-access-key';
 const SECRET = 'bench-webhook-secret';
@@ -93,15 +93,9 @@ function changeRule(dir: string, rule: GeneratedResource, trial: string): void {
   writeFileSync(path, `${text.slice(0, end)} (${trial})${text.slice(end)}`);
 }
 
-/** Peak RSS of a process from /proc (Linux); 0 elsewhere. */
+/** Peak RSS of a process from /proc (Linux); 0 elsewhere or for a child that never got a pid. */
 function peakRss(pid: number | undefined): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
-    return kb === undefined ? 0 : Number(kb) * 1024;
-  } catch {
-    return 0;
-  }
+  return pid === undefined ? 0 : (procPeakRssBytes(pid) ?? 0);
 }
 
 /** `edgesync run` in a child process, with its JSON log lines timestamped as they arrive. */
@@ -112,6 +106,7 @@ interface DaemonProcess {
   /** Resolves once /status says Ready twice, a debounce apart (a skipped follow-up included). */
   idle(): Promise<void>;
   peakRssBytes(): number;
+  /** SIGTERM, then waits for the exit; a no-op once the child has exited. */
   stop(): Promise<void>;
 }
 
@@ -202,7 +197,14 @@ async function startDaemon(
     url = String(line.listen);
     return true;
   });
-  await started;
+  try {
+    await started;
+  } catch (err) {
+    // The caller gets no handle to stop it with, so it is stopped here.
+    child.kill('SIGTERM');
+    await exited;
+    throw err;
+  }
   const ready = async (): Promise<void> => {
     const deadline = performance.now() + 120_000;
     let last: string | undefined;
@@ -240,7 +242,7 @@ async function sendPushHook(url: string, sha: string): Promise<number> {
     after: sha,
     repository: { full_name: 'bench/edge' },
   });
-  const signature = `sha256=${createHmac('sha256', SECRET).update(body).digest('hex')}`;
+  const signature = signBody(SECRET, body);
   const reply = await fetch(`${url}/hooks/github`, {
     method: 'POST',
     headers: {
@@ -262,6 +264,13 @@ export async function runLatencyBench(
 ): Promise<PushToAppliedFigures> {
   const root = mkdtempSync(join(tmpdir(), 'edgesync-bench-latency-'));
   const host = startEmulatorHost();
+  // Every daemon started, so that a failed trial does not leave one running.
+  const daemons: DaemonProcess[] = [];
+  const launch = async (configDir: string, stateDir: string, baseUrl: string, extra: string[]) => {
+    const daemon = await startDaemon(configDir, stateDir, baseUrl, extra);
+    daemons.push(daemon);
+    return daemon;
+  };
   try {
     const repoDir = join(root, 'repo');
     mkdirSync(repoDir);
@@ -281,7 +290,7 @@ export async function runLatencyBench(
     // File edits, in a plain directory.
     progress(`latency: file edits, ${count(resources)} resources`);
     const bootAt = performance.now();
-    const fileDaemon = await startDaemon(repoDir, join(root, 'state-file'), emulator.url, []);
+    const fileDaemon = await launch(repoDir, join(root, 'state-file'), emulator.url, []);
     await fileDaemon.next((line) => line.event === 'reconcile.finished');
     const startupMs = performance.now() - bootAt;
     await fileDaemon.idle();
@@ -305,7 +314,7 @@ export async function runLatencyBench(
     git(root, 'clone', '--quiet', '--bare', 'repo', 'remote.git');
     git(repoDir, 'remote', 'add', 'origin', join(root, 'remote.git'));
     git(root, 'clone', '--quiet', 'remote.git', 'config');
-    const hookDaemon = await startDaemon(join(root, 'config'), join(root, 'state-hook'), emulator.url, [
+    const hookDaemon = await launch(join(root, 'config'), join(root, 'state-hook'), emulator.url, [
       '--git-pull',
     ]);
     await hookDaemon.next((line) => line.event === 'reconcile.finished');
@@ -337,12 +346,12 @@ export async function runLatencyBench(
       daemonPeakRssBytes: { fileEdit: fileRss, webhook: hookRss },
     };
   } finally {
+    await Promise.all(daemons.map((daemon) => daemon.stop()));
     await host.close();
     rmSync(root, { recursive: true, force: true });
   }
 }
 
-const MB = 1024 * 1024;
 const ms = (value: number): string => `${value.toFixed(0)} ms`;
 
 /** Part 4 of `npm run bench`. */
