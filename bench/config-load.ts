@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { LineCounter, parseAllDocuments } from 'yaml';
 import { createDesiredStateLoader } from '../src/config/loader.js';
 import { generateRepository } from './generate.js';
-import type { BenchSection } from './section.js';
+import { type BenchSection, median } from './section.js';
 
 /** What the config-load benchmark measured (milliseconds unless named otherwise). */
 export interface ConfigLoadFigures {
@@ -38,14 +38,6 @@ export interface ConfigLoadFigures {
   /** Median re-validation after one rules file changed (the daemon's loader, warm cache). */
   readonly incrementalMs: number;
   readonly incrementalSamples: number;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 function yamlFloor(dir: string, files: readonly string[], toJs: boolean): number {

@@ -44,9 +44,6 @@ async function answer(request: HostRequest): Promise<unknown> {
     }
     case 'journal':
       return summarise(emulator(request.handle));
-    case 'clear-journal':
-      emulator(request.handle).journal.clear();
-      return undefined;
     case 'utilization': {
       // This thread's own event-loop utilisation: how busy the emulator was, apart from the client.
       const { idle, active } = performance.eventLoopUtilization();

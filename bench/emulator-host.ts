@@ -31,7 +31,7 @@ export type HostRequest =
       readonly seed: EmulatorSeed;
       readonly journal: boolean;
     }
-  | { readonly id: number; readonly type: 'journal' | 'clear-journal' | 'stop'; readonly handle: number }
+  | { readonly id: number; readonly type: 'journal' | 'stop'; readonly handle: number }
   | { readonly id: number; readonly type: 'utilization' };
 
 /** A request before the host numbers it. */
@@ -47,7 +47,6 @@ export interface HostedEmulator {
   readonly url: string;
   readonly counts: StateCounts;
   journal(): Promise<JournalSummary>;
-  clearJournal(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -102,7 +101,6 @@ export function startEmulatorHost(): EmulatorHost {
         url,
         counts,
         journal: () => ask<JournalSummary>({ type: 'journal', handle }),
-        clearJournal: () => ask<void>({ type: 'clear-journal', handle }),
         stop: () => ask<void>({ type: 'stop', handle }),
       };
     },

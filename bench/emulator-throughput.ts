@@ -90,7 +90,6 @@ const host = startEmulatorHost();
 const seed = benchSeed({ zones: 50, rulesPerZone: 100, apps: 500, dnsZones: 500 });
 const withJournal = await host.start({ accessKey, seed, journal: true });
 const withoutJournal = await host.start({ accessKey, seed, journal: false });
-const ready = { journalOn: withJournal.url, journalOff: withoutJournal.url, counts: withJournal.counts };
 
 const ROUTES = [
   { name: 'GET /mc/apps/{id}', path: '/mc/apps/app250' },
@@ -103,11 +102,10 @@ const ROUTES = [
 ];
 
 process.stdout.write(
-  `seed: ${JSON.stringify(ready.counts)}\nautocannon: ${connections} connections, ${duration} s per run\n\n`,
+  `seed: ${JSON.stringify(withJournal.counts)}\nautocannon: ${connections} connections, ${duration} s per run\n\n`,
 );
-const rows: string[] = [];
 for (const journal of ['on', 'off'] as const) {
-  const base = journal === 'on' ? ready.journalOn : ready.journalOff;
+  const base = journal === 'on' ? withJournal.url : withoutJournal.url;
   for (const route of ROUTES) {
     const result = await runLoad({
       url: `${base}${route.path}`,
@@ -121,7 +119,6 @@ for (const journal of ['on', 'off'] as const) {
       .padStart(
         7,
       )} req/s  p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms${failed > 0 ? `  FAILED ${failed}` : ''}`;
-    rows.push(row);
     process.stdout.write(`${row}\n`);
   }
 }

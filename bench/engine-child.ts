@@ -3,7 +3,7 @@
  * it in `apply` mode with the CLI's client settings (connections = 2 × concurrency), and
  * reports wall time, requests by operation and memory. Not a module to import.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
@@ -16,21 +16,12 @@ import { reconcile } from '../src/engine/reconcile.js';
 import { memoryStateStore } from '../src/engine/state.js';
 import type { EngineReply, EngineRequest, ReconcileJob, ReconcileRun } from './engine-process.js';
 import type { LoadRequest } from './load-tool.js';
+import { procPeakRssBytes } from './section.js';
 
 let desired: DesiredState | undefined;
 let profiled = 0;
 /** Highest RSS seen before the kernel's high-water mark was last reset (see resetPeakRss). */
 let lifetimePeakBytes = 0;
-
-/** The kernel's peak RSS of this process (VmHWM), when /proc says. */
-function kernelPeakRss(): number | undefined {
-  try {
-    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
-    return match === null ? undefined : Number(match[1]) * 1024;
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Resets the kernel's peak RSS to the current RSS (Linux: `5` into /proc/self/clear_refs), so
@@ -41,7 +32,7 @@ function kernelPeakRss(): number | undefined {
 function resetPeakRss(): boolean {
   lifetimePeakBytes = Math.max(
     lifetimePeakBytes,
-    kernelPeakRss() ?? 0,
+    procPeakRssBytes('self') ?? 0,
     process.resourceUsage().maxRSS * 1024,
   );
   try {
@@ -124,7 +115,7 @@ async function runJob(job: ReconcileJob): Promise<{ runs: ReconcileRun[]; e1: Lo
       peakRssBytes = Math.max(
         peakRssBytes,
         process.memoryUsage.rss(),
-        exactPeak ? (kernelPeakRss() ?? 0) : 0,
+        exactPeak ? (procPeakRssBytes('self') ?? 0) : 0,
       );
       const byOperation: Record<string, number> = {};
       let writes = 0;

@@ -35,8 +35,6 @@ export interface GeneratedRepository {
   readonly dir: string;
   /** Relative paths of the YAML files written, sorted. */
   readonly yamlFiles: readonly string[];
-  /** Relative paths of the access-list entry files written, sorted. */
-  readonly listFiles: readonly string[];
   /** Total bytes of the YAML files. */
   readonly yamlBytes: number;
   readonly counts: Readonly<Record<GeneratedKind, number>>;
@@ -479,7 +477,6 @@ export function generateRepository(dir: string, options: GenerateOptions = {}): 
   const dnsZones =
     total - wanted.WafCustomRule - wanted.AccessList - wanted.ManagedAccessList - wanted.ContainerApp;
   const files = new Map<string, string[]>();
-  const listFiles: string[] = [];
   const resources: GeneratedResource[] = [];
   const shieldZoneIds = Array.from({ length: zones }, (_, i) => 4200 + i);
 
@@ -522,7 +519,6 @@ export function generateRepository(dir: string, options: GenerateOptions = {}): 
         const body = entries(random, 20 + Math.floor(random() * 40));
         entriesFile = { path: `../../${listFile}`, entries: body };
         writeText(join(dir, listFile), `# partner ranges for zone ${zone}\n\n${body.join('\n')}\n`);
-        listFiles.push(listFile);
       }
       add(
         `shield/zone-${zone}/access-lists.yaml`,
@@ -561,7 +557,6 @@ export function generateRepository(dir: string, options: GenerateOptions = {}): 
   return {
     dir,
     yamlFiles: [...files.keys()].sort(),
-    listFiles: listFiles.sort(),
     yamlBytes,
     counts,
     shieldZoneIds,

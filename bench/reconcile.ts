@@ -24,7 +24,7 @@ import { type ReconcileRun, startEngineProcess } from './engine-process.js';
 import { emulatorSeed, generateRepository } from './generate.js';
 import { type LoadRequest, type LoadResult, runLoad } from './load-tool.js';
 import type { RawClientResult } from './raw-client.js';
-import { type BenchSection, count } from './section.js';
+import { type BenchSection, count, MB, median } from './section.js';
 
 const ACCESS_KEY = 'bench-access-key';
 const execFileAsync = promisify(execFile);
@@ -55,6 +55,21 @@ export interface ApplyRound {
   readonly rawClient: RawClientResult;
 }
 
+/**
+ * Each apply round's engine rate ÷ the autocannon req/s measured right after it, one entry per
+ * round in order; the ratios in `SizeFigures.apply` are their medians.
+ */
+export interface RoundRatios {
+  /** Changes/s of the whole run. */
+  readonly changes: readonly number[];
+  /** Requests/s of the whole run (reads included). */
+  readonly requests: readonly number[];
+  /** Changes/s of the apply phase alone. */
+  readonly applyPhase: readonly number[];
+  /** The bare undici client's req/s. */
+  readonly rawClient: readonly number[];
+}
+
 /** Everything measured at one size. */
 export interface SizeFigures {
   readonly resources: number;
@@ -69,6 +84,7 @@ export interface SizeFigures {
   };
   readonly apply: {
     readonly rounds: readonly ApplyRound[];
+    readonly roundRatios: RoundRatios;
     /** Medians over the rounds. */
     readonly wallMs: number;
     readonly changes: number;
@@ -98,14 +114,6 @@ export interface ReconcileFigures {
   readonly sizes: readonly SizeFigures[];
   /** Exponent k of time ∝ resources^k between the smallest and largest size (1 = linear). */
   readonly growth: { readonly noChangeWarm: number; readonly apply: number };
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
 /** k in t ∝ n^k from the two end points. */
@@ -234,8 +242,14 @@ async function measureSize(
     // Ratios are taken within a round (the engine, then autocannon right after it on the same
     // emulator) and their median reported: the machine's load drifts between rounds, and a
     // ratio of two medians from different rounds would pair figures taken under different loads.
-    const pairedRatio = (engineRate: (r: ApplyRound) => number): number =>
-      median(applyRounds.map((r) => engineRate(r) / r.loadTool.requestsPerSecond));
+    const perRound = (engineRate: (r: ApplyRound) => number): number[] =>
+      applyRounds.map((r) => engineRate(r) / r.loadTool.requestsPerSecond);
+    const roundRatios: RoundRatios = {
+      changes: perRound((r) => changes / (r.engine.wallMs / 1000)),
+      requests: perRound((r) => r.engine.requests.total / (r.engine.wallMs / 1000)),
+      applyPhase: perRound((r) => changes / (r.engine.phases.applyMs / 1000)),
+      rawClient: perRound((r) => r.rawClient.requestsPerSecond),
+    };
     const maxRssBytes = await engine.exit();
     return {
       resources: loaded.resources,
@@ -244,16 +258,17 @@ async function measureSize(
       noChange: { cold, warm, emulator: journal },
       apply: {
         rounds: applyRounds,
+        roundRatios,
         wallMs,
         changes,
         changesPerSecond,
         requestsPerSecond,
         loadToolRequestsPerSecond,
-        ratio: pairedRatio((r) => changes / (r.engine.wallMs / 1000)),
-        requestRatio: pairedRatio((r) => r.engine.requests.total / (r.engine.wallMs / 1000)),
+        ratio: median(roundRatios.changes),
+        requestRatio: median(roundRatios.requests),
         applyPhaseChangesPerSecond,
-        applyPhaseRatio: pairedRatio((r) => changes / (r.engine.phases.applyMs / 1000)),
-        rawClientRatio: pairedRatio((r) => r.rawClient.requestsPerSecond),
+        applyPhaseRatio: median(roundRatios.applyPhase),
+        rawClientRatio: median(roundRatios.rawClient),
       },
       reconcilePeakRssBytes: Math.max(
         cold.peakRssBytes,
@@ -291,8 +306,6 @@ export async function runReconcileBench(options: ReconcileBenchOptions): Promise
     await host.close();
   }
 }
-
-const MB = 1024 * 1024;
 
 function seconds(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`;
@@ -334,11 +347,9 @@ function details(f: ReconcileFigures): string[] {
   return lines;
 }
 
-/** Each apply round's changes/s ÷ the autocannon req/s measured right after it. */
-function roundRatios(s: SizeFigures): string[] {
-  return s.apply.rounds.map((r) =>
-    (s.apply.changes / (r.engine.wallMs / 1000) / r.loadTool.requestsPerSecond).toFixed(2),
-  );
+/** A round-ratio list as the table shows it. */
+function ratioList(ratios: readonly number[]): string {
+  return ratios.map((ratio) => ratio.toFixed(2)).join(', ');
 }
 
 /** True when the warm no-change reads were batched: no per-rule GET, a bounded number of listings. */
@@ -388,7 +399,7 @@ export const reconcileSection: BenchSection = {
         {
           figure: `apply ${count(top.apply.changes)} changes: changes/s ÷ autocannon req/s right after, same emulator (E1 PATCH bodies, ${f.concurrency} connections); median of the rounds`,
           target: '≥ 0.70',
-          measured: `${top.apply.ratio.toFixed(2)} (rounds ${roundRatios(top).join(', ')}; medians ${count(top.apply.changesPerSecond)} changes/s, ${count(top.apply.loadToolRequestsPerSecond)} req/s)`,
+          measured: `${top.apply.ratio.toFixed(2)} (rounds ${ratioList(top.apply.roundRatios.changes)}; medians ${count(top.apply.changesPerSecond)} changes/s, ${count(top.apply.loadToolRequestsPerSecond)} req/s)`,
           pass: top.apply.ratio >= 0.7,
         },
         {
@@ -399,7 +410,7 @@ export const reconcileSection: BenchSection = {
         {
           figure: `the bare undici client (no engine: request + JSON.parse), same bodies and connections: req/s ÷ autocannon req/s`,
           target: '',
-          measured: `${top.apply.rawClientRatio.toFixed(2)} (rounds ${top.apply.rounds.map((r) => (r.rawClient.requestsPerSecond / r.loadTool.requestsPerSecond).toFixed(2)).join(', ')}; ${top.apply.rounds.map((r) => r.rawClient.cpuMicrosPerRequest.toFixed(0)).join(', ')} µs CPU/request)`,
+          measured: `${top.apply.rawClientRatio.toFixed(2)} (rounds ${ratioList(top.apply.roundRatios.rawClient)}; ${top.apply.rounds.map((r) => r.rawClient.cpuMicrosPerRequest.toFixed(0)).join(', ')} µs CPU/request)`,
         },
         {
           figure: `apply phase alone (the writes, after read and plan): changes/s ÷ autocannon req/s`,

@@ -2,8 +2,10 @@
  * The shape every benchmark section has, so `main.ts` runs a list of them and prints one
  * table: a section measures, returns its table rows (figure, target, measured, pass) and the
  * raw figures `bench/results.json` keeps under the section's name. A new benchmark (the
- * daemon's push-to-applied latency) is one more module exporting a `BenchSection`.
+ * daemon's push-to-applied latency) is one more module exporting a `BenchSection`. The small
+ * helpers the sections share (counts, medians, peak RSS from /proc) live here too.
  */
+import { readFileSync } from 'node:fs';
 
 /** What every section is told. */
 export interface BenchContext {
@@ -57,4 +59,29 @@ export function markdownTable(figures: readonly Figure[]): string {
 /** Thousands separators, for counts in the table. */
 export function count(value: number): string {
   return Math.round(value).toLocaleString('en-US');
+}
+
+/** Bytes in a mebibyte, for the RSS figures. */
+export const MB = 1024 * 1024;
+
+/** Median (the mean of the two middle values for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/**
+ * A process's peak RSS (the kernel's VmHWM) in bytes, from /proc (Linux); undefined where
+ * /proc cannot say (another platform, a process already gone).
+ */
+export function procPeakRssBytes(pid: number | 'self'): number | undefined {
+  try {
+    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
 }
