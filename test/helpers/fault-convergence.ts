@@ -11,6 +11,7 @@
  * fault still depends on arrival order under concurrency, so the scenario asserts outcomes —
  * converged, equal, no duplicate, nothing lost — never counts of faults.
  */
+import { expect } from 'vitest';
 import { emulatorSeed, generateRepository, prng } from '../../bench/generate.js';
 import { createApiClient } from '../../src/api/client.js';
 import type { RequestEvent } from '../../src/api/types.js';
@@ -237,4 +238,38 @@ export async function runFaultScenario(scenario: FaultScenario): Promise<FaultRe
     await emu.close();
     await reference.close();
   }
+}
+
+/** Reconciles a scenario may take to converge (issue 6: "within 3 reconciles"). */
+const RUNS_TO_CONVERGE = 3;
+
+/**
+ * What every fault test asserts on a report of `resources` changes: converged within 3 runs,
+ * live equal to desired, no duplicate container, nothing lost, and the faults really happened.
+ */
+export function expectConverged(report: FaultReport, resources: number): void {
+  expect(report.drifted).toHaveLength(resources);
+  // The first run that failed nothing, counted from 0; -1 when none did. Independent of the
+  // scenario's maxRuns, which only bounds how many runs there are.
+  const firstCleanRun = report.runs.findIndex((counts) => counts.failed === 0);
+  const failedPerRun = `failed per run: ${report.runs.map((counts) => counts.failed).join(', ')}`;
+  expect(firstCleanRun, failedPerRun).toBeGreaterThanOrEqual(0);
+  expect(firstCleanRun, failedPerRun).toBeLessThan(RUNS_TO_CONVERGE);
+  expect(report.runs.at(-1)?.failed).toBe(0);
+  expect(report.finalPlan).toEqual({
+    resources,
+    toUpdate: 0,
+    unchanged: resources,
+    skipped: 0,
+    errors: 0,
+    destructive: 0,
+  });
+  expect(report.finalPlanWrites).toBe(0);
+  expect(report.differences).toEqual([]);
+  expect(report.duplicateContainers).toEqual([]);
+  expect(report.refusedAppPatches).toBe(0);
+  // The faults really happened: every kind of refusal, drops, and replies lost after the
+  // emulator had applied the request (the scripted E4 ones at least).
+  expect([429, 500, 503, 0].filter((s) => !report.statuses.has(s))).toEqual([]);
+  expect(report.lostReplies).toBeGreaterThanOrEqual(2);
 }
