@@ -7,7 +7,6 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { redactCredentials } from '../../src/daemon/controller.js';
-import type { StatusDocument } from '../../src/daemon/status.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import {
   daemonArgs,
@@ -17,7 +16,8 @@ import {
   request,
   ruleYaml,
   runDaemon,
-  until,
+  secretFile,
+  untilStatus,
   writeDaemonConfig,
 } from '../helpers/daemon.js';
 import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
@@ -49,26 +49,18 @@ let work: string;
 let config: string;
 
 async function start(): Promise<InProcessDaemon> {
-  const secretFile = join(writeTree(tempDir(), { secret: `${SECRET}\n` }), 'secret');
   const d = await runDaemon(
     daemonArgs({
       config,
       stateDir: join(root, 'state'),
       baseUrl: emu.url,
-      extra: ['--git-pull', '--webhook-secret-file', secretFile],
+      extra: ['--git-pull', '--webhook-secret-file', secretFile(SECRET)],
     }),
     { EDGESYNC_ACCESS_KEY: TEST_KEY },
   );
   daemon = d;
   await d.waitForEvent('reconcile.finished');
   return d;
-}
-
-async function settledStatus(d: InProcessDaemon): Promise<StatusDocument> {
-  return until(async () => {
-    const doc = (await request(`${d.url}/status`)).json as StatusDocument;
-    return doc.status === 'Ready' && doc;
-  }, 'Ready');
 }
 
 function push(sha: string): string {
@@ -99,7 +91,7 @@ describe('--git-pull', () => {
   it('pulls before a webhook run; the new commit is applied and its SHA is the revision', async () => {
     const d = await start();
     const first = git(config, 'rev-parse', 'HEAD');
-    const before = await settledStatus(d);
+    const before = await untilStatus(d, 'Ready');
 
     edit(work, 'shield/rules.yaml', ruleYaml('Pulled from the remote'));
     git(work, 'commit', '--quiet', '-am', 'rename the rule');
@@ -107,7 +99,7 @@ describe('--git-pull', () => {
     const second = git(work, 'rev-parse', 'HEAD');
     const reply = await githubHook(d.url, 'push', push(second), SECRET);
     const applied = await d.waitForEvent('change.applied');
-    const after = await settledStatus(d);
+    const after = await untilStatus(d, 'Ready');
 
     expect(reply.status).toBe(202);
     expect(before.revision).toBe(first);
@@ -140,7 +132,7 @@ describe('--git-pull', () => {
     const reply = await githubHook(d.url, 'push', push('0'.repeat(40)), SECRET);
     const failed = await d.waitForEvent('git.pull.failed');
     await d.waitForEvent('reconcile.finished', () => true, 2);
-    const after = await settledStatus(d);
+    const after = await untilStatus(d, 'Ready');
     const metrics = (await request(`${d.url}/metrics`)).text;
 
     expect(reply.status).toBe(202);

@@ -2,26 +2,24 @@
  * `/metrics` (Prometheus text that parses line by line, with every named series), `/status`
  * (its shape), `/healthz`, and one Registry per daemon instance.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { register } from 'prom-client';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDaemonMetrics } from '../../src/daemon/metrics.js';
 import type { StatusDocument } from '../../src/daemon/status.js';
-import type { Emulator } from '../../src/emulator/index.js';
 import {
-  daemonArgs,
   edit,
   genericHook,
   type InProcessDaemon,
   request,
   ruleYaml,
-  runDaemon,
+  secretFile,
+  statusOf,
   until,
+  useDaemonFixture,
   writeDaemonConfig,
 } from '../helpers/daemon.js';
-import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
-import { tempDir } from '../helpers/temp-dir.js';
+import { TEST_KEY } from '../helpers/emulator.js';
 
 const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*';
 const LABELS = '\\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\\\\n]|\\\\.)*",?)*\\}';
@@ -49,36 +47,21 @@ function parseMetrics(text: string): Map<string, number> {
   return samples;
 }
 
-let emu: Emulator;
-let daemon: InProcessDaemon | undefined;
-let root: string;
+const fx = useDaemonFixture();
 
-beforeEach(async () => {
-  emu = await withEmulator();
-  root = tempDir();
-});
-
-afterEach(async () => {
-  await daemon?.stop();
-  daemon = undefined;
-  await emu.close();
-});
-
+/**
+ * A daemon on `<root>/<name>/config` and `<root>/<name>/state`, with drift at start-up: the rule's
+ * name differs from the emulator's.
+ */
 async function start(name = 'a'): Promise<InProcessDaemon> {
-  const config = writeDaemonConfig(join(root, name, 'config'));
-  // Drift at start-up: the rule's name differs from the emulator's.
+  const config = writeDaemonConfig(join(fx.root, name, 'config'));
   edit(config, 'shield/rules.yaml', ruleYaml('Renamed in git'));
-  const d = await runDaemon(daemonArgs({ config, stateDir: join(root, name, 'state'), baseUrl: emu.url }), {
-    EDGESYNC_ACCESS_KEY: TEST_KEY,
-  });
-  await d.waitForEvent('reconcile.finished');
-  return d;
+  return fx.start(config, { stateDir: join(fx.root, name, 'state') });
 }
 
 describe('GET /metrics', () => {
   it('parses as Prometheus text and has the named series', async () => {
     const d = await start();
-    daemon = d;
 
     const reply = await request(`${d.url}/metrics`);
     const samples = parseMetrics(reply.text);
@@ -126,7 +109,6 @@ describe('GET /metrics', () => {
 
   it('keeps one Registry per daemon and never writes to the global one', async () => {
     const first = await start('a');
-    daemon = first;
     const second = await start('b');
 
     const a = parseMetrics((await request(`${first.url}/metrics`)).text);
@@ -142,21 +124,13 @@ describe('GET /metrics', () => {
 
 describe('API Guardian gauges', () => {
   it('exports E9 totals of every desired Shield Zone after each full reconcile; an E9 failure fails nothing', async () => {
-    const config = writeDaemonConfig(join(root, 'g', 'config'));
-    const secretFile = join(root, 'g', 'secret');
-    writeFileSync(secretFile, 'gauge-secret\n');
-    const d = await runDaemon(
-      daemonArgs({
-        config,
-        stateDir: join(root, 'g', 'state'),
-        baseUrl: emu.url,
-        extra: ['--webhook-secret-file', secretFile],
-      }),
-      { EDGESYNC_ACCESS_KEY: TEST_KEY },
-    );
-    daemon = d;
+    const config = writeDaemonConfig(join(fx.root, 'g', 'config'));
+    const d = await fx.launch(config, {
+      stateDir: join(fx.root, 'g', 'state'),
+      extra: ['--webhook-secret-file', secretFile('gauge-secret')],
+    });
     const live = (await (
-      await fetch(`${emu.url}/shield/metrics/shield-zone/42/api-guardian`, {
+      await fetch(`${fx.emu.url}/shield/metrics/shield-zone/42/api-guardian`, {
         headers: { AccessKey: TEST_KEY },
       })
     ).json()) as {
@@ -171,7 +145,7 @@ describe('API Guardian gauges', () => {
       async () => ((await gauges()).length > 0 ? gauges() : undefined),
       'API Guardian gauges',
     );
-    emu.faults.script({
+    fx.emu.faults.script({
       operation: 'getApiGuardianMetrics',
       times: 10,
       reply: { status: 500, body: { statusCode: 500 } },
@@ -196,7 +170,7 @@ describe('API Guardian gauges', () => {
     expect(failed).toMatchObject({ shieldZoneId: 42, code: 'API_UNAVAILABLE' });
     expect(afterFileRun).toEqual(first);
     // Start-up run, this test's own read, then the webhook run's 4 attempts; none for the file run.
-    expect(emu.journal.entries({ operation: 'getApiGuardianMetrics' })).toHaveLength(1 + 1 + 4);
+    expect(fx.emu.journal.entries({ operation: 'getApiGuardianMetrics' })).toHaveLength(1 + 1 + 4);
     expect(after).toEqual(first);
     await d.waitForEvent('reconcile.finished', undefined, 3);
     expect(d.events('reconcile.finished').map((l) => l.result)).toEqual(['success', 'success', 'success']);
@@ -227,7 +201,6 @@ describe('API Guardian gauges', () => {
 describe('GET /status', () => {
   it('has the documented shape', async () => {
     const d = await start();
-    daemon = d;
 
     const reply = await request(`${d.url}/status`);
     const doc = reply.json as StatusDocument;
@@ -288,7 +261,7 @@ describe('GET /status', () => {
   });
 
   it('shows failed, suspended and report-only resources with their drift and last error', async () => {
-    const config = writeDaemonConfig(join(root, 'config'));
+    const config = writeDaemonConfig(join(fx.root, 'config'));
     edit(
       config,
       'shield/rules.yaml',
@@ -315,13 +288,9 @@ spec:
   dnssec: false
 `,
     );
-    const d = await runDaemon(daemonArgs({ config, stateDir: join(root, 'state'), baseUrl: emu.url }), {
-      EDGESYNC_ACCESS_KEY: TEST_KEY,
-    });
-    daemon = d;
-    await d.waitForEvent('reconcile.finished');
+    const d = await fx.start(config);
 
-    const doc = (await request(`${d.url}/status`)).json as StatusDocument;
+    const doc = await statusOf(d);
 
     expect(doc.counts).toEqual({ pending: 0, 'in-sync': 0, suspended: 1, 'report-only': 1, failed: 1 });
     expect(doc.resources.map((r) => [r.subject, r.state, r.drift, r.lastError?.code ?? null])).toEqual([
@@ -332,6 +301,6 @@ spec:
     expect(doc.lastError?.code).toBe('API_NOT_FOUND');
     expect(doc.lastAppliedRevision).toBeNull();
     expect(doc.retry).toBeNull();
-    expect(emu.journal.writes()).toEqual([]);
+    expect(fx.emu.journal.writes()).toEqual([]);
   });
 });

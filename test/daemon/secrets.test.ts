@@ -4,38 +4,25 @@
  * (good, bad, oversized), a file change, a failed write, an invalid config and its fix.
  */
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Emulator, startEmulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import {
-  daemonArgs,
   dnsYaml,
   edit,
   genericHook,
   githubHook,
-  type InProcessDaemon,
   request,
   ruleYaml,
-  runDaemon,
+  secretFile,
+  useDaemonFixture,
   writeDaemonConfig,
 } from '../helpers/daemon.js';
 import { TEST_SEED } from '../helpers/emulator.js';
-import { tempDir, writeTree } from '../helpers/temp-dir.js';
+import { writeTree } from '../helpers/temp-dir.js';
 
 const KEY = 'AK-3f9c1e7b-never-print-this-key';
 const SECRETS = ['WH-first-b81d-never-print', 'WH-second-94aa-never-print'];
 
-let emu: Emulator;
-let daemon: InProcessDaemon | undefined;
-
-beforeEach(async () => {
-  emu = await startEmulator({ accessKey: KEY, seed: TEST_SEED });
-});
-
-afterEach(async () => {
-  await daemon?.stop();
-  daemon = undefined;
-  await emu.close();
-});
+const fx = useDaemonFixture(TEST_SEED, KEY);
 
 function leaks(text: string): string[] {
   return [KEY, ...SECRETS].filter((secret) => text.includes(secret));
@@ -46,30 +33,24 @@ describe('secrets', () => {
     ['--access-key-file', 'file'],
     ['EDGESYNC_ACCESS_KEY', 'env'],
   ])('never appear in any output (key from %s)', async (_label, source) => {
-    const root = tempDir();
-    const config = writeDaemonConfig(join(root, 'config'));
-    writeTree(root, { 'key.txt': `${KEY}\n`, 'secrets.txt': `${SECRETS.join('\n')}\n` });
-    const args = daemonArgs({
-      config,
-      stateDir: join(root, 'state'),
-      baseUrl: emu.url,
+    const config = writeDaemonConfig(join(fx.root, 'config'));
+    writeTree(fx.root, { 'key.txt': `${KEY}\n` });
+    const d = await fx.start(config, {
       extra: [
         '--log-level',
         'debug',
         '--webhook-secret-file',
-        join(root, 'secrets.txt'),
-        ...(source === 'file' ? ['--access-key-file', join(root, 'key.txt')] : []),
+        secretFile(...SECRETS),
+        ...(source === 'file' ? ['--access-key-file', join(fx.root, 'key.txt')] : []),
       ],
+      env: source === 'env' ? { EDGESYNC_ACCESS_KEY: KEY } : {},
     });
-    const d = await runDaemon(args, source === 'env' ? { EDGESYNC_ACCESS_KEY: KEY } : {});
-    daemon = d;
-    await d.waitForEvent('reconcile.finished');
 
     await genericHook(d.url, '{}', SECRETS[0] as string);
     await githubHook(d.url, 'push', JSON.stringify({ ref: 'refs/heads/main' }), SECRETS[1] as string);
     await genericHook(d.url, '{}', 'wrong');
     await genericHook(d.url, 'x'.repeat(1024 * 1024 + 1), SECRETS[0] as string);
-    emu.faults.script({
+    fx.emu.faults.script({
       operation: 'updateCustomWafRule',
       reply: { status: 400, body: { success: false, message: 'rejected for the test', errorKey: 'test' } },
     });

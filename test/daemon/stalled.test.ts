@@ -4,22 +4,17 @@
  * fix resumes. /readyz waits for the first successful load.
  */
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { StatusDocument } from '../../src/daemon/status.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import {
-  daemonArgs,
   dnsYaml,
   edit,
-  type InProcessDaemon,
   request,
   ruleYaml,
-  runDaemon,
-  until,
+  statusOf,
+  untilStatus,
+  useDaemonFixture,
   writeDaemonConfig,
 } from '../helpers/daemon.js';
-import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
-import { tempDir } from '../helpers/temp-dir.js';
 
 const INVALID_DNS = dnsYaml().replace(/dnssec: false\n$/, 'dnssec: maybe\n');
 const ISSUE = {
@@ -32,65 +27,32 @@ const ISSUE = {
   location: 'dns/zones.yaml:15:11',
 };
 
-let emu: Emulator;
-let daemon: InProcessDaemon | undefined;
-let root: string;
-
-beforeEach(async () => {
-  emu = await withEmulator();
-  root = tempDir();
-});
-
-afterEach(async () => {
-  await daemon?.stop();
-  daemon = undefined;
-  await emu.close();
-});
-
-async function status(d: InProcessDaemon): Promise<StatusDocument> {
-  return (await request(`${d.url}/status`)).json as StatusDocument;
-}
+const fx = useDaemonFixture();
 
 describe('an invalid config', () => {
   it('stops every API call until the files change, shows Stalled with file:line:col, and a fix resumes', async () => {
-    const config = writeDaemonConfig(join(root, 'config'));
+    const config = writeDaemonConfig(join(fx.root, 'config'));
     // Every second: scheduled runs happen during the test and must not touch the API.
-    const d = await runDaemon(
-      daemonArgs({
-        config,
-        stateDir: join(root, 'state'),
-        baseUrl: emu.url,
-        extra: ['--schedule', '* * * * * *'],
-      }),
-      { EDGESYNC_ACCESS_KEY: TEST_KEY },
-    );
-    daemon = d;
-    await d.waitForEvent('reconcile.finished');
-    const ready = await status(d);
+    const d = await fx.start(config, { extra: ['--schedule', '* * * * * *'] });
+    const ready = await statusOf(d);
 
     // A valid change and an invalid one together: nothing may be half-applied.
     edit(config, 'shield/rules.yaml', ruleYaml('Must wait for the fix'));
     edit(config, 'dns/zones.yaml', INVALID_DNS);
     const invalid = await d.waitForEvent('config.invalid');
     // Runs are serial: once the stalled run has logged, no run of the valid config is in flight.
-    const callsAtStall = emu.journal.count();
+    const callsAtStall = fx.emu.journal.count();
     const scheduledBefore = d.events('trigger.received').filter((l) => l.reason === 'schedule').length;
     await d.waitForEvent('trigger.received', (line) => line.reason === 'schedule', scheduledBefore + 2);
-    const stalled = await until(async () => {
-      const doc = await status(d);
-      return doc.status === 'Stalled' && doc;
-    }, 'Stalled');
+    const stalled = await untilStatus(d, 'Stalled');
     const readyz = await request(`${d.url}/readyz`);
     const metrics = (await request(`${d.url}/metrics`)).text;
-    const callsWhileStalled = emu.journal.count() - callsAtStall;
+    const callsWhileStalled = fx.emu.journal.count() - callsAtStall;
 
     edit(config, 'dns/zones.yaml', dnsYaml());
     await d.waitForEvent('reconcile.finished', (line) => (line.counts as { applied: number }).applied === 1);
     // The schedule ticks every second: wait for a moment between runs.
-    const recovered = await until(async () => {
-      const doc = await status(d);
-      return doc.status === 'Ready' && doc;
-    }, 'Ready');
+    const recovered = await untilStatus(d, 'Ready');
 
     expect(callsWhileStalled).toBe(0);
     expect(invalid).toMatchObject({
@@ -110,26 +72,23 @@ describe('an invalid config', () => {
     });
     expect(readyz.status).toBe(200);
     expect(metrics).toContain('edgesync_config_valid 0');
-    expect(emu.journal.writes().map((entry) => `${entry.method} ${entry.path}`)).toEqual([
+    expect(fx.emu.journal.writes().map((entry) => `${entry.method} ${entry.path}`)).toEqual([
       'PATCH /shield/waf/custom-rule/1234',
     ]);
-    expect(emu.state.customRule(1234)?.ruleName).toBe('Must wait for the fix');
+    expect(fx.emu.state.customRule(1234)?.ruleName).toBe('Must wait for the fix');
     expect(recovered).toMatchObject({ status: 'Ready', issues: [], lastError: null });
     expect(recovered.revision).not.toBe(ready.revision);
     expect(d.events('config.valid')).toHaveLength(1);
   });
 
   it('is not ready until the first successful load, then stays ready', async () => {
-    const config = writeDaemonConfig(join(root, 'config'));
+    const config = writeDaemonConfig(join(fx.root, 'config'));
     edit(config, 'dns/zones.yaml', INVALID_DNS);
-    const d = await runDaemon(daemonArgs({ config, stateDir: join(root, 'state'), baseUrl: emu.url }), {
-      EDGESYNC_ACCESS_KEY: TEST_KEY,
-    });
-    daemon = d;
+    const d = await fx.launch(config);
     await d.waitForEvent('config.invalid');
 
     const before = await request(`${d.url}/readyz`);
-    const beforeStatus = await status(d);
+    const beforeStatus = await statusOf(d);
     const health = await request(`${d.url}/healthz`);
     edit(config, 'dns/zones.yaml', dnsYaml());
     await d.waitForEvent('reconcile.finished');
@@ -139,6 +98,6 @@ describe('an invalid config', () => {
     expect([health.status, health.json]).toEqual([200, { status: 'ok' }]);
     expect(beforeStatus).toMatchObject({ status: 'Stalled', ready: false, revision: null, issues: [ISSUE] });
     expect([after.status, after.json]).toEqual([200, { status: 'ready' }]);
-    expect(emu.journal.writes()).toEqual([]);
+    expect(fx.emu.journal.writes()).toEqual([]);
   });
 });

@@ -5,62 +5,31 @@
  */
 import { mkdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { StatusDocument } from '../../src/daemon/status.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { describe, expect, it } from 'vitest';
 import {
-  daemonArgs,
   dnsYaml,
   edit,
   genericHook,
-  type InProcessDaemon,
   request,
   ruleYaml,
-  runDaemon,
+  secretFile,
+  statusOf,
   until,
+  untilStatus,
+  useDaemonFixture,
   writeDaemonConfig,
 } from '../helpers/daemon.js';
-import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
-import { tempDir, writeTree } from '../helpers/temp-dir.js';
+import { writeTree } from '../helpers/temp-dir.js';
 
-let emu: Emulator;
-let daemon: InProcessDaemon | undefined;
-let root: string;
-
-beforeEach(async () => {
-  emu = await withEmulator();
-  root = tempDir();
-});
-
-afterEach(async () => {
-  await daemon?.stop();
-  daemon = undefined;
-  await emu.close();
-});
-
-async function start(config: string, extra: readonly string[] = []): Promise<InProcessDaemon> {
-  const running = await runDaemon(
-    daemonArgs({ config, stateDir: join(root, 'state'), baseUrl: emu.url, extra }),
-    {
-      EDGESYNC_ACCESS_KEY: TEST_KEY,
-    },
-  );
-  daemon = running;
-  await running.waitForEvent('reconcile.finished');
-  return running;
-}
-
-async function status(d: InProcessDaemon): Promise<StatusDocument> {
-  return (await request(`${d.url}/status`)).json as StatusDocument;
-}
+const fx = useDaemonFixture();
 
 describe('file changes', () => {
   it('an edit is picked up after the debounce and only the changed resource is read and written', async () => {
-    const config = writeDaemonConfig(join(root, 'config'));
-    const d = await start(config);
+    const config = writeDaemonConfig(join(fx.root, 'config'));
+    const d = await fx.start(config);
     // The start-up run reads the API Guardian totals after it finishes; then the slate is clean.
-    await until(() => emu.journal.entries().some((entry) => entry.path.endsWith('/api-guardian')), 'E9');
-    emu.journal.clear();
+    await until(() => fx.emu.journal.entries().some((entry) => entry.path.endsWith('/api-guardian')), 'E9');
+    fx.emu.journal.clear();
 
     edit(config, 'dns/zones.yaml', dnsYaml(true));
     const finished = await d.waitForEvent('reconcile.finished', () => true, 2);
@@ -68,12 +37,12 @@ describe('file changes', () => {
     expect(d.events('trigger.received').map((line) => line.reason)).toEqual(['startup', 'file-change']);
     expect(d.events('reconcile.started')[1]).toMatchObject({ trigger: 'file-change', resources: 1 });
     expect(finished.counts).toEqual({ applied: 1, unchanged: 0, skipped: 0, failed: 0 });
-    expect(emu.journal.entries().map((entry) => `${entry.method} ${entry.path}`)).toEqual([
+    expect(fx.emu.journal.entries().map((entry) => `${entry.method} ${entry.path}`)).toEqual([
       'GET /dnszone/12346',
       'POST /dnszone/12346/dnssec',
     ]);
-    expect(emu.state.dnsZone(12346)?.DnsSecEnabled).toBe(true);
-    const doc = await status(d);
+    expect(fx.emu.state.dnsZone(12346)?.DnsSecEnabled).toBe(true);
+    const doc = await statusOf(d);
     expect(doc.resources.find((r) => r.subject === 'DnsZone/example-org')).toMatchObject({
       state: 'in-sync',
       drift: null,
@@ -83,8 +52,8 @@ describe('file changes', () => {
   });
 
   it('a checkout touching 200 files is one trigger', async () => {
-    const config = writeDaemonConfig(join(root, 'config'));
-    const d = await start(config, ['--debounce-ms', '200']);
+    const config = writeDaemonConfig(join(fx.root, 'config'));
+    const d = await fx.start(config, { extra: ['--debounce-ms', '200'] });
 
     const files: Record<string, string> = {};
     for (let i = 0; i < 200; i += 1)
@@ -96,23 +65,13 @@ describe('file changes', () => {
 
     expect(d.events('trigger.received').map((line) => line.reason)).toEqual(['startup', 'file-change']);
     expect(trigger.files).toBeGreaterThanOrEqual(201);
-    expect(emu.state.customRule(1234)?.ruleName).toBe('After the checkout');
+    expect(fx.emu.state.customRule(1234)?.ruleName).toBe('After the checkout');
   });
 
   it('ignores dot-files and the state directory inside the config directory', async () => {
-    const config = writeDaemonConfig(join(root, 'config'));
+    const config = writeDaemonConfig(join(fx.root, 'config'));
     // Not a dot-directory: only the state-directory rule keeps its saves from triggering.
-    const d = await runDaemon(
-      daemonArgs({
-        config,
-        stateDir: join(config, 'state'),
-        baseUrl: emu.url,
-        extra: ['--debounce-ms', '100'],
-      }),
-      { EDGESYNC_ACCESS_KEY: TEST_KEY },
-    );
-    daemon = d;
-    await d.waitForEvent('reconcile.finished');
+    const d = await fx.start(config, { stateDir: join(config, 'state'), extra: ['--debounce-ms', '100'] });
     const quiet = () => new Promise((resolve) => setTimeout(resolve, 400));
     const reasons = () => d.events('trigger.received').map((line) => line.reason);
 
@@ -128,48 +87,45 @@ describe('file changes', () => {
 
     expect(afterDotFiles).toEqual(['startup']);
     expect(reasons()).toEqual(['startup', 'file-change']);
-    expect(emu.state.customRule(1234)?.ruleName).toBe('After dot-files');
+    expect(fx.emu.state.customRule(1234)?.ruleName).toBe('After dot-files');
   });
 
   it('follows a git-sync style symlink swap to the new checkout, then watches the new tree', async () => {
-    mkdirSync(join(root, 'git', '.worktrees'), { recursive: true });
-    writeDaemonConfig(join(root, 'git', '.worktrees', 'aaaa'));
-    const next = writeDaemonConfig(join(root, 'git', '.worktrees', 'bbbb'));
+    mkdirSync(join(fx.root, 'git', '.worktrees'), { recursive: true });
+    writeDaemonConfig(join(fx.root, 'git', '.worktrees', 'aaaa'));
+    const next = writeDaemonConfig(join(fx.root, 'git', '.worktrees', 'bbbb'));
     edit(next, 'shield/rules.yaml', ruleYaml('From revision bbbb'));
-    const link = join(root, 'git', 'config');
+    const link = join(fx.root, 'git', 'config');
     symlinkSync('.worktrees/aaaa', link);
-    const d = await start(link);
-    const before = await status(d);
+    const d = await fx.start(link);
+    const before = await statusOf(d);
 
     // git-sync: a new link beside the old one, renamed over it (atomic), then the old tree removed.
-    symlinkSync('.worktrees/bbbb', join(root, 'git', 'config.tmp'));
-    renameSync(join(root, 'git', 'config.tmp'), link);
-    rmSync(join(root, 'git', '.worktrees', 'aaaa'), { recursive: true });
+    symlinkSync('.worktrees/bbbb', join(fx.root, 'git', 'config.tmp'));
+    renameSync(join(fx.root, 'git', 'config.tmp'), link);
+    rmSync(join(fx.root, 'git', '.worktrees', 'aaaa'), { recursive: true });
     const moved = await d.waitForEvent('config.link.changed');
     await d.waitForEvent('reconcile.finished', () => true, 2);
-    const afterSwap = await status(d);
+    const afterSwap = await statusOf(d);
     edit(next, 'dns/zones.yaml', dnsYaml(true));
     await d.waitForEvent('change.applied', (line) => line.subject === 'DnsZone/example-org');
 
-    expect(moved.target).toBe(join(root, 'git', '.worktrees', 'bbbb'));
+    expect(moved.target).toBe(join(fx.root, 'git', '.worktrees', 'bbbb'));
     expect(d.events('reconcile.started')[1]).toMatchObject({ trigger: 'file-change', resources: 1 });
-    expect(emu.state.customRule(1234)?.ruleName).toBe('From revision bbbb');
+    expect(fx.emu.state.customRule(1234)?.ruleName).toBe('From revision bbbb');
     expect(afterSwap.revision).not.toBe(before.revision);
     expect(afterSwap.revision).toMatch(/^config:[0-9a-f]{12}$/);
-    expect(emu.state.dnsZone(12346)?.DnsSecEnabled).toBe(true);
+    expect(fx.emu.state.dnsZone(12346)?.DnsSecEnabled).toBe(true);
   });
 
   it('notices a config directory that appears after the start (a sidecar’s first sync)', async () => {
-    mkdirSync(join(root, 'git'));
-    const link = join(root, 'git', 'config');
-    const d = await runDaemon(daemonArgs({ config: link, stateDir: join(root, 'state'), baseUrl: emu.url }), {
-      EDGESYNC_ACCESS_KEY: TEST_KEY,
-    });
-    daemon = d;
+    mkdirSync(join(fx.root, 'git'));
+    const link = join(fx.root, 'git', 'config');
+    const d = await fx.launch(link);
     await d.waitForEvent('config.invalid');
     const waiting = await request(`${d.url}/readyz`);
 
-    const checkout = writeDaemonConfig(join(root, 'git', '.worktrees', 'cccc'));
+    const checkout = writeDaemonConfig(join(fx.root, 'git', '.worktrees', 'cccc'));
     edit(checkout, 'shield/rules.yaml', ruleYaml('First sync'));
     symlinkSync('.worktrees/cccc', link);
     await d.waitForEvent('reconcile.finished');
@@ -177,17 +133,18 @@ describe('file changes', () => {
 
     expect(waiting.status).toBe(503);
     expect(ready.status).toBe(200);
-    expect(emu.state.customRule(1234)?.ruleName).toBe('First sync');
+    expect(fx.emu.state.customRule(1234)?.ruleName).toBe('First sync');
   });
 });
 
 describe('coalescing', () => {
   it('50 webhooks and file edits in a burst give at most 2 runs', async () => {
-    const config = writeDaemonConfig(join(root, 'config'));
-    const secretFile = join(writeTree(tempDir(), { secret: 'burst-secret\n' }), 'secret');
-    const d = await start(config, ['--webhook-secret-file', secretFile, '--debounce-ms', '100']);
+    const config = writeDaemonConfig(join(fx.root, 'config'));
+    const d = await fx.start(config, {
+      extra: ['--webhook-secret-file', secretFile('burst-secret'), '--debounce-ms', '100'],
+    });
     // The first run of the burst holds its first read for 1.5 s: the whole burst lands meanwhile.
-    emu.faults.script({ operation: 'listCustomWafRules', reply: { delayMs: 1500 } });
+    fx.emu.faults.script({ operation: 'listCustomWafRules', reply: { delayMs: 1500 } });
 
     const replies = await Promise.all(
       Array.from({ length: 50 }, async (_, i) => {
@@ -196,7 +153,7 @@ describe('coalescing', () => {
       }),
     );
     await d.waitForEvent('trigger.received', (line) => line.reason === 'file-change');
-    await until(async () => (await status(d)).status === 'Ready', 'the daemon to settle');
+    await untilStatus(d, 'Ready');
 
     expect(replies).toEqual(Array.from({ length: 50 }, () => 202));
     expect(d.events('trigger.received').filter((line) => line.reason === 'webhook')).toHaveLength(50);
@@ -212,7 +169,7 @@ describe('coalescing', () => {
     ]);
     expect(started[3]?.[0]).toMatch(/^(file-change,)?webhook$/);
     expect(started[3]?.[1]).toBe(3);
-    expect(emu.state.customRule(1234)?.ruleName).toBe('Burst 49');
+    expect(fx.emu.state.customRule(1234)?.ruleName).toBe('Burst 49');
     const metrics = (await request(`${d.url}/metrics`)).text;
     expect(metrics).toContain('edgesync_triggers_total{reason="webhook"} 50');
     expect(metrics).toContain('edgesync_reconcile_total{result="success"} 3');

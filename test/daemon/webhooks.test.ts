@@ -7,22 +7,19 @@ import { request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { WebhookDefinition } from '@octokit/webhooks-examples';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/daemon/signatures.js';
-import type { Emulator } from '../../src/emulator/index.js';
 import {
-  daemonArgs,
   edit,
   genericHook,
   githubHook,
   type InProcessDaemon,
   request,
   ruleYaml,
-  runDaemon,
+  secretFile,
+  useDaemonFixture,
   writeDaemonConfig,
 } from '../helpers/daemon.js';
-import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
-import { tempDir, writeTree } from '../helpers/temp-dir.js';
 
 const SECRET = 'new-webhook-secret-4f1c';
 const OLD_SECRET = 'old-webhook-secret-9a2e';
@@ -42,40 +39,20 @@ function pushExamples(ref: string): unknown[] {
   return (push?.examples ?? []).filter((example) => (example as { ref?: string }).ref === ref);
 }
 
-let emu: Emulator;
-let daemon: InProcessDaemon | undefined;
+const fx = useDaemonFixture();
 let config: string;
-let stateDir: string;
 
-beforeEach(async () => {
-  emu = await withEmulator();
-  const root = tempDir();
-  config = writeDaemonConfig(join(root, 'config'));
-  stateDir = join(root, 'state');
-});
-
-afterEach(async () => {
-  await daemon?.stop();
-  daemon = undefined;
-  await emu.close();
+beforeEach(() => {
+  config = writeDaemonConfig(join(fx.root, 'config'));
 });
 
 async function start(
   options: { secrets?: readonly string[]; extra?: readonly string[] } = {},
 ): Promise<InProcessDaemon> {
-  const extra: string[] = [...(options.extra ?? [])];
-  if (options.secrets !== undefined) {
-    const file = join(writeTree(tempDir(), { secrets: `${options.secrets.join('\n')}\n` }), 'secrets');
-    extra.push('--webhook-secret-file', file);
-  }
+  const secrets =
+    options.secrets === undefined ? [] : ['--webhook-secret-file', secretFile(...options.secrets)];
   // A debounce far longer than any test: file edits reach the emulator only through a webhook.
-  const running = await runDaemon(
-    daemonArgs({ config, stateDir, baseUrl: emu.url, extra: ['--debounce-ms', '600000', ...extra] }),
-    { EDGESYNC_ACCESS_KEY: TEST_KEY },
-  );
-  daemon = running;
-  await running.waitForEvent('reconcile.finished');
-  return running;
+  return fx.start(config, { extra: ['--debounce-ms', '600000', ...(options.extra ?? []), ...secrets] });
 }
 
 function reconciles(d: InProcessDaemon): number {
@@ -106,11 +83,11 @@ describe('webhooks', () => {
       ['webhook', 1],
       ['webhook', 2],
     ]);
-    expect(emu.journal.writes().map((entry) => [entry.method, entry.path, entry.status])).toEqual([
+    expect(fx.emu.journal.writes().map((entry) => [entry.method, entry.path, entry.status])).toEqual([
       ['PATCH', '/shield/waf/custom-rule/1234', 200],
       ['PATCH', '/shield/waf/custom-rule/1234', 200],
     ]);
-    expect(emu.state.customRule(1234)?.ruleName).toBe('Block SQLi (rotated)');
+    expect(fx.emu.state.customRule(1234)?.ruleName).toBe('Block SQLi (rotated)');
     expect(d.events('trigger.received').filter((line) => line.reason === 'webhook')).toHaveLength(2);
   });
 
@@ -258,7 +235,7 @@ describe('webhooks', () => {
   it('answers 202 before the run it asked for has finished', async () => {
     const d = await start({ secrets: [SECRET] });
     // Every read of the next run waits 400 ms in the emulator.
-    emu.faults.set({ latencyMs: 400 });
+    fx.emu.faults.set({ latencyMs: 400 });
 
     const reply = await genericHook(d.url, '{}', SECRET);
     const finishedAtReply = d.events('reconcile.finished').length;
@@ -270,7 +247,7 @@ describe('webhooks', () => {
 
   it('answers 503 to hooks once shutting down, while the run in flight finishes', async () => {
     const d = await start({ secrets: [SECRET] });
-    emu.faults.script({ operation: 'listCustomWafRules', reply: { delayMs: 1200 } });
+    fx.emu.faults.script({ operation: 'listCustomWafRules', reply: { delayMs: 1200 } });
     await genericHook(d.url, '{}', SECRET);
     await d.waitForEvent('reconcile.started', () => true, 2);
 

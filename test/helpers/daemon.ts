@@ -1,14 +1,19 @@
 /**
  * Daemon fixtures: a small desired-state directory that matches TEST_SEED, an in-process
  * `edgesync run` (runCli with an AbortController as io.signal, stdout parsed as JSON lines),
- * real HTTP helpers for its routes, and polling with a deadline.
+ * real HTTP helpers for its routes, polling with a deadline, and `useDaemonFixture` (a fresh
+ * emulator and directory per test, every daemon stopped after it).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { runCli } from '../../src/cli/program.js';
 import { signBody } from '../../src/daemon/signatures.js';
-import { writeTree } from './temp-dir.js';
+import type { DaemonPhase, StatusDocument } from '../../src/daemon/status.js';
+import { type Emulator, type EmulatorSeed, startEmulator } from '../../src/emulator/index.js';
+import { TEST_KEY, TEST_SEED } from './emulator.js';
+import { tempDir, writeTree } from './temp-dir.js';
 
 /** A daemon log line (pino JSON). */
 export interface LogLine {
@@ -236,4 +241,98 @@ export function daemonArgs(options: {
     '100',
     ...(options.extra ?? []),
   ];
+}
+
+/** GET /status, parsed. */
+export async function statusOf(d: InProcessDaemon): Promise<StatusDocument> {
+  return (await request(`${d.url}/status`)).json as StatusDocument;
+}
+
+/** Polls /status until it shows `phase`, and returns that document. */
+export function untilStatus(d: InProcessDaemon, phase: DaemonPhase): Promise<StatusDocument> {
+  return until(async () => {
+    const doc = await statusOf(d);
+    return doc.status === phase && doc;
+  }, phase);
+}
+
+/** A webhook secret file (one secret a line) in a new temporary directory; returns its path. */
+export function secretFile(...secrets: string[]): string {
+  return join(writeTree(tempDir(), { secrets: `${secrets.join('\n')}\n` }), 'secrets');
+}
+
+/** How a fixture daemon differs from the default one. */
+export interface StartOptions {
+  /** Flags after the common ones of `daemonArgs` (a repeated flag wins). */
+  readonly extra?: readonly string[];
+  /** The state directory; `<root>/state` by default. */
+  readonly stateDir?: string;
+  /** The daemon's whole environment; `EDGESYNC_ACCESS_KEY` with the fixture's key by default. */
+  readonly env?: Record<string, string>;
+}
+
+/** What `useDaemonFixture` gives a test. */
+export interface DaemonFixture {
+  /** The current test's emulator. */
+  readonly emu: Emulator;
+  /** The current test's temporary directory. */
+  readonly root: string;
+  /** Starts `edgesync run` on `config` against the emulator and returns once it listens. */
+  launch(config: string, options?: StartOptions): Promise<InProcessDaemon>;
+  /** `launch`, then waits for the start-up run's `reconcile.finished`. */
+  start(config: string, options?: StartOptions): Promise<InProcessDaemon>;
+}
+
+/**
+ * Registers beforeEach/afterEach in the calling scope (a file's top level or a describe): each
+ * test gets an emulator (seeded with `seed`, accepting `accessKey`) and a temporary `root`;
+ * afterwards every daemon the test launched is stopped, then the emulator closed.
+ */
+export function useDaemonFixture(seed: EmulatorSeed = TEST_SEED, accessKey = TEST_KEY): DaemonFixture {
+  let emu: Emulator | undefined;
+  let root: string | undefined;
+  const daemons: InProcessDaemon[] = [];
+
+  beforeEach(async () => {
+    emu = await startEmulator({ accessKey, seed });
+    root = tempDir();
+  });
+
+  afterEach(async () => {
+    try {
+      for (const d of daemons.splice(0)) await d.stop();
+    } finally {
+      await emu?.close();
+      emu = undefined;
+      root = undefined;
+    }
+  });
+
+  const fixture: DaemonFixture = {
+    get emu() {
+      if (emu === undefined) throw new Error('useDaemonFixture: emu exists only during a test');
+      return emu;
+    },
+    get root() {
+      if (root === undefined) throw new Error('useDaemonFixture: root exists only during a test');
+      return root;
+    },
+    async launch(config, options = {}) {
+      const args = daemonArgs({
+        config,
+        stateDir: options.stateDir ?? join(fixture.root, 'state'),
+        baseUrl: fixture.emu.url,
+        extra: options.extra ?? [],
+      });
+      const d = await runDaemon(args, options.env ?? { EDGESYNC_ACCESS_KEY: accessKey });
+      daemons.push(d);
+      return d;
+    },
+    async start(config, options = {}) {
+      const d = await fixture.launch(config, options);
+      await d.waitForEvent('reconcile.finished');
+      return d;
+    },
+  };
+  return fixture;
 }
