@@ -67,26 +67,36 @@ function push(sha: string): string {
   return JSON.stringify({ ref: 'refs/heads/main', after: sha, repository: { full_name: 'acme/edge' } });
 }
 
+/**
+ * A bare remote, a clone `work` that pushes (its first commit written by `writeConfig`) and the
+ * clone `config` the daemon reads.
+ */
+function createRepositories(writeConfig: (dir: string) => void): void {
+  root = tempDir();
+  git(root, 'init', '--quiet', '--bare', '-b', 'main', 'remote.git');
+  git(root, 'clone', '--quiet', 'remote.git', 'work');
+  work = join(root, 'work');
+  writeConfig(work);
+  git(work, 'add', '.');
+  git(work, 'commit', '--quiet', '-m', 'initial desired state');
+  git(work, 'push', '--quiet', 'origin', 'main');
+  git(root, 'clone', '--quiet', 'remote.git', 'config');
+  config = join(root, 'config');
+}
+
+async function stopAll(): Promise<void> {
+  await daemon?.stop();
+  daemon = undefined;
+  await emu.close();
+}
+
 describe('--git-pull', () => {
   beforeEach(async () => {
     emu = await withEmulator();
-    root = tempDir();
-    git(root, 'init', '--quiet', '--bare', '-b', 'main', 'remote.git');
-    git(root, 'clone', '--quiet', 'remote.git', 'work');
-    work = join(root, 'work');
-    writeDaemonConfig(work);
-    git(work, 'add', '.');
-    git(work, 'commit', '--quiet', '-m', 'initial desired state');
-    git(work, 'push', '--quiet', 'origin', 'main');
-    git(root, 'clone', '--quiet', 'remote.git', 'config');
-    config = join(root, 'config');
+    createRepositories((dir) => writeDaemonConfig(dir));
   });
 
-  afterEach(async () => {
-    await daemon?.stop();
-    daemon = undefined;
-    await emu.close();
-  });
+  afterEach(stopAll);
 
   it('pulls before a webhook run; the new commit is applied and its SHA is the revision', async () => {
     const d = await start();
@@ -161,23 +171,10 @@ describe('--git-pull with a change threshold', () => {
   beforeEach(async () => {
     emu = await withEmulator({ dnsZones: [] });
     for (const id of ZONES) emu.state.addDnsZone({ id, domain: `zone-${id}.example`, dnsSecEnabled: false });
-    root = tempDir();
-    git(root, 'init', '--quiet', '--bare', '-b', 'main', 'remote.git');
-    git(root, 'clone', '--quiet', 'remote.git', 'work');
-    work = join(root, 'work');
-    writeTree(work, { 'dns/zones.yaml': zonesYaml(new Set()) });
-    git(work, 'add', '.');
-    git(work, 'commit', '--quiet', '-m', 'ten unsigned zones');
-    git(work, 'push', '--quiet', 'origin', 'main');
-    git(root, 'clone', '--quiet', 'remote.git', 'config');
-    config = join(root, 'config');
+    createRepositories((dir) => writeTree(dir, { 'dns/zones.yaml': zonesYaml(new Set()) }));
   });
 
-  afterEach(async () => {
-    await daemon?.stop();
-    daemon = undefined;
-    await emu.close();
-  });
+  afterEach(stopAll);
 
   it('counts the pushed changes and the other drift together, as one plan would', async () => {
     const d = await start();
