@@ -21,9 +21,9 @@ import type {
 
 /** How the client retries 429, 5xx and connection failures (full-jitter backoff). */
 export interface RetryOptions {
-  /** Attempts in all, including the first. Default 4. */
+  /** Attempts in all, including the first. Default 6. */
   maxAttempts?: number;
-  /** Base of the exponential backoff (full jitter). Default 200 ms. */
+  /** Base of the exponential backoff (full jitter). Default 100 ms. */
   baseDelayMs?: number;
   /** Cap of one backoff delay. Default 10 s. */
   maxDelayMs?: number;

@@ -148,7 +148,7 @@ describe('batched reads', () => {
     const result = await fx.run([...dns, missing], 'plan');
     const reads = fx.emu.journal.entries().map((e) => e.operation);
     fx.emu.journal.clear();
-    fx.emu.faults.script({ operation: 'listDnsZones', times: 4, reply: { status: 500 } });
+    fx.emu.faults.script({ operation: 'listDnsZones', times: 6, reply: { status: 500 } });
     const failed = await fx.run(dns, 'plan');
 
     expect(reads).toEqual(['listDnsZones']);
@@ -158,6 +158,6 @@ describe('batched reads', () => {
       message: 'cannot read live state: DNS zone 7 is not in the account',
     });
     expect(failed.plan.summary.errors).toBe(60);
-    expect(fx.emu.journal.entries().map((e) => e.operation)).toEqual(Array(4).fill('listDnsZones'));
+    expect(fx.emu.journal.entries().map((e) => e.operation)).toEqual(Array(6).fill('listDnsZones'));
   });
 });

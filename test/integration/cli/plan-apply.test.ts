@@ -162,7 +162,7 @@ describe('plan and apply', () => {
         },
       },
     });
-    emu.faults.script({ operation: 'disableDnssec', times: 4, reply: { status: 500 } });
+    emu.faults.script({ operation: 'disableDnssec', times: 6, reply: { status: 500 } });
 
     const result = await cli(['apply', ...state()], { env });
 
@@ -174,7 +174,7 @@ describe('plan and apply', () => {
       ),
       `failed    AccessList/office: the API returned checksum ${sha256Hex('x')} for list 9001, expected ${sha256Hex('203.0.113.0/24\n198.51.100.7\n192.0.2.10')}`,
       expect.stringMatching(
-        /^failed {4}DnsZone\/example-com: E5 DELETE \/dnszone\/12345\/dnssec failed: 500 Internal Server Error.*gave up after 4 attempts/,
+        /^failed {4}DnsZone\/example-com: E5 DELETE \/dnszone\/12345\/dnssec failed: 500 Internal Server Error.*gave up after 6 attempts/,
       ),
     ]);
     expect(result.stdout).toContain('Apply: 0 applied, 3 failed, 0 skipped, 2 unchanged.');

@@ -84,7 +84,7 @@ describe('readApiGuardianTotals', () => {
   it('a zone answering status-only 500 gets its error; the other zone its totals', async () => {
     fx.emu.faults.script({
       pathPrefix: '/shield/metrics/shield-zone/43/',
-      times: 4,
+      times: 6,
       reply: { status: 500, body: { statusCode: 500 } },
     });
 
@@ -96,7 +96,7 @@ describe('readApiGuardianTotals', () => {
     if (failed?.ok !== false) return;
     expect(failed.error.code).toBe('API_UNAVAILABLE');
     expect(failed.error.message).toBe(
-      'E9 GET /shield/metrics/shield-zone/43/api-guardian failed: 500 Internal Server Error (status only); gave up after 4 attempts',
+      'E9 GET /shield/metrics/shield-zone/43/api-guardian failed: 500 Internal Server Error (status only); gave up after 6 attempts',
     );
   });
 

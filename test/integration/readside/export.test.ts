@@ -593,7 +593,7 @@ describe('export failures', () => {
   it('an unknown Shield Zone, a 5xx and a 401 are one line each; the key never shows', async () => {
     fx.emu.faults.script({
       pathPrefix: '/shield/shield-zone/42/access-lists/9003',
-      times: 4,
+      times: 6,
       reply: { status: 503, body: { title: 'Busy', status: 503, detail: `busy ${TEST_KEY}` } },
     });
 
@@ -614,7 +614,7 @@ describe('export failures', () => {
     );
     expect([wafLine, listsFirst.stderr]).toContain(unknownZone.stderr);
     expect(unavailable.stderr).toMatch(
-      /^edgesync: getCustomAccessList GET \/shield\/shield-zone\/42\/access-lists\/9003 failed: 503 Service Unavailable: busy \[redacted\] \(problem details\); gave up after 4 attempts\n$/,
+      /^edgesync: getCustomAccessList GET \/shield\/shield-zone\/42\/access-lists\/9003 failed: 503 Service Unavailable: busy \[redacted\] \(problem details\); gave up after 6 attempts\n$/,
     );
     expect(unauthorized.stderr).toBe(
       'edgesync: getDnsZone GET /dnszone/12345 failed: 401 Unauthorized (empty body); check the access key (EDGESYNC_ACCESS_KEY or --access-key-file)\n',

@@ -485,7 +485,7 @@ describe('inspect failures: one line on stderr, exit 1', () => {
       'E7 500 extended error',
       {
         operation: 'getOptimalRegion',
-        times: 4,
+        times: 6,
         reply: {
           status: 500,
           body: {
@@ -499,19 +499,19 @@ describe('inspect failures: one line on stderr, exit 1', () => {
         },
       },
       ['optimal-region'],
-      `edgesync: ${E7}: 500 Internal Server Error: Region lookup failed; cdnServerToken: could not be resolved (extended error); gave up after 4 attempts`,
+      `edgesync: ${E7}: 500 Internal Server Error: Region lookup failed; cdnServerToken: could not be resolved (extended error); gave up after 6 attempts`,
     ],
     [
       'E8 status-only 500',
-      { operation: 'getWafPlanSegmentation', times: 4, reply: STATUS_500 },
+      { operation: 'getWafPlanSegmentation', times: 6, reply: STATUS_500 },
       ['waf-catalog'],
-      `edgesync: ${E8}: 500 Internal Server Error (status only); gave up after 4 attempts`,
+      `edgesync: ${E8}: 500 Internal Server Error (status only); gave up after 6 attempts`,
     ],
     [
       'E9 status-only 500',
-      { operation: 'getApiGuardianMetrics', times: 4, reply: STATUS_500 },
+      { operation: 'getApiGuardianMetrics', times: 6, reply: STATUS_500 },
       ['api-guardian', '--shield-zone', '42'],
-      `edgesync: ${E9}: 500 Internal Server Error (status only); gave up after 4 attempts`,
+      `edgesync: ${E9}: 500 Internal Server Error (status only); gave up after 6 attempts`,
     ],
     [
       'E8 garbage body',
@@ -583,7 +583,7 @@ describe('inspect failures: one line on stderr, exit 1', () => {
     expect(run).toEqual({
       code: 1,
       stdout: '',
-      stderr: `edgesync: ${E7}: no reply: connection refused (ECONNREFUSED); gave up after 4 attempts\n`,
+      stderr: `edgesync: ${E7}: no reply: connection refused (ECONNREFUSED); gave up after 6 attempts\n`,
     });
   });
 

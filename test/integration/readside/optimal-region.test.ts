@@ -124,7 +124,7 @@ describe('@optimal resolved with E7', () => {
 
   const EXTENDED_503: FaultRule = {
     operation: 'getOptimalRegion',
-    times: 4,
+    times: 6,
     reply: {
       status: 503,
       body: {
@@ -139,7 +139,7 @@ describe('@optimal resolved with E7', () => {
   };
   const PROBLEM_500: FaultRule = {
     operation: 'getOptimalRegion',
-    times: 4,
+    times: 6,
     reply: {
       status: 500,
       body: { type: 'about:blank', title: 'Internal Server Error', status: 500, detail: 'No token location' },
@@ -150,12 +150,12 @@ describe('@optimal resolved with E7', () => {
     [
       'scripted 503s (extended error)',
       EXTENDED_503,
-      'E7 GET /mc/regions/optimal failed: 503 Service Unavailable: Region capacity service is down (extended error); gave up after 4 attempts',
+      'E7 GET /mc/regions/optimal failed: 503 Service Unavailable: Region capacity service is down (extended error); gave up after 6 attempts',
     ],
     [
       'scripted 500s (problem details)',
       PROBLEM_500,
-      'E7 GET /mc/regions/optimal failed: 500 Internal Server Error: No token location (problem details); gave up after 4 attempts',
+      'E7 GET /mc/regions/optimal failed: 500 Internal Server Error: No token location (problem details); gave up after 6 attempts',
     ],
   ])('E7 failing with %s fails only the @optimal apps; the rest is applied', async (_name, fault, reason) => {
     fx.emu.faults.script(fault);
@@ -173,7 +173,7 @@ describe('@optimal resolved with E7', () => {
       'DnsZone/example-com': ['applied', undefined],
     });
     expect(outcome.plan.optimalRegion).toEqual({ error: { code: 'API_UNAVAILABLE', message: reason } });
-    expect(e7Calls()).toBe(4);
+    expect(e7Calls()).toBe(6);
     expect(fx.emu.journal.writes().map((e) => `${e.method} ${e.path}`)).toEqual(
       expect.arrayContaining([
         'PATCH /mc/apps/app2',
