@@ -35,20 +35,38 @@ describe('compactHeap', () => {
     expect(await majorCollections(() => compactHeap(COMPACT_FROM_RESOURCES - 1))).toBe(0);
   });
 
-  it('collects on a timer while a big apply runs, and stops when it ends', async () => {
+  it('collects during a big apply once the old generation has grown, and stops when it ends', async () => {
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     let result: string | undefined;
+    // Arrays this long go straight to the large-object space: old generation, counted.
+    const retained: unknown[][] = [];
+    const growing = async () => {
+      for (let i = 0; i < 8; i += 1) {
+        retained.push(new Array(100_000).fill(i));
+        await sleep(15);
+      }
+      retained.length = 0;
+      return 'done';
+    };
 
     const during = await majorCollections(async () => {
-      result = await compactingWhile(COMPACT_FROM_RESOURCES, () => sleep(120).then(() => 'done'), 25);
+      result = await compactingWhile(COMPACT_FROM_RESOURCES, growing, 5, 1024 * 1024);
     });
-    const after = await majorCollections(() => sleep(80));
-    const small = await majorCollections(() =>
-      compactingWhile(COMPACT_FROM_RESOURCES - 1, () => sleep(80), 10),
-    );
+    const after = await majorCollections(() => sleep(60));
 
     expect(result).toBe('done');
-    expect(during).toBeGreaterThanOrEqual(2);
-    expect([after, small]).toEqual([0, 0]);
+    expect(during).toBeGreaterThanOrEqual(1);
+    expect(after).toBe(0);
+  });
+
+  it('does not collect while the old generation stays flat, nor for a small reconcile', async () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    const flat = await majorCollections(() => compactingWhile(COMPACT_FROM_RESOURCES, () => sleep(100), 5));
+    const small = await majorCollections(() =>
+      compactingWhile(COMPACT_FROM_RESOURCES - 1, () => sleep(80), 5, 0),
+    );
+
+    expect([flat, small]).toEqual([0, 0]);
   });
 });
