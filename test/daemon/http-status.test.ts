@@ -169,8 +169,8 @@ describe('API Guardian gauges', () => {
     expect(first.every(([series]) => series.includes('shield_zone="42"'))).toBe(true);
     expect(failed).toMatchObject({ shieldZoneId: 42, code: 'API_UNAVAILABLE' });
     expect(afterFileRun).toEqual(first);
-    // Start-up run, this test's own read, then the webhook run's 4 attempts; none for the file run.
-    expect(fx.emu.journal.entries({ operation: 'getApiGuardianMetrics' })).toHaveLength(1 + 1 + 4);
+    // Start-up run, this test's own read, then the webhook run's 6 attempts; none for the file run.
+    expect(fx.emu.journal.entries({ operation: 'getApiGuardianMetrics' })).toHaveLength(1 + 1 + 6);
     expect(after).toEqual(first);
     await d.waitForEvent('reconcile.finished', undefined, 3);
     expect(d.events('reconcile.finished').map((l) => l.result)).toEqual(['success', 'success', 'success']);
