@@ -14,7 +14,7 @@ import {
 } from '../../domain/enums.js';
 import { compact } from '../common/diff.js';
 import { type ExportedSpec, type KindExporter, optionalEnumName } from '../common/export.js';
-import { normalizeWafRule } from './index.js';
+import { normalizeWafRule, readZoneWafRules } from './index.js';
 
 /**
  * One live rule in the desired-state format. Chained conditions leave out `isNegated`,
@@ -56,7 +56,7 @@ export const wafCustomRuleExporter: KindExporter<'shieldZone'> = {
   kind: 'WafCustomRule',
   scope: 'shieldZone',
   async read(shieldZoneId, ctx) {
-    const rules = await ctx.limit(() => ctx.api.listCustomWafRules(shieldZoneId, { signal: ctx.signal }));
+    const rules = await readZoneWafRules(shieldZoneId, ctx);
     return rules.map((rule) => wafRuleToSpec(rule, shieldZoneId));
   },
 };

@@ -187,18 +187,20 @@ function planWafRule(desired: DesiredResource<WafCustomRuleSpec>, live: LiveWafR
   };
 }
 
+/** Every custom rule of a Shield Zone: one paged listing per zone and run, for reads and exports. */
+export function readZoneWafRules(zoneId: number, ctx: ReadContext): Promise<CustomWafRuleWire[]> {
+  return ctx.once(`custom-rules:${zoneId}`, () =>
+    ctx.limit(() => ctx.api.listCustomWafRules(zoneId, { signal: ctx.signal })),
+  );
+}
+
 function readWafRules(
   resources: readonly DesiredResource<WafCustomRuleSpec>[],
   ctx: ReadContext,
 ): Promise<Map<string, LiveRead<LiveWafRule>>> {
   return readByZone(
     resources,
-    async (zoneId) => {
-      const rules = await ctx.once(`custom-rules:${zoneId}`, () =>
-        ctx.limit(() => ctx.api.listCustomWafRules(zoneId, { signal: ctx.signal })),
-      );
-      return new Map(rules.map((rule) => [rule.id, rule]));
-    },
+    async (zoneId) => new Map((await readZoneWafRules(zoneId, ctx)).map((rule) => [rule.id, rule])),
     (resource, byId, zoneId) => {
       const wire = byId.get(resource.spec.id);
       return wire === undefined
