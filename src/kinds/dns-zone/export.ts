@@ -1,14 +1,16 @@
 /** Export of `DnsZone`: the zone's DNSSEC state from `GET /dnszone/{id}`, named after its domain. */
 import type { DnsZoneWire } from '../../api/wire/dns.js';
 import type { ExportedSpec, KindExporter } from '../common/export.js';
+import { liveZone } from './index.js';
 
-/** One DNS zone in the desired-state format. */
+/** One DNS zone in the desired-state format, from the same live form its plan compares. */
 export function dnsZoneToSpec(wire: DnsZoneWire): ExportedSpec {
+  const live = liveZone(wire);
   return {
     kind: 'DnsZone',
-    liveName: wire.Domain ?? '',
-    id: wire.Id,
-    spec: { id: wire.Id, dnssec: wire.DnsSecEnabled ?? false },
+    liveName: live.domain,
+    id: live.id,
+    spec: { id: live.id, dnssec: live.dnssec },
     warnings: [],
   };
 }

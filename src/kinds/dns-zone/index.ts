@@ -33,7 +33,8 @@ function planDnsZone(desired: DesiredResource<DnsZoneSpec>, live: LiveDnsZone): 
  */
 export const DNS_LISTING_THRESHOLD = 50;
 
-function liveZone(wire: DnsZoneWire): LiveDnsZone {
+/** A zone as the plan compares it (and the export writes it): no domain is '', no DNSSEC flag is off. */
+export function liveZone(wire: DnsZoneWire): LiveDnsZone {
   return { id: wire.Id, domain: wire.Domain ?? '', dnssec: wire.DnsSecEnabled ?? false };
 }
 
