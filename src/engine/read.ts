@@ -6,24 +6,25 @@
 import type { ApiClient } from '../api/types.js';
 import type { DesiredResource } from '../config/types.js';
 import { toReconcileError } from '../errors.js';
-import type { LiveRead, PlanContext } from '../kinds/common/kind.js';
+import type { LiveRead } from '../kinds/common/kind.js';
 import { createReadContext, groupBy, type ReadContextOptions } from '../kinds/common/read.js';
 import { type ContainerAppSpec, usesOptimalRegion } from '../kinds/container-app/spec.js';
 import { KINDS } from '../kinds/registry.js';
+import type { OptimalRegion } from './types.js';
 
 /** What the read phase needs: the options of its ReadContext. */
 export type ReadOptions = ReadContextOptions;
 
 export interface LiveSnapshot {
   readonly reads: ReadonlyMap<string, LiveRead<unknown>>;
-  readonly optimalRegion: PlanContext['optimalRegion'];
+  readonly optimalRegion: OptimalRegion | undefined;
 }
 
 function needsOptimalRegion(resources: readonly DesiredResource[]): boolean {
   return resources.some((r) => r.kind === 'ContainerApp' && usesOptimalRegion(r.spec as ContainerAppSpec));
 }
 
-async function readOptimalRegion(api: ApiClient, signal: AbortSignal): Promise<PlanContext['optimalRegion']> {
+async function readOptimalRegion(api: ApiClient, signal: AbortSignal): Promise<OptimalRegion | undefined> {
   try {
     const reply = await api.getOptimalRegion({ signal });
     return { id: reply.region.id };

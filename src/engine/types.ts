@@ -31,6 +31,9 @@ export interface PlanError {
   readonly message: string;
 }
 
+/** What `@optimal` stood for in one read: E7's region id, or why E7 could not be asked. */
+export type OptimalRegion = { readonly id: string } | { readonly error: PlanError };
+
 /**
  * `update`: requests will be sent. `noop`: live equals desired. `error`: live could not be
  * read, the change is refused (deletion without allowDeletions, change threshold) or it cannot
@@ -81,7 +84,7 @@ export interface Plan {
    * What `@optimal` stood for in this plan (E7's region id, or why E7 failed); present only
    * when some app uses it, so a plan with no change still says where the apps are pinned.
    */
-  readonly optimalRegion?: { readonly id: string } | { readonly error: PlanError };
+  readonly optimalRegion?: OptimalRegion;
 }
 
 /** Outcome of one change at apply time (flux's vocabulary). */

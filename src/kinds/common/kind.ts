@@ -6,7 +6,7 @@
 import type { ApiRequest, WriteOperationId } from '../../api/operations.js';
 import type { ApiClient, WriteReplies } from '../../api/types.js';
 import type { DesiredResource } from '../../config/types.js';
-import type { FieldDiff, PlanError } from '../../engine/types.js';
+import type { FieldDiff, OptimalRegion, PlanError } from '../../engine/types.js';
 import type { ReconcileError } from '../../errors.js';
 import type { KindName, KindSpecModule } from './spec-module.js';
 
@@ -34,7 +34,7 @@ export interface ReadContext {
 
 export interface PlanContext {
   /** E7's answer, when some desired app uses `@optimal`. */
-  readonly optimalRegion?: { readonly id: string } | { readonly error: PlanError };
+  readonly optimalRegion?: OptimalRegion;
   /** Write-only values recorded by the last successful apply of a subject (see `KindPlan.remember`). */
   remembered(subject: string): Readonly<Record<string, unknown>> | undefined;
 }
