@@ -83,10 +83,8 @@ export function assignNames(specs: readonly ExportedSpec[]): string[] {
   return specs.map((item) => {
     const used = taken.get(item.kind) ?? new Set<string>();
     taken.set(item.kind, used);
-    const base =
-      slugName(item.liveName) ||
-      slugName(`${kebabKind(item.kind)}-${String(item.id)}`) ||
-      kebabKind(item.kind);
+    // The fallback is never empty: it starts with the kind's letters.
+    const base = slugName(item.liveName) || slugName(`${kebabKind(item.kind)}-${String(item.id)}`);
     let name = base;
     for (let n = 2; used.has(name); n += 1) name = `${base}-${n}`;
     used.add(name);
@@ -120,12 +118,10 @@ export async function exportLive(
   options: ExportOptions,
 ): Promise<ExportResult> {
   // The first failure ends the export: the reads still running (and their retries) are aborted.
-  const controller = new AbortController();
-  const stop = (): void => controller.abort(options.signal.reason);
-  options.signal.addEventListener('abort', stop, { once: true });
+  const failed = new AbortController();
   const ctx = createReadContext({
     api,
-    signal: controller.signal,
+    signal: AbortSignal.any([options.signal, failed.signal]),
     concurrency: options.concurrency,
     hint: () => undefined,
   });
@@ -140,17 +136,12 @@ export async function exportLive(
       try {
         return [...(await exporter.read(id, ctx))].sort(byId);
       } catch (err) {
-        controller.abort(err);
+        failed.abort(err);
         throw err;
       }
     });
   });
-  let found: ExportedSpec[];
-  try {
-    found = (await Promise.all(reads)).flat();
-  } finally {
-    options.signal.removeEventListener('abort', stop);
-  }
+  const found = (await Promise.all(reads)).flat();
 
   const warnings: string[] = [];
   const valid: ExportedSpec[] = [];
