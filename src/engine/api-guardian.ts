@@ -9,25 +9,18 @@ import type { DesiredResource } from '../config/types.js';
 import { ReconcileError, toReconcileError } from '../errors.js';
 import { KIND_SPECS } from '../kinds/specs.js';
 
-/** The six totals of an E9 reply, under the API's own names. */
-export interface ApiGuardianTotals {
-  readonly totalBlockedRequests: number;
-  readonly totalLoggedRequests: number;
-  readonly totalRateLimited: number;
-  readonly totalRequestsInspected: number;
-  readonly totalFailedRequestValidation: number;
-  readonly totalFailedAuthenticationEnforcement: number;
-}
-
-/** Names of the totals, in a fixed order (for gauges and tables). */
-export const API_GUARDIAN_TOTAL_NAMES = [
+/** Names of the six totals of an E9 reply (the API's own), in a fixed order. */
+const API_GUARDIAN_TOTAL_NAMES = [
   'totalBlockedRequests',
   'totalLoggedRequests',
   'totalRateLimited',
   'totalRequestsInspected',
   'totalFailedRequestValidation',
   'totalFailedAuthenticationEnforcement',
-] as const satisfies readonly (keyof ApiGuardianTotals)[];
+] as const;
+
+/** The six totals of an E9 reply, by name. */
+export type ApiGuardianTotals = { readonly [K in (typeof API_GUARDIAN_TOTAL_NAMES)[number]]: number };
 
 /** One zone's outcome: its totals, or why they could not be read. */
 export type ApiGuardianReading =
@@ -82,7 +75,7 @@ export async function readApiGuardianTotals(
           }
           const totals = Object.fromEntries(
             API_GUARDIAN_TOTAL_NAMES.map((name) => [name, data[name] ?? 0]),
-          ) as unknown as ApiGuardianTotals;
+          ) as ApiGuardianTotals;
           return [zoneId, { ok: true, totals }];
         } catch (err) {
           return [zoneId, { ok: false, error: toReconcileError(err) }];
