@@ -72,10 +72,10 @@ function diffKeyed<D, L>(
 }
 
 /** Names of environment variables whose values plans and audit logs do not print. */
-export const SENSITIVE_ENV_NAME = /(secret|token|passw(or)?d|private|credential|api_?key|access_?key|auth)/i;
+const SENSITIVE_ENV_NAME = /(secret|token|passw(or)?d|private|credential|api_?key|access_?key|auth)/i;
 
 /** An env value as plans show it: `(sensitive)` for secret-looking names (Terraform's `sensitive`). */
-export function showEnvValue(name: string, value: string | undefined): string | undefined {
+function showEnvValue(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   return SENSITIVE_ENV_NAME.test(name) ? '(sensitive)' : value;
 }

@@ -261,6 +261,40 @@ describe('ContainerApp plan', () => {
     expect(JSON.stringify(result.requests)).toContain('hunter2');
   });
 
+  it('does not print secret-looking values that change or go either', () => {
+    const live = liveApp();
+    const web = live.containerTemplates?.[0];
+    if (web === undefined) throw new Error('fixture has no web container');
+    web.environmentVariables = [
+      { name: 'API_TOKEN', value: 'old-token' },
+      { name: 'auth_header', value: 'Bearer old' },
+    ];
+
+    const result = plan(
+      {
+        containerTemplates: [
+          { name: 'web', environmentVariables: [{ name: 'API_TOKEN', value: 'new-token' }] },
+          { name: 'worker' },
+        ],
+      },
+      live,
+    );
+
+    expect(result.diffs).toEqual([
+      {
+        path: 'containerTemplates[web].environmentVariables[API_TOKEN]',
+        live: '(sensitive)',
+        desired: '(sensitive)',
+      },
+      {
+        path: 'containerTemplates[web].environmentVariables[auth_header]',
+        live: '(sensitive)',
+        desired: undefined,
+      },
+    ]);
+    expect(JSON.stringify(result.diffs)).not.toMatch(/old-token|new-token|Bearer/);
+  });
+
   it('sends volumes whole when one changes and refuses removing one without allowDeletions', () => {
     const grown = plan({ volumes: [{ name: 'data', size: 20 }] });
     const removed = plan({ volumes: [] });
