@@ -9,7 +9,7 @@ import type { KindName } from '../kinds/common/spec-module.js';
 import type { ExportedDocument } from '../kinds/export.js';
 
 /** Folder of each kind under `--out`. Names are unique per kind, so `<kind-dir>/<name>.yaml` never collides. */
-export const KIND_DIRS: Readonly<Record<KindName, string>> = {
+const KIND_DIRS: Readonly<Record<KindName, string>> = {
   WafCustomRule: 'waf-custom-rules',
   AccessList: 'access-lists',
   ManagedAccessList: 'managed-access-lists',
@@ -44,7 +44,7 @@ function isUrl(ref: string): boolean {
  * in flow style, as the examples are; everything else, and `entries`, in block style. Lines are
  * never folded: a folded regex or entry would read back the same but diff badly.
  */
-export function documentYaml(document: ExportedDocument): string {
+function documentYaml(document: ExportedDocument): string {
   const doc = new Document({
     apiVersion: 'edgesync/v1',
     kind: document.kind,

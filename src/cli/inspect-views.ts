@@ -181,7 +181,7 @@ export function catalogRulesView(narrowed: WafPlanSegmentationWire, options: Vie
 }
 
 /** The six totals of E9, in the order a reader scans them, with their labels. */
-export const API_GUARDIAN_TOTALS = [
+const API_GUARDIAN_TOTALS = [
   ['totalRequestsInspected', 'requests inspected'],
   ['totalBlockedRequests', 'blocked'],
   ['totalLoggedRequests', 'logged'],

@@ -27,7 +27,7 @@ export interface ReconcileFlags extends ConnectionFlags {
  * whole file or the directory (no `:0:0`), then the loader's summary, which names the config
  * directory. Unlike `validate`, the paths stay relative to that directory.
  */
-export function printConfigIssues(io: CliIo, err: ReconcileError): void {
+function printConfigIssues(io: CliIo, err: ReconcileError): void {
   const issues = (err.details?.issues ?? []) as ConfigIssue[];
   for (const issue of issues) io.stderr.write(`${formatIssue(issue)}\n`);
   io.stderr.write(`edgesync: ${err.message}\n`);
@@ -51,16 +51,16 @@ export function commonReadFailure(plan: Plan): string | undefined {
   return failures[0]?.error?.message;
 }
 
-export interface PreparedRun {
+interface PreparedRun {
   desired: DesiredState;
+  /** Built last, so whoever gets a PreparedRun closes it. */
   api: ApiClient;
   state: StateStore;
   revision: string;
-  close(): Promise<void>;
 }
 
 /** Loads, opens state and connects; throws ReconcileError (USAGE, CONFIG_INVALID, STATE_IO). */
-export async function prepareRun(
+async function prepareRun(
   flags: ReconcileFlags,
   io: CliIo,
   options: { persistState: boolean },
@@ -76,11 +76,11 @@ export async function prepareRun(
   const revision = await resolveRevision(desired.configDir, desired.digest);
   // Built last: nothing after it can throw, so the caller always gets it to close.
   const api = createCliApiClient(target, flags, io, { connections: flags.concurrency * 2 });
-  return { desired, api, state, revision, close: () => api.close() };
+  return { desired, api, state, revision };
 }
 
 /** Runs the pipeline for a CLI command. */
-export async function runReconcile(
+async function runReconcile(
   prepared: PreparedRun,
   flags: ReconcileFlags,
   io: CliIo,
@@ -126,6 +126,6 @@ export async function reconcileCommand(
   try {
     return report(await runReconcile(prepared, flags, io, mode));
   } finally {
-    await prepared.close();
+    await prepared.api.close();
   }
 }

@@ -31,12 +31,23 @@ export function compareIssues(a: ConfigIssue, b: ConfigIssue): number {
 }
 
 /**
+ * `file:line:col`, the form every config message uses; just `file` for an issue with no
+ * position (line 0: a whole file or the directory). `displayFile` replaces `issue.file`.
+ */
+export function issueLocation(
+  issue: Pick<ConfigIssue, 'file' | 'line' | 'col'>,
+  displayFile: string = issue.file,
+): string {
+  return issue.line > 0 ? `${displayFile}:${issue.line}:${issue.col}` : displayFile;
+}
+
+/**
  * `file:line:col: message (at path)`. Warnings say so after the position. An issue with no
  * position (line 0: a whole file or the directory) prints as `file: message`. `displayFile`
  * lets the CLI print paths as the user can open them (joined to the --config it was given).
  */
 export function formatIssue(issue: ConfigIssue, displayFile: string = issue.file): string {
-  const where = issue.line > 0 ? `${displayFile}:${issue.line}:${issue.col}` : displayFile;
+  const where = issueLocation(issue, displayFile);
   const level = issue.severity === 'warning' ? 'warning: ' : '';
   const at = issue.path === '' ? '' : ` (at ${issue.path})`;
   return `${where}: ${level}${issue.message}${at}`;

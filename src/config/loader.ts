@@ -38,15 +38,6 @@ export interface LoaderOptions {
   readonly workers?: number | 'auto';
   /** Below this many bytes to parse, workers cost more than they save (default 1 MiB). */
   readonly workerThresholdBytes?: number;
-  /**
-   * Keep the worker threads for the next load (default false). A warm worker parses far
-   * faster than a new one, but each holds its own V8 heap, about 50 MB after parsing 10,000
-   * resources, which would otherwise stay in the process through the reconcile that follows
-   * (the daemon's start-up run): that alone took the daemon past its 200 MB budget. The
-   * daemon's later loads are incremental (one changed file parses in this thread), so only
-   * a big reload, such as a branch switch, pays for starting workers again (~0.1 s each).
-   */
-  readonly keepWorkers?: boolean;
 }
 
 /** Subjects (`Kind/name`) that differ from the previous successful load, each list sorted. */
@@ -169,7 +160,6 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
       limits,
       options.workers ?? 'auto',
       options.workerThresholdBytes,
-      options.keepWorkers ?? false,
     );
     for (const [index, job] of jobs.entries()) {
       const result = deepFreeze(parsed.results[index] as FileResult);

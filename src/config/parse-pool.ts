@@ -45,68 +45,28 @@ function workerCount(jobs: readonly ParseJob[], workers: number | 'auto', thresh
   return Math.min(availableParallelism() - 1, MAX_AUTO_WORKERS, jobs.length - 1);
 }
 
-/**
- * Workers a caller keeps (`keepWorkers`) stay between loads (unref'd, so they never keep the
- * process alive) and end after a minute without work: a fresh worker runs the YAML parser
- * cold, in V8's interpreter, for its first second or so. Nobody keeps them by default: their
- * heaps cost more memory than the daemon's budget allows (see LoaderOptions.keepWorkers).
- */
-const IDLE_MS = 60_000;
-
 /** Files sent to a worker ahead of its replies. */
 const WORKER_IN_FLIGHT = 2;
 
-let pool: Worker[] = [];
-let idleTimer: NodeJS.Timeout | undefined;
-/** One batch at a time: loads are sequential in practice, and this keeps the pool simple. */
+/** Worker threads started and not yet exited. */
+let alive = 0;
+/** One batch at a time: loads are sequential in practice, and this bounds the threads alive. */
 let batchLock: Promise<unknown> = Promise.resolve();
 
-function takeWorkers(count: number): Worker[] {
-  if (idleTimer !== undefined) clearTimeout(idleTimer);
-  while (pool.length < count) {
-    const worker = new Worker(WORKER_URL);
-    // A crashed worker leaves the pool; the batch that used it fails on its own 'error'.
-    worker.once('exit', () => {
-      pool = pool.filter((w) => w !== worker);
-    });
-    pool.push(worker);
-  }
-  return pool.slice(0, count);
-}
-
-/** Parse worker threads alive now, in use or idle (tests check one-shot loads end theirs). */
+/** Parse worker threads alive now (tests check that every load ends its own). */
 export function parseWorkersAlive(): number {
-  return pool.length;
-}
-
-function endIdleWorkers(): Promise<unknown> {
-  const idle = pool;
-  pool = [];
-  return Promise.all(idle.map((worker) => worker.terminate()));
-}
-
-/**
- * Returns workers to the pool; without `keep`, ends the whole pool now instead of after
- * IDLE_MS, and resolves once the threads are gone (their memory with them).
- */
-async function releaseWorkers(workers: readonly Worker[], keep: boolean): Promise<void> {
-  for (const worker of workers) {
-    worker.removeAllListeners('message');
-    worker.removeAllListeners('error');
-    worker.unref();
-  }
-  if (!keep) {
-    await endIdleWorkers();
-    return;
-  }
-  idleTimer = setTimeout(() => void endIdleWorkers(), IDLE_MS);
-  idleTimer.unref();
+  return alive;
 }
 
 /**
  * Parses every job; results come back in job order. Worker failures are INTERNAL errors.
- * Without `keepWorkers` the worker threads end as soon as the batch is done (their heaps
- * would otherwise stay in the process's memory through the reconcile that follows).
+ *
+ * The worker threads are started for the batch and end with it. A warm worker would parse a
+ * later batch faster (a fresh one runs the YAML parser cold for its first second or so), but
+ * each holds its own V8 heap, about 50 MB after parsing 10,000 resources, which would stay in
+ * the process through the reconcile that follows: that alone took the daemon past its 200 MB
+ * budget. The daemon's later loads are incremental (one changed file parses in this thread),
+ * so only a big reload, such as a branch switch, pays for starting workers again.
  */
 export async function parseFiles(
   jobs: readonly ParseJob[],
@@ -114,7 +74,6 @@ export async function parseFiles(
   limits: LoaderLimits,
   workers: number | 'auto',
   thresholdBytes = 1024 * 1024,
-  keepWorkers = false,
 ): Promise<ParseOutcome> {
   const count = workerCount(jobs, workers, thresholdBytes);
   if (count <= 0) {
@@ -123,7 +82,7 @@ export async function parseFiles(
       workers: 0,
     };
   }
-  const run = batchLock.then(() => parseInPool(jobs, root, limits, count, keepWorkers));
+  const run = batchLock.then(() => parseInPool(jobs, root, limits, count));
   batchLock = run.catch(() => undefined);
   return run;
 }
@@ -133,20 +92,24 @@ async function parseInPool(
   root: string,
   limits: LoaderLimits,
   count: number,
-  keepWorkers: boolean,
 ): Promise<ParseOutcome> {
   const results: (FileResult | undefined)[] = new Array(jobs.length);
   // Largest first, so no thread is left with a big file at the end.
   const queue = jobs
     .map((_, index) => index)
     .sort((a, b) => (jobs[b]?.text.length ?? 0) - (jobs[a]?.text.length ?? 0));
-  const workers = takeWorkers(count);
+  const workers = Array.from({ length: count }, () => {
+    const worker = new Worker(WORKER_URL);
+    alive += 1;
+    worker.once('exit', () => {
+      alive -= 1;
+    });
+    return worker;
+  });
   try {
     const workersDone = workers.map(
       (worker) =>
         new Promise<void>((resolve, reject) => {
-          // Held while the batch runs: this thread may have nothing else keeping it alive.
-          worker.ref();
           let inFlight = 0;
           const sendNext = (): void => {
             const index = queue.shift();
@@ -185,7 +148,8 @@ async function parseInPool(
     }
     await Promise.all(workersDone);
   } finally {
-    await releaseWorkers(workers, keepWorkers);
+    // Resolves once the threads are gone, their heaps with them.
+    await Promise.all(workers.map((worker) => worker.terminate()));
   }
   return { results: results as FileResult[], workers: count };
 }

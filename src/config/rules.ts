@@ -8,6 +8,7 @@
  * The daemon re-runs these after every change among 10,000 resources, so they are kept as
  * an index updated file by file (O(changed files)), not rebuilt from every document.
  */
+import { issueLocation } from './issues.js';
 import type { FileResult } from './parse-file.js';
 import type { ConfigIssue, SourceLocation } from './types.js';
 
@@ -24,10 +25,6 @@ interface Occurrence {
   readonly at: SourceLocation;
   /** Set for targets: the formatted path of the target in the document. */
   readonly path: string;
-}
-
-function where(at: SourceLocation): string {
-  return `${at.file}:${at.line}:${at.col}`;
 }
 
 function byPosition(a: Occurrence, b: Occurrence): number {
@@ -110,7 +107,7 @@ export function createRuleIndex(): RuleIndex {
           issues.push({
             ...o.at,
             path: o.path,
-            message: `duplicate name: ${subject} is already declared at ${where(first.at)}`,
+            message: `duplicate name: ${subject} is already declared at ${issueLocation(first.at)}`,
             severity: 'error',
           });
         }
@@ -121,7 +118,7 @@ export function createRuleIndex(): RuleIndex {
           issues.push({
             ...o.at,
             path: o.path,
-            message: `targets the same object (${target}) as ${first.subject} at ${where(first.at)}`,
+            message: `targets the same object (${target}) as ${first.subject} at ${issueLocation(first.at)}`,
             severity: 'error',
           });
         }

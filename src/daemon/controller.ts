@@ -282,8 +282,7 @@ export function createController(options: ControllerOptions): Controller {
       if (result.outcome === 'failed') failed.push(result);
     }
     metrics.setResources(status.countsByKind());
-    const writes = outcome.plan.changes.filter((c) => c.action === 'update' && c.skip === undefined).length;
-    return { at, failed, writes };
+    return { at, failed, writes: outcome.plan.summary.toUpdate };
   }
 
   /**

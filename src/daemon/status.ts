@@ -7,6 +7,7 @@
  * Everything here is in memory and rebuilt after a restart by the first run; the reconcile
  * history comes from the state store.
  */
+import { issueLocation } from '../config/issues.js';
 import type { ConfigIssue, DesiredResource } from '../config/types.js';
 import type { RunRecord } from '../engine/state.js';
 import type { ChangeResult, DriftCause, PlannedChange } from '../engine/types.js';
@@ -120,11 +121,6 @@ interface MutableResource {
 }
 
 const STATES: readonly ResourceState[] = ['pending', 'in-sync', 'suspended', 'report-only', 'failed'];
-
-/** `file:line:col`, the form every config message uses; just `file` for a whole file (line 0). */
-export function issueLocation(issue: Pick<ConfigIssue, 'file' | 'line' | 'col'>): string {
-  return issue.line > 0 ? `${issue.file}:${issue.line}:${issue.col}` : issue.file;
-}
 
 function stateOf(change: PlannedChange, result: ChangeResult): ResourceState {
   switch (result.outcome) {

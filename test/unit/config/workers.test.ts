@@ -45,18 +45,16 @@ describe('parsing in worker threads', () => {
     expect(inWorkers).toHaveLength(4);
   });
 
-  it('ends the workers after each load unless told to keep them', async () => {
+  it('ends its worker threads when each load is done', async () => {
     const { createDesiredStateLoader, loadDesiredState } = await distLoader();
     const { parseWorkersAlive } = (await import(DIST_POOL.href)) as typeof Pool;
 
-    await createDesiredStateLoader({ workers: 2, keepWorkers: true }).load(EXAMPLES);
-    const afterKeeping = parseWorkersAlive();
-    await createDesiredStateLoader({ workers: 2 }).load(EXAMPLES);
+    const reusable = await createDesiredStateLoader({ workers: 2 }).load(EXAMPLES);
     const afterReusable = parseWorkersAlive();
-    await createDesiredStateLoader({ workers: 2, keepWorkers: true }).load(EXAMPLES);
     await loadDesiredState(EXAMPLES, { workers: 2 });
     const afterOneShot = parseWorkersAlive();
 
-    expect([afterKeeping, afterReusable, afterOneShot]).toEqual([2, 0, 0]);
+    expect(reusable.stats.workers).toBe(2);
+    expect([afterReusable, afterOneShot]).toEqual([0, 0]);
   });
 });
