@@ -6,7 +6,7 @@
  * shows the edit. Derived values (checksum, entry count, timestamps) stay right only through
  * the mutators, so prefer those when the edit touches content.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../domain/checksum.js';
 import type {
   AccessListDetails,
   ApiGuardianMetrics,
@@ -82,11 +82,6 @@ export interface StateCounts {
   managedAccessLists: number;
   apps: number;
   dnsZones: number;
-}
-
-/** Lowercase hex SHA-256 of a string's UTF-8 bytes. */
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /** Entries of an access list: the non-empty lines of its content. */
