@@ -85,7 +85,7 @@ export interface StateCounts {
 }
 
 /** Entries of an access list: the non-empty lines of its content. */
-export function countEntries(content: string): number {
+function countEntries(content: string): number {
   let count = 0;
   for (const line of content.split('\n')) {
     if (line.trim() !== '') count += 1;
