@@ -21,8 +21,6 @@ export function watchAbort(signal: AbortSignal | undefined, watcher: Watcher): (
   let set = watchers.get(signal);
   if (set === undefined) {
     const created = new Set<Watcher>();
-    set = created;
-    watchers.set(signal, created);
     signal.addEventListener(
       'abort',
       () => {
@@ -32,11 +30,12 @@ export function watchAbort(signal: AbortSignal | undefined, watcher: Watcher): (
       },
       { once: true },
     );
+    watchers.set(signal, created);
+    set = created;
   }
-  const active = set;
-  active.add(watcher);
+  set.add(watcher);
   return () => {
-    active.delete(watcher);
+    set.delete(watcher);
   };
 }
 

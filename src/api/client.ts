@@ -82,10 +82,10 @@ const READ_REPLIES = {
 } as const;
 
 /** Page size of the DNS zone listing: the core API's maximum (and default). */
-export const DNS_ZONES_PAGE_SIZE = 1000;
+const DNS_ZONES_PAGE_SIZE = 1000;
 
 /** Page size of the custom-rule listing: the largest the PHP docs use; the API default is 10. */
-export const CUSTOM_RULES_PAGE_SIZE = 1000;
+const CUSTOM_RULES_PAGE_SIZE = 1000;
 /**
  * A listing longer than this many pages (100,000 rules) means the server is not ending it;
  * a zone's rule count is capped far below that by its `customWafRulesLimit`.

@@ -244,8 +244,8 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
     const started = performance.now();
     return new Promise<Outcome>((resolve, reject) => {
       let controller: Dispatcher.DispatchController | undefined;
+      /** Set once, by the first of the deadline and the caller's signal. */
       let abortReason: Error | undefined;
-      let aborted = false;
       let timedOut = false;
       let callerAborted = false;
       let settled = false;
@@ -254,8 +254,7 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
       const chunks: Buffer[] = [];
 
       function abort(reason: unknown): void {
-        if (aborted) return;
-        aborted = true;
+        if (abortReason !== undefined) return;
         // undici aborts with an Error; a signal may carry any value as its reason.
         abortReason =
           reason instanceof Error ? reason : new DOMException(String(reason ?? 'aborted'), 'AbortError');

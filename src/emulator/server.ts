@@ -21,7 +21,7 @@ import type { RequestContext, Route } from './routes/types.js';
 import type { EmulatorState } from './store.js';
 
 /** Request bodies above this are refused with 413. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+const MAX_BODY_BYTES = 1024 * 1024;
 
 /** Everything the pipeline needs; built once per emulator. */
 export interface ServerDeps {

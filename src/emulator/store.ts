@@ -6,7 +6,7 @@
  * shows the edit. Derived values (checksum, entry count, timestamps) stay right only through
  * the mutators, so prefer those when the edit touches content.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../domain/checksum.js';
 import type {
   AccessListDetails,
   ApiGuardianMetrics,
@@ -84,13 +84,8 @@ export interface StateCounts {
   dnsZones: number;
 }
 
-/** Lowercase hex SHA-256 of a string's UTF-8 bytes. */
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
 /** Entries of an access list: the non-empty lines of its content. */
-export function countEntries(content: string): number {
+function countEntries(content: string): number {
   let count = 0;
   for (const line of content.split('\n')) {
     if (line.trim() !== '') count += 1;

@@ -3,10 +3,10 @@
  * and GET, access-list listing and GET). Replies are camelCase; Shield envelopes carry
  * `error: {statusCode, success, message, errorKey}`.
  */
+import { sha256Hex } from '../../domain/checksum.js';
 import { defaultApiGuardianMetrics, defaultBotCategories } from '../defaults.js';
 import type { Reply } from '../replies.js';
 import { envelopeOk, SHIELD_PROBLEM_PROFILE, SHIELD_RULE_PROFILE, STATUS_ONLY_PROFILE } from '../replies.js';
-import { sha256Hex } from '../store.js';
 import {
   UpdateAccessListConfigurationRequest,
   UpdateCustomAccessListRequest,

@@ -5,8 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/api/errors.js';
+import { sha256Hex } from '../../../src/domain/checksum.js';
 import type { Emulator } from '../../../src/emulator/index.js';
-import { sha256Hex } from '../../../src/kinds/access-list/spec.js';
 import { createTestClient, type TestClient } from '../../helpers/api-client.js';
 import { TEST_SEED, withEmulator } from '../../helpers/emulator.js';
 

@@ -4,7 +4,13 @@ import { ApiError } from '../../../src/api/errors.js';
 import { type ApiRequest, readRequests, writeRequests } from '../../../src/api/operations.js';
 import type { ApiClient } from '../../../src/api/types.js';
 import { createTestClient, TEST_ACCESS_KEY, type TestClient } from '../../helpers/api-client.js';
-import { type Handler, reply, startTestServer, type TestServer } from '../../helpers/http-server.js';
+import {
+  type Handler,
+  reply,
+  sequence,
+  startTestServer,
+  type TestServer,
+} from '../../helpers/http-server.js';
 import {
   APP_ID,
   accessList,
@@ -488,6 +494,26 @@ describe('base URL', () => {
     ['https://example.com/?x=1', 'the API base URL must not carry credentials, a query or a fragment'],
   ])('refuses %s with USAGE', (baseUrl, message) => {
     expect(() => createTestClient(baseUrl)).toThrow(expect.objectContaining({ code: 'USAGE', message }));
+  });
+});
+
+describe('unauthorizedNote', () => {
+  it('ends the message of a 401, and of no other failure', async () => {
+    const noted = createTestClient(server.url, { unauthorizedNote: 'check the key file' });
+    const failure = async () =>
+      (await noted.client.getDnsZone(DNS_ZONE_ID).catch((e: unknown) => e)) as ApiError;
+    server.setHandler(sequence(reply(401), reply(403)));
+
+    const unauthorized = await failure();
+    const forbidden = await failure();
+    await noted.dispose();
+
+    const line = `getDnsZone GET /dnszone/${DNS_ZONE_ID} failed`;
+    expect([unauthorized.code, unauthorized.message]).toEqual([
+      'API_AUTH',
+      `${line}: 401 Unauthorized (empty body); check the key file`,
+    ]);
+    expect([forbidden.code, forbidden.message]).toEqual(['API_AUTH', `${line}: 403 Forbidden (empty body)`]);
   });
 });
 
