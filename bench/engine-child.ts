@@ -8,7 +8,6 @@ import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import { createApiClient } from '../src/api/client.js';
-import { OPERATIONS } from '../src/api/operations.js';
 import type { RequestEvent } from '../src/api/types.js';
 import { loadDesiredState } from '../src/config/loader.js';
 import type { DesiredState } from '../src/config/types.js';
@@ -33,6 +32,7 @@ function resetPeakRss(): boolean {
   lifetimePeakBytes = Math.max(
     lifetimePeakBytes,
     procPeakRssBytes('self') ?? 0,
+    // maxRSS is in kilobytes (libuv's ru_maxrss).
     process.resourceUsage().maxRSS * 1024,
   );
   try {
@@ -122,7 +122,7 @@ async function runJob(job: ReconcileJob): Promise<{ runs: ReconcileRun[]; e1: Lo
       let retries = 0;
       for (const event of events) {
         byOperation[event.operation] = (byOperation[event.operation] ?? 0) + 1;
-        if (OPERATIONS[event.operation].method !== 'GET') writes += 1;
+        if (event.method !== 'GET') writes += 1;
         if (event.attempt > 1) retries += 1;
       }
       runs.push({
@@ -174,7 +174,7 @@ async function handle(request: EngineRequest): Promise<void> {
       return;
     }
     case 'exit':
-      // maxRSS is in kilobytes (libuv's ru_maxrss).
+      // Folds the high-water mark since the last reset into the lifetime peak.
       resetPeakRss();
       reply({ type: 'exiting', maxRssBytes: lifetimePeakBytes });
       process.disconnect?.();

@@ -100,7 +100,11 @@ export function startEngineProcess(): EngineProcess {
         if (reply.type === 'failed') reject(new Error(`engine process: ${reply.error}`));
         else resolve(reply);
       });
-      child.send(request);
+      // With a callback, a send to a process already gone rejects here instead of emitting an
+      // 'error' event nobody listens to (which would crash the benchmark and hide why it died).
+      child.send(request, (err) => {
+        if (err !== null) reject(new Error(`engine process gone, cannot ${request.type}: ${err.message}`));
+      });
     });
   }
 

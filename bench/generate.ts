@@ -480,15 +480,11 @@ export function generateRepository(dir: string, options: GenerateOptions = {}): 
   const resources: GeneratedResource[] = [];
   const shieldZoneIds = Array.from({ length: zones }, (_, i) => 4200 + i);
 
-  function add(
-    file: string,
-    kind: GeneratedKind,
-    written: Written,
-    ids: Record<string, number | string>,
-  ): void {
+  function add(file: string, written: Written, ids: Record<string, number | string>): void {
     const docs = files.get(file) ?? [];
     docs.push(written.text);
     files.set(file, docs);
+    const { kind } = written.live;
     counts[kind] += 1;
     resources.push({
       kind,
@@ -508,7 +504,7 @@ export function generateRepository(dir: string, options: GenerateOptions = {}): 
     for (let r = 0; r < rules; r += 1) {
       ruleId += 1 + Math.floor(random() * 3);
       const file = `shield/zone-${zone}/rules-${Math.floor(r / rulesPerFile) + 1}.yaml`;
-      add(file, 'WafCustomRule', wafRule(random, zone, ruleId, r), { id: ruleId, shieldZoneId: zone });
+      add(file, wafRule(random, zone, ruleId, r), { id: ruleId, shieldZoneId: zone });
     }
     const lists = share(wanted.AccessList);
     for (let l = 0; l < lists; l += 1) {
@@ -520,19 +516,14 @@ export function generateRepository(dir: string, options: GenerateOptions = {}): 
         entriesFile = { path: `../../${listFile}`, entries: body };
         writeText(join(dir, listFile), `# partner ranges for zone ${zone}\n\n${body.join('\n')}\n`);
       }
-      add(
-        `shield/zone-${zone}/access-lists.yaml`,
-        'AccessList',
-        accessList(random, zone, listId, l, entriesFile),
-        {
-          id: listId,
-          shieldZoneId: zone,
-        },
-      );
+      add(`shield/zone-${zone}/access-lists.yaml`, accessList(random, zone, listId, l, entriesFile), {
+        id: listId,
+        shieldZoneId: zone,
+      });
     }
     const managed = share(wanted.ManagedAccessList);
     for (let m = 0; m < managed; m += 1) {
-      add(`shield/zone-${zone}/access-lists.yaml`, 'ManagedAccessList', managedList(zone, 500 + m, m), {
+      add(`shield/zone-${zone}/access-lists.yaml`, managedList(zone, 500 + m, m), {
         listId: 500 + m,
         shieldZoneId: zone,
       });
@@ -540,12 +531,12 @@ export function generateRepository(dir: string, options: GenerateOptions = {}): 
   }
   for (let a = 0; a < wanted.ContainerApp; a += 1) {
     const id = appId(random);
-    add(`apps/team-${(a % 10) + 1}.yaml`, 'ContainerApp', containerApp(random, a, id, reportOnlyShare), {
+    add(`apps/team-${(a % 10) + 1}.yaml`, containerApp(random, a, id, reportOnlyShare), {
       appId: id,
     });
   }
   for (let d = 0; d < dnsZones; d += 1) {
-    add(`dns/zones-${(d % 4) + 1}.yaml`, 'DnsZone', dnsZone(random, 700_000 + d, d), { id: 700_000 + d });
+    add(`dns/zones-${(d % 4) + 1}.yaml`, dnsZone(random, 700_000 + d, d), { id: 700_000 + d });
   }
 
   let yamlBytes = 0;

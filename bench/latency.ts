@@ -218,9 +218,7 @@ async function startDaemon(
     throw new Error(`the daemon is still ${last} after 120 s: ${stderr.slice(-500)}`);
   };
   return {
-    get url() {
-      return url;
-    },
+    url,
     next,
     async idle() {
       await ready();

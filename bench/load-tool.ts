@@ -16,10 +16,8 @@ export interface LoadRequest {
 export interface LoadOptions {
   readonly url: string;
   readonly connections: number;
-  /** Seconds to run; ignored when `amount` is set. */
-  readonly duration?: number;
-  /** Total requests to send, then stop. */
-  readonly amount?: number;
+  /** Seconds to run. */
+  readonly duration: number;
   readonly headers?: Readonly<Record<string, string>>;
   readonly requests?: readonly LoadRequest[];
 }
@@ -33,7 +31,6 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
   timeouts: number;
-  '2xx': number;
 }
 
 // autocannon is CommonJS without types; require it rather than add a declaration shim.

@@ -200,24 +200,25 @@ async function measureSize(
       });
       const between = await host.loopTime();
       const run = runs[0] as ReconcileRun;
-      if (run.counts.applied !== drifted.drifted.length || run.counts.failed !== 0) {
+      if (run.counts.applied !== changes || run.counts.failed !== 0) {
         throw new Error(`the apply did not make every change: ${JSON.stringify(run.counts)}`);
       }
       // The same emulator, now in sync: E1 bodies the engine just sent, replayed at the same
       // concurrency for as long as the engine ran (at least 3 s: autocannon needs about a
       // second to reach its pace, and stops on whole seconds).
+      const replayed = e1.slice(0, 1000);
       const load = await runLoad({
         url: emu.url,
         connections: options.concurrency,
         duration: Math.max(3, Math.ceil(run.wallMs / 1000)),
         headers: { AccessKey: ACCESS_KEY },
-        requests: e1.slice(0, 1000),
+        requests: replayed,
       });
       const after = await host.loopTime();
       // Then the bare undici client with the same bodies: the ceiling of a Node client here.
       const rawClient = await runRawClient(
         emu.url,
-        e1.slice(0, 1000),
+        replayed,
         Math.max(changes, 5000),
         options.concurrency,
         dir,
@@ -230,24 +231,24 @@ async function measureSize(
         rawClient,
       });
     }
+    // The engine's rates in one round; the figures are their medians and their per-round ratios.
+    const changeRate = (r: ApplyRound): number => changes / (r.engine.wallMs / 1000);
+    const requestRate = (r: ApplyRound): number => r.engine.requests.total / (r.engine.wallMs / 1000);
+    const applyPhaseRate = (r: ApplyRound): number => changes / (r.engine.phases.applyMs / 1000);
     const wallMs = median(applyRounds.map((r) => r.engine.wallMs));
-    const requestsPerSecond = median(
-      applyRounds.map((r) => r.engine.requests.total / (r.engine.wallMs / 1000)),
-    );
+    const requestsPerSecond = median(applyRounds.map(requestRate));
     const loadToolRequestsPerSecond = median(applyRounds.map((r) => r.loadTool.requestsPerSecond));
     const changesPerSecond = changes / (wallMs / 1000);
-    const applyPhaseChangesPerSecond = median(
-      applyRounds.map((r) => changes / (r.engine.phases.applyMs / 1000)),
-    );
+    const applyPhaseChangesPerSecond = median(applyRounds.map(applyPhaseRate));
     // Ratios are taken within a round (the engine, then autocannon right after it on the same
     // emulator) and their median reported: the machine's load drifts between rounds, and a
     // ratio of two medians from different rounds would pair figures taken under different loads.
     const perRound = (engineRate: (r: ApplyRound) => number): number[] =>
       applyRounds.map((r) => engineRate(r) / r.loadTool.requestsPerSecond);
     const roundRatios: RoundRatios = {
-      changes: perRound((r) => changes / (r.engine.wallMs / 1000)),
-      requests: perRound((r) => r.engine.requests.total / (r.engine.wallMs / 1000)),
-      applyPhase: perRound((r) => changes / (r.engine.phases.applyMs / 1000)),
+      changes: perRound(changeRate),
+      requests: perRound(requestRate),
+      applyPhase: perRound(applyPhaseRate),
       rawClient: perRound((r) => r.rawClient.requestsPerSecond),
     };
     const maxRssBytes = await engine.exit();

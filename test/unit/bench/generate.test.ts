@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emulatorSeed, generateRepository, writeEmulatorSeed } from '../../../bench/generate.js';
 import { createDesiredStateLoader } from '../../../src/config/loader.js';
-import { parseSeed } from '../../../src/emulator/index.js';
+import { loadSeedFile } from '../../../src/emulator/index.js';
 import { type EngineFixture, engineFixture } from '../../helpers/engine.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -46,6 +45,12 @@ describe('the benchmark repository generator', () => {
     expect(reportOnly.length).toBeGreaterThan(0);
     expect(some).toHaveLength(100);
     expect(some.filter((s) => reportOnly.includes(s))).toEqual([]);
+    // Evenly: from one drifted resource to the next, always about writable ÷ 100 further on.
+    const writable = repo.resources.filter((r) => !r.reportOnly).map((r) => `${r.kind}/${r.name}`);
+    const positions = [-1, ...some.map((s) => writable.indexOf(s))];
+    const gaps = positions.slice(1).map((p, i) => p - (positions[i] as number));
+    expect(Math.min(...gaps)).toBe(Math.floor(writable.length / 100));
+    expect(Math.max(...gaps)).toBe(Math.ceil(writable.length / 100));
     expect(all).toHaveLength(1000 - reportOnly.length);
     expect(all.filter((s) => reportOnly.includes(s))).toEqual([]);
   });
@@ -63,7 +68,8 @@ describe('the generated emulator seed against the engine', () => {
     const { state } = await createDesiredStateLoader({ workers: 0 }).load(repo.dir);
     const generated = emulatorSeed(repo, { drift });
     const path = writeEmulatorSeed(repo.dir, generated.seed);
-    fx = await engineFixture(viaYaml ? parseSeed(readFileSync(path, 'utf8'), path) : generated.seed);
+    // Read back the way `edgesync run --emulator` reads it.
+    fx = await engineFixture(viaYaml ? await loadSeedFile(path) : generated.seed);
     const outcome = await fx.run(state.resources, 'apply', { concurrency: 8 });
     return { outcome, drifted: generated.drifted, writes: fx.emu.journal.writes() };
   }
