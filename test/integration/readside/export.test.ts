@@ -5,12 +5,12 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../../src/config/loader.js';
 import type { DesiredResource } from '../../../src/config/types.js';
 import type { KindName } from '../../../src/kinds/common/spec-module.js';
-import { cli, cliAgainst } from '../../helpers/cli.js';
-import { TEST_KEY } from '../../helpers/emulator.js';
+import { type CliRun, cli, cliAgainst } from '../../helpers/cli.js';
+import { TEST_KEY, withEmulator } from '../../helpers/emulator.js';
 import { type EngineFixture, engineFixture } from '../../helpers/engine.js';
 import { tempDir, writeTree } from '../../helpers/temp-dir.js';
 import { EXPORT_SEED, PINNED_DIGEST } from './export-seed.js';
@@ -68,16 +68,28 @@ describe('export round trip: export → validate → plan shows zero changes', (
     DnsZone: ['example-com', 'example-org'],
   };
 
-  it.each(Object.entries(EXPECTED) as [KindName, string[]][])('%s', async (kind, names) => {
-    const out = tempDir();
+  // One export of everything, loaded back, serves every kind: each case plans its share
+  // against its own freshly seeded emulator (plans only read, so the cases stay independent).
+  let run: CliRun;
+  let exported: readonly DesiredResource[];
+  beforeAll(async () => {
+    const emu = await withEmulator(EXPORT_SEED);
+    try {
+      // tempDir's afterEach removes `out` after the first test; it is read here, before.
+      const out = tempDir();
+      run = await cliAgainst(emu, ['export', ...EVERYTHING, '--out', out]);
+      exported = (await loadDesiredState(out)).resources;
+    } finally {
+      await emu.close();
+    }
+  });
 
-    const run = await cliAgainst(fx.emu, ['export', ...EVERYTHING, '--out', out]);
-    const state = await loadDesiredState(out);
-    const ofKind = state.resources.filter((r) => r.kind === kind);
+  it.each(Object.entries(EXPECTED) as [KindName, string[]][])('%s', async (kind, names) => {
+    const ofKind = exported.filter((r) => r.kind === kind);
     const plan = await planOf(ofKind);
 
     expect(run.code).toBe(0);
-    expect(state.resources).toHaveLength(16);
+    expect(exported).toHaveLength(16);
     expect(ofKind.map((r) => r.name).sort()).toEqual(names);
     expect(plan.changes.map((c) => [c.subject, c.action, c.diffs])).toEqual(
       ofKind.map((r) => [r.subject, 'noop', []]).sort(([a], [b]) => String(a).localeCompare(String(b))),
