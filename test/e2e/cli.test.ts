@@ -3,7 +3,7 @@
  * builds first). The emulator runs as its own process too, seeded with the demo account.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,11 +69,16 @@ describe('the edgesync binary', () => {
   });
 
   it('prints its version and help, and exits 1 on an unknown command', async () => {
+    // The package's version, so a release bump that forgets src/cli/version.ts fails here.
+    const { version: released } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+
     const version = await run(['--version']);
     const help = await run(['--help']);
     const unknown = await run(['frobnicate']);
 
-    expect(version).toEqual({ code: 0, stdout: '0.1.0\n', stderr: '' });
+    expect(version).toEqual({ code: 0, stdout: `${released}\n`, stderr: '' });
     // Each command on its own line of the Commands list, not just somewhere in a description.
     for (const command of ['validate', 'plan', 'apply', 'run', 'schema', 'emulator', 'inspect', 'export'])
       expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
