@@ -3,14 +3,14 @@
  * builds first). The emulator runs as its own process too, seeded with the demo account.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAIN } from '../helpers/spawn-daemon.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = join(ROOT, 'dist/src/main.js');
 const KEY = 'e2e-key-7c1d';
 
 interface Result {
@@ -21,7 +21,7 @@ interface Result {
 
 function run(args: string[], env: Record<string, string> = {}): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [MAIN, ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
     });
@@ -40,12 +40,13 @@ describe('the edgesync binary', () => {
   let config: string;
 
   beforeAll(async () => {
+    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm test does)`);
     // Lives for the whole suite (the tempDir helper cleans up after each test).
     config = join(mkdtempSync(join(tmpdir(), 'edgesync-e2e-')), 'config');
     cpSync(join(ROOT, 'config-examples'), config, { recursive: true });
     emulator = spawn(
       process.execPath,
-      [BIN, 'emulator', '--port', '0', '--seed', join(config, '.emulator/seed.yaml')],
+      [MAIN, 'emulator', '--port', '0', '--seed', join(config, '.emulator/seed.yaml')],
       {
         env: { PATH: process.env.PATH ?? '', EDGESYNC_ACCESS_KEY: KEY },
       },
@@ -62,16 +63,22 @@ describe('the edgesync binary', () => {
   });
 
   afterAll(() => {
-    emulator.kill('SIGTERM');
-    rmSync(join(config, '..'), { recursive: true, force: true });
+    // beforeAll may have stopped before either existed (no build).
+    emulator?.kill('SIGTERM');
+    if (config !== undefined) rmSync(join(config, '..'), { recursive: true, force: true });
   });
 
   it('prints its version and help, and exits 1 on an unknown command', async () => {
+    // The package's version, so a release bump that forgets src/cli/version.ts fails here.
+    const { version: released } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      version: string;
+    };
+
     const version = await run(['--version']);
     const help = await run(['--help']);
     const unknown = await run(['frobnicate']);
 
-    expect(version).toEqual({ code: 0, stdout: '0.1.0\n', stderr: '' });
+    expect(version).toEqual({ code: 0, stdout: `${released}\n`, stderr: '' });
     // Each command on its own line of the Commands list, not just somewhere in a description.
     for (const command of ['validate', 'plan', 'apply', 'run', 'schema', 'emulator', 'inspect', 'export'])
       expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));

@@ -66,6 +66,12 @@ function checkRunArgs(args: readonly string[]): Map<string, string | true> {
   return flags;
 }
 
+/** The checkout root and link name of git-sync's `--root=…` and `--link=…` arguments. */
+function gitSyncCheckout(args: readonly string[]): { root: string; link: string } {
+  const flags = new Map(args.map((arg) => arg.replace(/^--/, '').split('=') as [string, string]));
+  return { root: flags.get('root') ?? '', link: flags.get('link') ?? '' };
+}
+
 /** Environment variables edgesync reads (the CLI's settings). */
 const KNOWN_ENV = ['EDGESYNC_CONFIG', 'EDGESYNC_STATE_DIR', 'EDGESYNC_ACCESS_KEY', 'EDGESYNC_BASE_URL'];
 
@@ -187,6 +193,9 @@ describe('deploy/docker-compose.yml', () => {
       flags.get('--access-key-file'),
       flags.get('--webhook-secret-file'),
     ]);
+    // Each secret the service mounts is declared at the top level, from a file.
+    for (const name of edgesync.secrets)
+      expect(compose.secrets[name]?.file, name).toEqual(expect.any(String));
     expect(Object.keys(edgesync.environment).filter((name) => !KNOWN_ENV.includes(name))).toEqual([]);
     expect(existsSync(resolve(REPO, 'deploy', edgesync.build.context, edgesync.build.dockerfile))).toBe(true);
     expect(Number.parseInt(edgesync.stop_grace_period, 10)).toBeGreaterThan(DEFAULT_SHUTDOWN_TIMEOUT_S);
@@ -194,7 +203,7 @@ describe('deploy/docker-compose.yml', () => {
   });
 
   it('points edgesync at the git-sync link in the shared volume, mounted read-only at the same path', () => {
-    const args = Object.fromEntries(gitSync.command.map((arg) => arg.replace(/^--/, '').split('=')));
+    const args = gitSyncCheckout(gitSync.command);
     const repoVolume = gitSync.volumes[0]?.split(':') ?? [];
 
     expect(gitSync.image).toMatch(/^registry\.k8s\.io\/git-sync\/git-sync:v4\.\d+\.\d+$/);
@@ -221,6 +230,10 @@ describe('deploy/kubernetes', () => {
   const container = (name: string): any => pod.containers.find((c: { name: string }) => c.name === name);
   const edgesync = container('edgesync');
   const gitSync = container('git-sync');
+  /** The edgesync container's environment, name → value. */
+  const env: Record<string, string> = Object.fromEntries(
+    edgesync.env.map((e: { name: string; value: string }) => [e.name, e.value]),
+  );
 
   it('lists every manifest in the kustomization', () => {
     expect(docs.find((d) => d.kind === 'Kustomization')?.resources).toEqual([
@@ -233,9 +246,6 @@ describe('deploy/kubernetes', () => {
     const flags = checkRunArgs(edgesync.args);
     const mounts: { mountPath: string; name: string; readOnly?: boolean }[] = edgesync.volumeMounts;
     const secretVolume = pod.volumes.find((v: { secret?: unknown }) => v.secret !== undefined);
-    const env = Object.fromEntries(
-      edgesync.env.map((e: { name: string; value: string }) => [e.name, e.value]),
-    );
 
     for (const flag of ['--access-key-file', '--webhook-secret-file']) {
       const file = String(flags.get(flag));
@@ -262,10 +272,7 @@ describe('deploy/kubernetes', () => {
   });
 
   it('shares the git-sync checkout: the link edgesync reads is the one git-sync writes', () => {
-    const args = Object.fromEntries(gitSync.args.map((arg: string) => arg.replace(/^--/, '').split('=')));
-    const env = Object.fromEntries(
-      edgesync.env.map((e: { name: string; value: string }) => [e.name, e.value]),
-    );
+    const args = gitSyncCheckout(gitSync.args);
     const repoMount = edgesync.volumeMounts.find((m: { name: string }) => m.name === 'repo');
     const writerMount = gitSync.volumeMounts.find((m: { name: string }) => m.name === 'repo');
 

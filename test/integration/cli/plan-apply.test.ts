@@ -5,10 +5,10 @@
  */
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Emulator, EmulatorSeed } from '../../../src/emulator/index.js';
+import { type Emulator, type EmulatorSeed, startEmulator } from '../../../src/emulator/index.js';
 import { sha256Hex } from '../../../src/kinds/access-list/spec.js';
 import { cli } from '../../helpers/cli.js';
-import { TEST_KEY, withEmulator } from '../../helpers/emulator.js';
+import { TEST_KEY, TEST_SEED, withEmulator } from '../../helpers/emulator.js';
 import { tempDir, writeTree } from '../../helpers/temp-dir.js';
 
 const DOC = 'apiVersion: edgesync/v1\n';
@@ -54,19 +54,18 @@ describe('plan and apply', () => {
   beforeEach(async () => {
     emu = await withEmulator();
     config = writeTree(tempDir(), CONFIG);
-    // Each test its own state dir: the default (beside the config dir) would be shared in /tmp.
+    // Each test its own state dir, removed after it: the default (beside the config dir) would
+    // be shared in /tmp and outlive the test.
     env = {
       EDGESYNC_ACCESS_KEY: TEST_KEY,
       EDGESYNC_BASE_URL: emu.url,
       EDGESYNC_CONFIG: config,
-      EDGESYNC_STATE_DIR: `${config}-state`,
+      EDGESYNC_STATE_DIR: tempDir(),
     };
   });
   afterEach(async () => {
     await emu.close();
   });
-
-  const state = () => ['--state-dir', `${config}/../${config.split('/').pop()}-state`];
 
   it('plan prints one block per changed resource and writes nothing', async () => {
     const plain = await cli(['plan'], { env });
@@ -121,10 +120,10 @@ describe('plan and apply', () => {
   });
 
   it('apply applies, lists every outcome, and a second apply writes nothing', async () => {
-    const first = await cli(['apply', ...state()], { env });
+    const first = await cli(['apply'], { env });
     const writes = emu.journal.writes().length;
-    const second = await cli(['apply', ...state()], { env });
-    const after = await cli(['plan', '--detailed-exitcode', ...state()], { env });
+    const second = await cli(['apply'], { env });
+    const after = await cli(['plan', '--detailed-exitcode'], { env });
 
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(
@@ -164,7 +163,7 @@ describe('plan and apply', () => {
     });
     emu.faults.script({ operation: 'disableDnssec', times: 6, reply: { status: 500 } });
 
-    const result = await cli(['apply', ...state()], { env });
+    const result = await cli(['apply'], { env });
 
     expect(result.code).toBe(1);
     const lines = result.stdout.split('\n').filter((l) => /^(applied|failed|skipped) /.test(l));
@@ -195,12 +194,17 @@ describe('plan and apply', () => {
         )
         .join('---\n'),
     });
-    const zoneEnv = { ...env, EDGESYNC_BASE_URL: emu.url, EDGESYNC_CONFIG: dir };
+    const zoneEnv = {
+      ...env,
+      EDGESYNC_BASE_URL: emu.url,
+      EDGESYNC_CONFIG: dir,
+      EDGESYNC_STATE_DIR: tempDir(),
+    };
 
-    const refused = await cli(['apply', '--state-dir', `${dir}-state`], { env: zoneEnv });
+    const refused = await cli(['apply'], { env: zoneEnv });
     const writesAfterRefusal = emu.journal.writes().length;
     const allowedByFlag = await cli(['plan', '--max-change-percent', '40'], { env: zoneEnv });
-    const forced = await cli(['apply', '--force', '--state-dir', `${dir}-state`], { env: zoneEnv });
+    const forced = await cli(['apply', '--force'], { env: zoneEnv });
 
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain(
@@ -250,7 +254,7 @@ describe('plan and apply', () => {
   });
 
   it('a wrong key on apply is one line that says where the key comes from, and nothing is written', async () => {
-    const result = await cli(['apply', ...state()], { env: { ...env, EDGESYNC_ACCESS_KEY: 'wrong-key' } });
+    const result = await cli(['apply'], { env: { ...env, EDGESYNC_ACCESS_KEY: 'wrong-key' } });
 
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
@@ -277,19 +281,15 @@ describe('plan and apply', () => {
   it('never prints the access key, even at debug level', async () => {
     const key = 'SUPER-SECRET-ACCESS-KEY-3f9a';
     await emu.close();
-    const { startEmulator } = await import('../../../src/emulator/index.js');
-    emu = await startEmulator({
-      accessKey: key,
-      seed: (await import('../../helpers/emulator.js')).TEST_SEED,
-    });
+    emu = await startEmulator({ accessKey: key, seed: TEST_SEED });
     const keyEnv = { ...env, EDGESYNC_ACCESS_KEY: key, EDGESYNC_BASE_URL: emu.url };
     emu.faults.script({ operation: 'disableDnssec', reply: { status: 500, body: { echoed: key } } });
 
     const runs = [
       await cli(['plan', '--log-level', 'debug', '--log-format', 'json'], { env: keyEnv }),
-      await cli(['apply', '--log-level', 'debug', '--log-format', 'json', ...state()], { env: keyEnv }),
+      await cli(['apply', '--log-level', 'debug', '--log-format', 'json'], { env: keyEnv }),
       await cli(['plan', '--json', '--log-level', 'trace'], { env: keyEnv }),
-      await cli(['apply', '--json', '--log-level', 'debug', ...state()], {
+      await cli(['apply', '--json', '--log-level', 'debug'], {
         env: { ...keyEnv, EDGESYNC_BASE_URL: 'http://127.0.0.1:9' },
       }),
     ];

@@ -12,20 +12,23 @@ import { type EngineFixture, engineFixture } from '../../helpers/engine.js';
 
 const [ZONE_42, ZONE_43] = TEST_SEED.shieldZones ?? [];
 
+/** Zone 42 reports all six totals; the reading must hand back exactly these. */
+const TOTALS_42 = {
+  totalBlockedRequests: 1204,
+  totalLoggedRequests: 5310,
+  totalRateLimited: 87,
+  totalRequestsInspected: 980412,
+  totalFailedRequestValidation: 61,
+  totalFailedAuthenticationEnforcement: 19,
+};
+
 const SEED: EmulatorSeed = {
   ...TEST_SEED,
   shieldZones: [
     {
       ...ZONE_42,
       id: 42,
-      apiGuardian: {
-        totalBlockedRequests: 1204,
-        totalLoggedRequests: 5310,
-        totalRateLimited: 87,
-        totalRequestsInspected: 980412,
-        totalFailedRequestValidation: 61,
-        totalFailedAuthenticationEnforcement: 19,
-      },
+      apiGuardian: TOTALS_42,
     },
     { ...ZONE_43, id: 43, apiGuardian: { totalBlockedRequests: 7, totalRequestsInspected: 70 } },
   ],
@@ -64,14 +67,7 @@ describe('readApiGuardianTotals', () => {
         42,
         {
           ok: true,
-          totals: {
-            totalBlockedRequests: 1204,
-            totalLoggedRequests: 5310,
-            totalRateLimited: 87,
-            totalRequestsInspected: 980412,
-            totalFailedRequestValidation: 61,
-            totalFailedAuthenticationEnforcement: 19,
-          },
+          totals: TOTALS_42,
         },
       ],
     ]);

@@ -3,16 +3,16 @@
  * (export → loadDesiredState → plan with zero changes), the exact YAML, names, warnings,
  * the `--out` layout with its schema modelines and never-overwrite rule, and the failures.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../../src/config/loader.js';
 import type { DesiredResource } from '../../../src/config/types.js';
 import type { KindName } from '../../../src/kinds/common/spec-module.js';
-import { cli, cliAgainst } from '../../helpers/cli.js';
-import { TEST_KEY } from '../../helpers/emulator.js';
+import { type CliRun, cli, cliAgainst } from '../../helpers/cli.js';
+import { TEST_KEY, withEmulator } from '../../helpers/emulator.js';
 import { type EngineFixture, engineFixture } from '../../helpers/engine.js';
-import { tempDir } from '../../helpers/temp-dir.js';
+import { tempDir, writeTree } from '../../helpers/temp-dir.js';
 import { EXPORT_SEED, PINNED_DIGEST } from './export-seed.js';
 
 const EVERYTHING = [
@@ -47,6 +47,12 @@ async function planOf(resources: readonly DesiredResource[]) {
   return plan;
 }
 
+/** Saves `yaml` (an export's stdout) as one file of a new config directory, loads it and plans it. */
+async function loadAndPlan(yaml: string) {
+  const state = await loadDesiredState(writeTree(tempDir(), { 'export.yaml': yaml }));
+  return { state, plan: await planOf(state.resources) };
+}
+
 describe('export round trip: export → validate → plan shows zero changes', () => {
   const EXPECTED: Record<KindName, string[]> = {
     WafCustomRule: [
@@ -62,16 +68,28 @@ describe('export round trip: export → validate → plan shows zero changes', (
     DnsZone: ['example-com', 'example-org'],
   };
 
-  it.each(Object.entries(EXPECTED) as [KindName, string[]][])('%s', async (kind, names) => {
-    const out = tempDir();
+  // One export of everything, loaded back, serves every kind: each case plans its share
+  // against its own freshly seeded emulator (plans only read, so the cases stay independent).
+  let run: CliRun;
+  let exported: readonly DesiredResource[];
+  beforeAll(async () => {
+    const emu = await withEmulator(EXPORT_SEED);
+    try {
+      // tempDir's afterEach removes `out` after the first test; it is read here, before.
+      const out = tempDir();
+      run = await cliAgainst(emu, ['export', ...EVERYTHING, '--out', out]);
+      exported = (await loadDesiredState(out)).resources;
+    } finally {
+      await emu.close();
+    }
+  });
 
-    const run = await cliAgainst(fx.emu, ['export', ...EVERYTHING, '--out', out]);
-    const state = await loadDesiredState(out);
-    const ofKind = state.resources.filter((r) => r.kind === kind);
+  it.each(Object.entries(EXPECTED) as [KindName, string[]][])('%s', async (kind, names) => {
+    const ofKind = exported.filter((r) => r.kind === kind);
     const plan = await planOf(ofKind);
 
     expect(run.code).toBe(0);
-    expect(state.resources).toHaveLength(16);
+    expect(exported).toHaveLength(16);
     expect(ofKind.map((r) => r.name).sort()).toEqual(names);
     expect(plan.changes.map((c) => [c.subject, c.action, c.diffs])).toEqual(
       ofKind.map((r) => [r.subject, 'noop', []]).sort(([a], [b]) => String(a).localeCompare(String(b))),
@@ -114,12 +132,8 @@ describe('export round trip: export → validate → plan shows zero changes', (
   });
 
   it('holds for the stdout stream saved as one file', async () => {
-    const dir = tempDir();
-
     const run = await cliAgainst(fx.emu, ['export', ...EVERYTHING]);
-    writeFileSync(join(dir, 'live.yaml'), run.stdout);
-    const state = await loadDesiredState(dir);
-    const plan = await planOf(state.resources);
+    const { state, plan } = await loadAndPlan(run.stdout);
 
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(NO_VARIABLES_WARNING);
@@ -142,12 +156,9 @@ describe('export round trip: export → validate → plan shows zero changes', (
     const anycast = api.endpoints[0];
     if (anycast === undefined) throw new Error('seed endpoint missing');
     (anycast as { type: string }).type = 'Anycast';
-    const dir = tempDir();
 
     const run = await cliAgainst(fx.emu, ['export', '--app', 'Go1e5FdmzoQdr3O']);
-    writeFileSync(join(dir, 'app.yaml'), run.stdout);
-    const state = await loadDesiredState(dir);
-    const plan = await planOf(state.resources);
+    const { plan } = await loadAndPlan(run.stdout);
 
     expect(run.stdout).toContain('  runtimeType: reserved\n');
     expect(run.stdout).toContain('      imagePullPolicy: ifNotPresent\n');
@@ -373,12 +384,9 @@ describe('export output', () => {
 describe('export warnings', () => {
   it('writes repeated entries once and says the plan will remove the copies', async () => {
     fx.emu.state.setAccessListContent(42, 9003, '10.0.0.1\n10.0.0.2\n10.0.0.1\n10.0.0.1');
-    const dir = tempDir();
 
     const run = await cliAgainst(fx.emu, ['export', '--shield-zone', '42']);
-    writeFileSync(join(dir, 'zone.yaml'), run.stdout);
-    const state = await loadDesiredState(dir);
-    const plan = await planOf(state.resources);
+    const { plan } = await loadAndPlan(run.stdout);
 
     expect(run.stderr).toBe(
       `${NO_VARIABLES_WARNING}edgesync: warning: access list 9003 ("Scanners") repeats 2 of its entries; the export lists each once, so its plan removes the copies\n`,
@@ -403,12 +411,9 @@ describe('export warnings', () => {
     const endpoint = web?.endpoints[0];
     if (endpoint === undefined) throw new Error('seed endpoint missing');
     endpoint.type = 'publicIp';
-    const dir = tempDir();
 
     const run = await cliAgainst(fx.emu, ['export', '--app', 'Go1e5FdmzoQdr3O']);
-    writeFileSync(join(dir, 'app.yaml'), run.stdout);
-    const state = await loadDesiredState(dir);
-    const plan = await planOf(state.resources);
+    const { plan } = await loadAndPlan(run.stdout);
 
     expect(run.stderr).toBe(
       'edgesync: warning: app Go1e5FdmzoQdr3O, container web: endpoints web-cdn are of a type the format cannot express (publicIp, internalIp); its endpoints are left out (unmanaged)\n',
@@ -473,9 +478,7 @@ describe('export --out', () => {
   });
 
   it('--schema-path makes each modeline relative to its file; a URL stays as given; no note', async () => {
-    const cwd = tempDir();
-    mkdirSync(join(cwd, 'repo/schema'), { recursive: true });
-    writeFileSync(join(cwd, 'repo/schema/edgesync.schema.json'), '{}');
+    const cwd = writeTree(tempDir(), { 'repo/schema/edgesync.schema.json': '{}' });
 
     const relativeRun = await cliAgainst(
       fx.emu,
@@ -521,10 +524,10 @@ describe('export --out', () => {
   });
 
   it('refuses to overwrite without --force: lists the files, writes nothing, exit 1', async () => {
-    const out = tempDir();
-    mkdirSync(join(out, 'dns-zones'));
-    writeFileSync(join(out, 'dns-zones/example-com.yaml'), 'hand-edited\n');
-    writeFileSync(join(out, 'dns-zones/example-org.yaml'), 'hand-edited too\n');
+    const out = writeTree(tempDir(), {
+      'dns-zones/example-com.yaml': 'hand-edited\n',
+      'dns-zones/example-org.yaml': 'hand-edited too\n',
+    });
 
     const refused = await cliAgainst(fx.emu, [
       'export',
@@ -553,9 +556,7 @@ describe('export --out', () => {
   });
 
   it('--force overwrites', async () => {
-    const out = tempDir();
-    mkdirSync(join(out, 'dns-zones'));
-    writeFileSync(join(out, 'dns-zones/example-com.yaml'), 'hand-edited\n');
+    const out = writeTree(tempDir(), { 'dns-zones/example-com.yaml': 'hand-edited\n' });
 
     const run = await cliAgainst(fx.emu, ['export', '--dns-zone', '12345', '--out', out, '--force']);
 

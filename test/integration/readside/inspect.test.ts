@@ -2,14 +2,28 @@
  * `edgesync inspect` against the emulator over real HTTP, in-process: the tables, `--json`,
  * the catalogue filters, and every failure shape of E6–E9 as one line on stderr with exit 1.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator, EmulatorSeed } from '../../../src/emulator/index.js';
 import { cli, cliAgainst } from '../../helpers/cli.js';
 import { TEST_KEY, TEST_SEED, withEmulator } from '../../helpers/emulator.js';
+import { startTestServer } from '../../helpers/http-server.js';
 
 const [ZONE_42, ZONE_43] = TEST_SEED.shieldZones ?? [];
+
+/** The SQLI rule group, in both plans of the catalogue. */
+const SQLI_GROUP = {
+  id: 942,
+  name: 'SQL Injection',
+  code: 'SQLI',
+  fileName: 'REQUEST-942-SQLI.conf',
+  mainGroup: 'OWASP Core Rule Set',
+  ruleset: 'owasp-crs',
+  description: 'SQLi rules',
+  rules: [
+    { ruleId: '942100', description: 'SQL injection via libinjection' },
+    { ruleId: '942110', description: 'Common injection testing' },
+  ],
+};
 
 const SEED: EmulatorSeed = {
   ...TEST_SEED,
@@ -56,21 +70,7 @@ const SEED: EmulatorSeed = {
         {
           name: 'OWASP Core Rule Set',
           ruleset: 'owasp-crs',
-          ruleGroups: [
-            {
-              id: 942,
-              name: 'SQL Injection',
-              code: 'SQLI',
-              fileName: 'REQUEST-942-SQLI.conf',
-              mainGroup: 'OWASP Core Rule Set',
-              ruleset: 'owasp-crs',
-              description: 'SQLi rules',
-              rules: [
-                { ruleId: '942100', description: 'SQL injection via libinjection' },
-                { ruleId: '942110', description: 'Common injection testing' },
-              ],
-            },
-          ],
+          ruleGroups: [SQLI_GROUP],
         },
       ],
     },
@@ -82,19 +82,7 @@ const SEED: EmulatorSeed = {
           name: 'OWASP Core Rule Set',
           ruleset: 'owasp-crs',
           ruleGroups: [
-            {
-              id: 942,
-              name: 'SQL Injection',
-              code: 'SQLI',
-              fileName: 'REQUEST-942-SQLI.conf',
-              mainGroup: 'OWASP Core Rule Set',
-              ruleset: 'owasp-crs',
-              description: 'SQLi rules',
-              rules: [
-                { ruleId: '942100', description: 'SQL injection via libinjection' },
-                { ruleId: '942110', description: 'Common injection testing' },
-              ],
-            },
+            SQLI_GROUP,
             {
               id: 941,
               name: 'Cross-Site Scripting',
@@ -571,12 +559,10 @@ describe('inspect failures: one line on stderr, exit 1', () => {
   });
 
   it('an unreachable API is one line after the retries', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const { port } = closed.address() as AddressInfo;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const closed = await startTestServer();
+    await closed.close();
 
-    const run = await cli(['inspect', 'optimal-region', '--base-url', `http://127.0.0.1:${port}`], {
+    const run = await cli(['inspect', 'optimal-region', '--base-url', closed.url], {
       env: { EDGESYNC_ACCESS_KEY: TEST_KEY },
     });
 
