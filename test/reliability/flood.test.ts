@@ -6,16 +6,18 @@
 import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { signBody } from '../../src/daemon/signatures.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { daemonArgs, until, writeDaemonConfig } from '../helpers/daemon.js';
-import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
-import { killSpawned, type Spawned, spawnRun } from '../helpers/spawn-daemon.js';
+import { TEST_KEY, test } from '../helpers/emulator.js';
+import { type Spawned, spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const SECRET = 'flood-secret-5b2e';
 const HOOKS = 1000;
+
+useSpawnedDaemons();
 
 interface Running {
   daemon: Spawned;
@@ -91,18 +93,8 @@ function sendLarge(
   });
 }
 
-afterEach(() => {
-  killSpawned();
-});
-
 describe('webhook floods', () => {
-  let emu: Emulator;
-  afterEach(async () => {
-    await emu.close();
-  });
-
-  it(`answers ${HOOKS} webhooks 202 or 401, with bounded reconciles and memory`, async () => {
-    emu = await withEmulator();
+  test(`answers ${HOOKS} webhooks 202 or 401, with bounded reconciles and memory`, async ({ emu }) => {
     const { daemon, url } = await startDaemon(emu);
     const before = await rss(url);
     const statuses = new Map<number, number>();
@@ -146,8 +138,7 @@ describe('webhook floods', () => {
     expect(daemon.output()).not.toContain(SECRET);
   });
 
-  it('refuses a 100 MB body without reading it, whether its length is declared or not', async () => {
-    emu = await withEmulator();
+  test('refuses a 100 MB body without reading it, whether its length is declared or not', async ({ emu }) => {
     const { daemon, url } = await startDaemon(emu);
     const hundredMiB = 100 * 1024 * 1024;
     const headers = { 'content-type': 'application/json', 'x-signature': signBody(SECRET, 'x') };
