@@ -5,24 +5,14 @@
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CliIo } from '../../src/cli/io.js';
-import { runCli } from '../../src/cli/program.js';
+import { cli } from '../helpers/cli.js';
 import { writeDaemonConfig } from '../helpers/daemon.js';
 import { TEST_KEY } from '../helpers/emulator.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-async function run(args: readonly string[], env: Record<string, string> = { EDGESYNC_ACCESS_KEY: TEST_KEY }) {
-  let out = '';
-  let err = '';
-  const io: CliIo = {
-    stdout: { write: (s: string) => (out += s) },
-    stderr: { write: (s: string) => (err += s) },
-    env,
-    cwd: process.cwd(),
-    signal: new AbortController().signal,
-  };
-  const code = await runCli(['run', ...args], io);
-  return { code, out, err };
+/** `edgesync run <args>` in-process, with the test key in the environment unless `env` is given. */
+function run(args: readonly string[], env: Record<string, string> = { EDGESYNC_ACCESS_KEY: TEST_KEY }) {
+  return cli(['run', ...args], { env });
 }
 
 describe('edgesync run: bad settings', () => {
@@ -38,16 +28,20 @@ describe('edgesync run: bad settings', () => {
     const result = await run(['--config', config(), ...args]);
 
     expect(result.code).toBe(1);
-    expect(result.err).toContain(message);
+    expect(result.stderr).toContain(message);
+    // The message leads (commander's usage may follow), and nothing was started or logged.
+    expect(result.stderr.split('\n')[0]).toContain(message);
+    expect(result.stdout).toBe('');
   });
 
   it('no access key → exit 1', async () => {
     const result = await run(['--config', config(), '--base-url', 'http://127.0.0.1:1'], {});
 
     expect(result.code).toBe(1);
-    expect(result.err).toBe(
+    expect(result.stderr).toBe(
       'edgesync: no access key: set EDGESYNC_ACCESS_KEY or pass --access-key-file FILE\n',
     );
+    expect(result.stdout).toBe('');
   });
 
   it('an unreadable webhook secret file → exit 1', async () => {
@@ -58,7 +52,8 @@ describe('edgesync run: bad settings', () => {
     ]);
 
     expect(result.code).toBe(1);
-    expect(result.err).toBe(`edgesync: cannot read the webhook secret file ${missing}: ENOENT\n`);
+    expect(result.stderr).toBe(`edgesync: cannot read the webhook secret file ${missing}: ENOENT\n`);
+    expect(result.stdout).toBe('');
   });
 
   it('an address in use → exit 1', async () => {
@@ -77,6 +72,7 @@ describe('edgesync run: bad settings', () => {
     await new Promise((resolve) => blocker.close(resolve));
 
     expect(result.code).toBe(1);
-    expect(result.err).toBe(`edgesync: cannot listen on 127.0.0.1:${port}: EADDRINUSE\n`);
+    expect(result.stderr).toBe(`edgesync: cannot listen on 127.0.0.1:${port}: EADDRINUSE\n`);
+    expect(result.stdout).toBe('');
   });
 });

@@ -5,23 +5,21 @@
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { redactCredentials } from '../../src/daemon/controller.js';
-import type { Emulator } from '../../src/emulator/index.js';
 import {
-  daemonArgs,
+  type DaemonFixture,
   edit,
   githubHook,
   type InProcessDaemon,
   request,
   ruleYaml,
-  runDaemon,
   secretFile,
   untilStatus,
+  useDaemonFixture,
   writeDaemonConfig,
 } from '../helpers/daemon.js';
-import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
-import { tempDir, writeTree } from '../helpers/temp-dir.js';
+import { writeTree } from '../helpers/temp-dir.js';
 
 const SECRET = 'git-pull-secret';
 const GIT_ENV = {
@@ -42,25 +40,12 @@ function git(cwd: string, ...args: string[]): string {
   }).trim();
 }
 
-let emu: Emulator;
-let daemon: InProcessDaemon | undefined;
-let root: string;
 let work: string;
 let config: string;
 
-async function start(): Promise<InProcessDaemon> {
-  const d = await runDaemon(
-    daemonArgs({
-      config,
-      stateDir: join(root, 'state'),
-      baseUrl: emu.url,
-      extra: ['--git-pull', '--webhook-secret-file', secretFile(SECRET)],
-    }),
-    { EDGESYNC_ACCESS_KEY: TEST_KEY },
-  );
-  daemon = d;
-  await d.waitForEvent('reconcile.finished');
-  return d;
+/** Starts the fixture's daemon on the clone with `--git-pull` and a webhook secret, after its start-up run. */
+function start(fx: DaemonFixture): Promise<InProcessDaemon> {
+  return fx.start(config, { extra: ['--git-pull', '--webhook-secret-file', secretFile(SECRET)] });
 }
 
 function push(sha: string): string {
@@ -68,11 +53,10 @@ function push(sha: string): string {
 }
 
 /**
- * A bare remote, a clone `work` that pushes (its first commit written by `writeConfig`) and the
- * clone `config` the daemon reads.
+ * In `root`: a bare remote, a clone `work` that pushes (its first commit written by
+ * `writeConfig`) and the clone `config` the daemon reads.
  */
-function createRepositories(writeConfig: (dir: string) => void): void {
-  root = tempDir();
+function createRepositories(root: string, writeConfig: (dir: string) => void): void {
   git(root, 'init', '--quiet', '--bare', '-b', 'main', 'remote.git');
   git(root, 'clone', '--quiet', 'remote.git', 'work');
   work = join(root, 'work');
@@ -84,22 +68,14 @@ function createRepositories(writeConfig: (dir: string) => void): void {
   config = join(root, 'config');
 }
 
-async function stopAll(): Promise<void> {
-  await daemon?.stop();
-  daemon = undefined;
-  await emu.close();
-}
-
 describe('--git-pull', () => {
-  beforeEach(async () => {
-    emu = await withEmulator();
-    createRepositories((dir) => writeDaemonConfig(dir));
+  const fx = useDaemonFixture();
+  beforeEach(() => {
+    createRepositories(fx.root, (dir) => writeDaemonConfig(dir));
   });
 
-  afterEach(stopAll);
-
   it('pulls before a webhook run; the new commit is applied and its SHA is the revision', async () => {
-    const d = await start();
+    const d = await start(fx);
     const first = git(config, 'rev-parse', 'HEAD');
     const before = await untilStatus(d, 'Ready');
 
@@ -130,11 +106,11 @@ describe('--git-pull', () => {
       lastPull: { ok: true },
     });
     expect(git(config, 'rev-parse', 'HEAD')).toBe(second);
-    expect(emu.state.customRule(1234)?.ruleName).toBe('Pulled from the remote');
+    expect(fx.emu.state.customRule(1234)?.ruleName).toBe('Pulled from the remote');
   });
 
   it('a failing pull is reported, the run goes on, and the last good revision stays', async () => {
-    const d = await start();
+    const d = await start(fx);
     const good = git(config, 'rev-parse', 'HEAD');
     // A remote that refuses connections, with credentials in its URL that must never be shown.
     git(config, 'remote', 'set-url', 'origin', 'https://deploy:hunter2-token@127.0.0.1:9/acme/edge.git');
@@ -168,22 +144,21 @@ describe('--git-pull with a change threshold', () => {
     ).join('---\n');
   }
 
-  beforeEach(async () => {
-    emu = await withEmulator({ dnsZones: [] });
-    for (const id of ZONES) emu.state.addDnsZone({ id, domain: `zone-${id}.example`, dnsSecEnabled: false });
-    createRepositories((dir) => writeTree(dir, { 'dns/zones.yaml': zonesYaml(new Set()) }));
+  const fx = useDaemonFixture({
+    dnsZones: ZONES.map((id) => ({ id, domain: `zone-${id}.example`, dnsSecEnabled: false })),
+  });
+  beforeEach(() => {
+    createRepositories(fx.root, (dir) => writeTree(dir, { 'dns/zones.yaml': zonesYaml(new Set()) }));
   });
 
-  afterEach(stopAll);
-
   it('counts the pushed changes and the other drift together, as one plan would', async () => {
-    const d = await start();
+    const d = await start(fx);
     // The push signs two zones (20 % of 10); the dashboard signed two others meanwhile (20 %).
     edit(work, 'dns/zones.yaml', zonesYaml(new Set([30001, 30002])));
     git(work, 'commit', '--quiet', '-am', 'sign two zones');
     git(work, 'push', '--quiet', 'origin', 'main');
-    emu.state.setDnssec(30009, true);
-    emu.state.setDnssec(30010, true);
+    fx.emu.state.setDnssec(30009, true);
+    fx.emu.state.setDnssec(30010, true);
 
     await githubHook(d.url, 'push', push(git(work, 'rev-parse', 'HEAD')), SECRET);
     const second = await d.waitForEvent('reconcile.finished', () => true, 3);
@@ -204,13 +179,13 @@ describe('--git-pull with a change threshold', () => {
         },
       ]),
     );
-    expect([30001, 30002, 30009, 30010].map((id) => emu.state.dnsZone(id)?.DnsSecEnabled)).toEqual([
+    expect([30001, 30002, 30009, 30010].map((id) => fx.emu.state.dnsZone(id)?.DnsSecEnabled)).toEqual([
       true,
       true,
       true,
       true,
     ]);
-    expect(emu.journal.writes().map((entry) => `${entry.method} ${entry.path}`)).toEqual([
+    expect(fx.emu.journal.writes().map((entry) => `${entry.method} ${entry.path}`)).toEqual([
       'POST /dnszone/30001/dnssec',
       'POST /dnszone/30002/dnssec',
     ]);

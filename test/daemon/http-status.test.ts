@@ -19,7 +19,7 @@ import {
   useDaemonFixture,
   writeDaemonConfig,
 } from '../helpers/daemon.js';
-import { TEST_KEY } from '../helpers/emulator.js';
+import { call } from '../helpers/emulator.js';
 
 const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*';
 const LABELS = '\\{(?:[a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\\\\n]|\\\\.)*",?)*\\}';
@@ -129,11 +129,7 @@ describe('API Guardian gauges', () => {
       stateDir: join(fx.root, 'g', 'state'),
       extra: ['--webhook-secret-file', secretFile('gauge-secret')],
     });
-    const live = (await (
-      await fetch(`${fx.emu.url}/shield/metrics/shield-zone/42/api-guardian`, {
-        headers: { AccessKey: TEST_KEY },
-      })
-    ).json()) as {
+    const live = (await call(fx.emu, 'GET', '/shield/metrics/shield-zone/42/api-guardian')).json as {
       data: { totalBlockedRequests: number; totalRequestsInspected: number };
     };
     const gauges = async () =>
@@ -141,10 +137,10 @@ describe('API Guardian gauges', () => {
         series.startsWith('edgesync_api_guardian_'),
       );
 
-    const first = await until(
-      async () => ((await gauges()).length > 0 ? gauges() : undefined),
-      'API Guardian gauges',
-    );
+    const first = await until(async () => {
+      const found = await gauges();
+      return found.length > 0 && found;
+    }, 'API Guardian gauges');
     fx.emu.faults.script({
       operation: 'getApiGuardianMetrics',
       times: 10,

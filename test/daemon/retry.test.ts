@@ -2,14 +2,14 @@
  * Retryable API failures back off and retry without a trigger (the emulator's scripted 503s),
  * with tiny delays through startDaemon's options; and the backoff formula itself.
  */
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backoffDelay } from '../../src/daemon/backoff.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { createLogger } from '../../src/log.js';
-import { dnsYaml, type LogLine, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
+import { dnsYaml, edit, type LogLine, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
 import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -110,7 +110,7 @@ describe('retries', () => {
 
     // After the success the backoff starts over: the next failure is attempt 1 again, 20 ms.
     emu.faults.script({ operation: 'getDnsZone', times: 1, reply: { status: 503 } });
-    writeFileSync(join(configPath, 'dns', 'zones.yaml'), dnsYaml(true));
+    edit(configPath, 'dns/zones.yaml', dnsYaml(true));
     await until(() => events('retry.scheduled').length === 4, 'the next retry');
     expect(events('retry.scheduled')[3]).toMatchObject({ attempt: 1, delayMs: 20 });
   });
@@ -123,7 +123,7 @@ describe('retries', () => {
     rmSync(join(stateDir, 'state.json'));
     mkdirSync(join(stateDir, 'state.json'));
 
-    writeFileSync(join(configPath, 'shield/rules.yaml'), ruleYaml('Saved on retry'));
+    edit(configPath, 'shield/rules.yaml', ruleYaml('Saved on retry'));
     await until(() => events('retry.scheduled').length >= 2, 'two retries');
     rmSync(join(stateDir, 'state.json'), { recursive: true });
     await until(() => d.status().retry === null && d.status().lastError === null, 'a clean retry');

@@ -4,39 +4,23 @@
  * timeout bounds the wait, and the README's demo (`--emulator` on config-examples) finds and
  * corrects the seeded drift and picks up an edit.
  */
-import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Emulator } from '../../src/emulator/index.js';
-import { daemonArgs, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
-import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
-import { killSpawned, MAIN, spawnRun } from '../helpers/spawn-daemon.js';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect } from 'vitest';
+import { daemonArgs, edit, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
+import { TEST_KEY, test } from '../helpers/emulator.js';
+import { REPO, spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-const REPO = resolve(import.meta.dirname, '../..');
-
-beforeAll(() => {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm test does)`);
-});
-
-afterEach(() => {
-  killSpawned();
-});
+useSpawnedDaemons();
 
 describe('edgesync run (spawned)', () => {
-  let emu: Emulator;
-
-  afterEach(async () => {
-    await emu.close();
-  });
-
-  it('SIGTERM during an apply lets the write finish, then exits 0', async () => {
-    emu = await withEmulator();
+  test('SIGTERM during an apply lets the write finish, then exits 0', async ({ emu }) => {
     // The write is held 1.5 s in the emulator: SIGTERM arrives while it is in flight.
     emu.faults.script({ operation: 'updateCustomWafRule', reply: { delayMs: 1500 } });
     const root = tempDir();
     const config = writeDaemonConfig(join(root, 'config'));
-    writeFileSync(join(config, 'shield/rules.yaml'), ruleYaml('Applied during shutdown'));
+    edit(config, 'shield/rules.yaml', ruleYaml('Applied during shutdown'));
     const run = spawnRun(daemonArgs({ config, stateDir: join(root, 'state'), baseUrl: emu.url }), {
       EDGESYNC_ACCESS_KEY: TEST_KEY,
     });
@@ -62,12 +46,13 @@ describe('edgesync run (spawned)', () => {
     expect(run.output()).not.toContain(TEST_KEY);
   });
 
-  it('--shutdown-timeout bounds the wait: the run is aborted and the process still exits 0', async () => {
-    emu = await withEmulator();
+  test('--shutdown-timeout bounds the wait: the run is aborted and the process still exits 0', async ({
+    emu,
+  }) => {
     emu.faults.script({ operation: 'updateCustomWafRule', reply: { delayMs: 10_000 } });
     const root = tempDir();
     const config = writeDaemonConfig(join(root, 'config'));
-    writeFileSync(join(config, 'shield/rules.yaml'), ruleYaml('Too slow'));
+    edit(config, 'shield/rules.yaml', ruleYaml('Too slow'));
     const run = spawnRun(
       daemonArgs({
         config,
@@ -90,7 +75,7 @@ describe('edgesync run (spawned)', () => {
 });
 
 describe('the README demo: run --emulator on config-examples', () => {
-  it('finds and corrects the seeded drift, then applies an edit', async () => {
+  test('finds and corrects the seeded drift, then applies an edit', async () => {
     const config = join(tempDir(), 'config-examples');
     cpSync(join(REPO, 'config-examples'), config, { recursive: true });
     // The README's command, with the schedule pinned so that only the start-up and the edit run.
@@ -144,7 +129,7 @@ describe('the README demo: run --emulator on config-examples', () => {
     expect(exit).toEqual({ code: 0, signal: null });
   });
 
-  it('npm start’s arguments (pretty logs) show the drift found and corrected', async () => {
+  test('npm start’s arguments (pretty logs) show the drift found and corrected', async () => {
     const config = join(tempDir(), 'config-examples');
     cpSync(join(REPO, 'config-examples'), config, { recursive: true });
     const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {

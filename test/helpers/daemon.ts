@@ -243,13 +243,13 @@ export function daemonArgs(options: {
   ];
 }
 
-/** GET /status, parsed. */
-export async function statusOf(d: InProcessDaemon): Promise<StatusDocument> {
+/** GET /status of a daemon (in-process, or any with a `url`), parsed. */
+export async function statusOf(d: Pick<InProcessDaemon, 'url'>): Promise<StatusDocument> {
   return (await request(`${d.url}/status`)).json as StatusDocument;
 }
 
 /** Polls /status until it shows `phase`, and returns that document. */
-export function untilStatus(d: InProcessDaemon, phase: DaemonPhase): Promise<StatusDocument> {
+export function untilStatus(d: Pick<InProcessDaemon, 'url'>, phase: DaemonPhase): Promise<StatusDocument> {
   return until(async () => {
     const doc = await statusOf(d);
     return doc.status === phase && doc;

@@ -33,7 +33,7 @@ export interface FaultScenario {
 }
 
 /** The faults every request may meet: 20 % of calls in all, plus 0–15 ms of latency. */
-export function faultRates(random: () => number) {
+function faultRates(random: () => number) {
   return {
     rate429: 0.05,
     retryAfterSeconds: 1,
@@ -113,7 +113,7 @@ function withoutGenerated(value: unknown): unknown {
  * custom rules, access lists (custom and managed), apps (generated ids aside) and the DNSSEC
  * flag of the DNS zones `dnsZoneIds`.
  */
-export function compareStates(
+function compareStates(
   live: EmulatorState,
   reference: EmulatorState,
   dnsZoneIds: readonly number[],

@@ -1,14 +1,18 @@
 /**
  * `edgesync run` as a real process (`node dist/src/main.js run …`; build first): its JSON log
- * lines parsed, its exit awaited. `killSpawned()` SIGKILLs whatever a test left running.
+ * lines parsed, its exit awaited. `useSpawnedDaemons()` checks the build is there and SIGKILLs
+ * whatever a test left running.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { afterEach, beforeAll } from 'vitest';
 import type { LogLine } from './daemon.js';
 
-const REPO = resolve(import.meta.dirname, '../..');
+/** The repository's root (the spawned daemon's working directory). */
+export const REPO = resolve(import.meta.dirname, '../..');
 /** The built binary. */
-export const MAIN = join(REPO, 'dist/src/main.js');
+const MAIN = join(REPO, 'dist/src/main.js');
 
 const children: ChildProcess[] = [];
 
@@ -51,6 +55,17 @@ export function spawnRun(args: readonly string[], env: Record<string, string>): 
 }
 
 /** SIGKILLs every spawned daemon still running. */
-export function killSpawned(): void {
+function killSpawned(): void {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+/**
+ * Registers the hooks of a file that spawns daemons (call it at the file's top level): fail at
+ * once, with the fix, when dist/ is not built; after each test, SIGKILL what it left running.
+ */
+export function useSpawnedDaemons(): void {
+  beforeAll(() => {
+    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm test does)`);
+  });
+  afterEach(killSpawned);
 }

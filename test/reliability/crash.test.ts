@@ -6,13 +6,13 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Emulator, EmulatorSeed } from '../../src/emulator/index.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import type { EmulatorSeed } from '../../src/emulator/index.js';
 import { STATE_FILE } from '../../src/engine/state.js';
-import { cli } from '../helpers/cli.js';
+import { cliAgainst } from '../helpers/cli.js';
 import { until } from '../helpers/daemon.js';
 import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
-import { killSpawned, MAIN, spawnRun } from '../helpers/spawn-daemon.js';
+import { spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 import { tempDir, writeTree } from '../helpers/temp-dir.js';
 
 const RULES = 120;
@@ -85,22 +85,12 @@ function config(): Record<string, string> {
   };
 }
 
-beforeAll(() => {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm test does)`);
-});
-
-afterEach(() => {
-  killSpawned();
-});
+useSpawnedDaemons();
 
 describe('kill -9 during apply', () => {
-  let emu: Emulator;
-  afterEach(async () => {
-    await emu.close();
-  });
-
   it(`converges after ${KILLS} kills at random moments and the state file always parses`, async () => {
-    emu = await withEmulator(seed());
+    const emu = await withEmulator(seed());
+    onTestFinished(() => emu.close());
     emu.faults.set({ latencyMs: [2, 10] });
     const root = tempDir();
     const dir = writeTree(join(root, 'config'), config());
@@ -134,10 +124,14 @@ describe('kill -9 during apply', () => {
     );
     last.child.kill('SIGTERM');
     const exit = await last.exit;
-    const plan = await cli(
-      ['plan', '--detailed-exitcode', '--config', dir, '--base-url', emu.url, '--state-dir', stateDir],
-      { env: { EDGESYNC_ACCESS_KEY: TEST_KEY } },
-    );
+    const plan = await cliAgainst(emu, [
+      'plan',
+      '--detailed-exitcode',
+      '--config',
+      dir,
+      '--state-dir',
+      stateDir,
+    ]);
 
     // The kills landed mid-apply: writes kept arriving between kills, not all before the first.
     expect(writesAtKill[0]).toBeLessThan(RULES + ZONES + APPS);

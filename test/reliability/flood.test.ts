@@ -3,19 +3,27 @@
  * reconciles and bounded memory, every answer is 202 or 401 as it should be; a 100 MB body is
  * refused without being read.
  */
-import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { signBody } from '../../src/daemon/signatures.js';
 import type { Emulator } from '../../src/emulator/index.js';
-import { daemonArgs, until, writeDaemonConfig } from '../helpers/daemon.js';
-import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
-import { killSpawned, type Spawned, spawnRun } from '../helpers/spawn-daemon.js';
+import {
+  daemonArgs,
+  genericHook,
+  secretFile,
+  until,
+  untilStatus,
+  writeDaemonConfig,
+} from '../helpers/daemon.js';
+import { TEST_KEY, test } from '../helpers/emulator.js';
+import { type Spawned, spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const SECRET = 'flood-secret-5b2e';
 const HOOKS = 1000;
+
+useSpawnedDaemons();
 
 interface Running {
   daemon: Spawned;
@@ -25,14 +33,12 @@ interface Running {
 async function startDaemon(emu: Emulator): Promise<Running> {
   const root = tempDir();
   const config = writeDaemonConfig(join(root, 'config'));
-  const secretFile = join(root, 'webhook-secret');
-  writeFileSync(secretFile, `${SECRET}\n`);
   const daemon = spawnRun(
     daemonArgs({
       config,
       stateDir: join(root, 'state'),
       baseUrl: emu.url,
-      extra: ['--webhook-secret-file', secretFile],
+      extra: ['--webhook-secret-file', secretFile(SECRET)],
     }),
     { EDGESYNC_ACCESS_KEY: TEST_KEY },
   );
@@ -91,18 +97,8 @@ function sendLarge(
   });
 }
 
-afterEach(() => {
-  killSpawned();
-});
-
 describe('webhook floods', () => {
-  let emu: Emulator;
-  afterEach(async () => {
-    await emu.close();
-  });
-
-  it(`answers ${HOOKS} webhooks 202 or 401, with bounded reconciles and memory`, async () => {
-    emu = await withEmulator();
+  test(`answers ${HOOKS} webhooks 202 or 401, with bounded reconciles and memory`, async ({ emu }) => {
     const { daemon, url } = await startDaemon(emu);
     const before = await rss(url);
     const statuses = new Map<number, number>();
@@ -116,22 +112,14 @@ describe('webhook floods', () => {
           sent += 1;
           const body = JSON.stringify({ n, ref: 'refs/heads/main' });
           // Every tenth hook is signed with the wrong secret.
-          const signature = signBody(n % 10 === 0 ? 'wrong-secret' : SECRET, body);
-          const reply = await fetch(`${url}/hooks/generic`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', 'x-signature': signature },
-            body,
-          });
-          await reply.arrayBuffer();
+          const reply = await genericHook(url, body, n % 10 === 0 ? 'wrong-secret' : SECRET);
           statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
         }
       }),
     );
     const floodMs = performance.now() - started;
-    await until(async () => {
-      const status = (await (await fetch(`${url}/status`)).json()) as { status: string };
-      return status.status === 'Ready' || undefined;
-    }, 'the runs to drain');
+    // Every run the flood asked for has finished.
+    await untilStatus({ url }, 'Ready');
     const after = await rss(url);
     const reconciles = daemon.events('reconcile.started').length;
 
@@ -146,8 +134,7 @@ describe('webhook floods', () => {
     expect(daemon.output()).not.toContain(SECRET);
   });
 
-  it('refuses a 100 MB body without reading it, whether its length is declared or not', async () => {
-    emu = await withEmulator();
+  test('refuses a 100 MB body without reading it, whether its length is declared or not', async ({ emu }) => {
     const { daemon, url } = await startDaemon(emu);
     const hundredMiB = 100 * 1024 * 1024;
     const headers = { 'content-type': 'application/json', 'x-signature': signBody(SECRET, 'x') };

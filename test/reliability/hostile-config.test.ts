@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { cli } from '../helpers/cli.js';
-import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
+import { cliAgainst } from '../helpers/cli.js';
+import { withEmulator } from '../helpers/emulator.js';
 import { INVALID_TREES } from '../helpers/invalid-trees.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -30,9 +30,7 @@ describe('the invalid-input corpus through apply', () => {
 
   async function apply(configDir: string) {
     const stateDir = join(tempDir(), 'state');
-    const run = await cli(['apply', '--config', configDir, '--base-url', emu.url, '--state-dir', stateDir], {
-      env: { EDGESYNC_ACCESS_KEY: TEST_KEY },
-    });
+    const run = await cliAgainst(emu, ['apply', '--config', configDir, '--state-dir', stateDir]);
     return { ...run, stateDirCreated: existsSync(stateDir), requests: emu.journal.count() };
   }
 
@@ -66,5 +64,8 @@ describe('the invalid-input corpus through apply', () => {
     expect(run.requests).toBe(0);
     expect(run.stateDirCreated).toBe(false);
     expect(run.stderr.split('\n').slice(0, tree.lines.length)).toEqual(tree.lines);
+    // Its lines and nothing else, then the one-line summary; nothing on stdout.
+    expect(run.stderr.trimEnd().split('\n')).toEqual([...tree.lines, expect.stringMatching(/^edgesync: /)]);
+    expect(run.stdout).toBe('');
   });
 });
