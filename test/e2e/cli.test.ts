@@ -3,12 +3,12 @@
  * builds first). The emulator runs as its own process too, seeded with the demo account.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIN } from '../helpers/spawn-daemon.js';
+import { MAIN, requireBuild } from '../helpers/spawn-daemon.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const KEY = 'e2e-key-7c1d';
@@ -40,7 +40,7 @@ describe('the edgesync binary', () => {
   let config: string;
 
   beforeAll(async () => {
-    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm test does)`);
+    requireBuild();
     // Lives for the whole suite (the tempDir helper cleans up after each test).
     config = join(mkdtempSync(join(tmpdir(), 'edgesync-e2e-')), 'config');
     cpSync(join(ROOT, 'config-examples'), config, { recursive: true });

@@ -12,7 +12,12 @@ import type { LogLine } from './daemon.js';
 /** The repository's root (the spawned daemon's working directory). */
 export const REPO = resolve(import.meta.dirname, '../..');
 /** The built binary. */
-const MAIN = join(REPO, 'dist/src/main.js');
+export const MAIN = join(REPO, 'dist/src/main.js');
+
+/** Fails at once, with the fix, when dist/ is not built (for a beforeAll). */
+export function requireBuild(): void {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm test does)`);
+}
 
 const children: ChildProcess[] = [];
 
@@ -64,8 +69,6 @@ function killSpawned(): void {
  * once, with the fix, when dist/ is not built; after each test, SIGKILL what it left running.
  */
 export function useSpawnedDaemons(): void {
-  beforeAll(() => {
-    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm test does)`);
-  });
+  beforeAll(requireBuild);
   afterEach(killSpawned);
 }
