@@ -1,13 +1,13 @@
 /**
  * The child side of `engine-process.ts`: loads the desired state as the CLI does, reconciles
- * it in `apply` mode with the CLI's client settings (connections = 2 × concurrency), and
+ * it in `apply` mode with the CLI's client settings (connections: `connectionsFor`), and
  * reports wall time, requests by operation and memory. Not a module to import.
  */
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
-import { createApiClient } from '../src/api/client.js';
+import { connectionsFor, createApiClient } from '../src/api/client.js';
 import type { RequestEvent } from '../src/api/types.js';
 import { loadDesiredState } from '../src/config/loader.js';
 import type { DesiredState } from '../src/config/types.js';
@@ -74,7 +74,7 @@ async function runJob(job: ReconcileJob): Promise<{ runs: ReconcileRun[]; e1: Lo
   const api = createApiClient({
     baseUrl: job.url,
     accessKey: job.accessKey,
-    connections: job.concurrency * 2,
+    connections: connectionsFor(job.concurrency),
     onRequest: (event) => events.push(event),
   });
   const state = memoryStateStore();

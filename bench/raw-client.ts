@@ -10,6 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Agent } from 'undici';
+import { connectionsFor } from '../src/api/client.js';
 import type { LoadRequest } from './load-tool.js';
 
 /** What one run printed. */
@@ -26,8 +27,8 @@ async function main(): Promise<void> {
   const requests = JSON.parse(readFileSync(file, 'utf8')) as LoadRequest[];
   const count = Number(countArg);
   const origin = new URL(url).origin;
-  // The same pool as the engine's client: two connections per unit of concurrency.
-  const agent = new Agent({ connections: Number(concurrencyArg) * 2 });
+  // The same pool as the engine's client (connectionsFor).
+  const agent = new Agent({ connections: connectionsFor(Number(concurrencyArg)) });
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < count) {

@@ -105,6 +105,15 @@ const DEFAULTS = {
 } as const;
 
 /**
+ * The pool size for `concurrency` requests in flight: twice as many connections, headroom
+ * for sockets the server is closing at its keep-alive timeout. The CLI, the daemon and the
+ * benchmark (whose bare-undici baseline claims "the same pool as the engine") all use it.
+ */
+export function connectionsFor(concurrency: number): number {
+  return concurrency * 2;
+}
+
+/**
  * Builds the client. Options are validated once (bad ones throw USAGE). Without a
  * `dispatcher`, the client owns one pooled undici Agent and `close()` closes it; a passed-in
  * dispatcher is the caller's to close. The global dispatcher is never touched.

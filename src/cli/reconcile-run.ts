@@ -2,6 +2,7 @@
  * What `plan` and `apply` share: load and validate the desired state, open the state store,
  * build a client, reconcile, and turn the common failures into one clear line each.
  */
+import { connectionsFor } from '../api/client.js';
 import type { ApiClient } from '../api/types.js';
 import { formatIssue } from '../config/issues.js';
 import { loadDesiredState } from '../config/loader.js';
@@ -75,7 +76,7 @@ async function prepareRun(
   if (state.warning !== undefined) io.stderr.write(`edgesync: warning: ${state.warning}\n`);
   const revision = await resolveRevision(desired.configDir, desired.digest);
   // Built last: nothing after it can throw, so the caller always gets it to close.
-  const api = createCliApiClient(target, flags, io, { connections: flags.concurrency * 2 });
+  const api = createCliApiClient(target, flags, io, { connections: connectionsFor(flags.concurrency) });
   return { desired, api, state, revision };
 }
 

@@ -7,7 +7,7 @@
  * answer 503 → schedule, watcher stop → the run in flight finishes (bounded, then aborted) →
  * server closes → API client closes.
  */
-import { createApiClient } from '../api/client.js';
+import { connectionsFor, createApiClient } from '../api/client.js';
 import type { RetryOptions } from '../api/types.js';
 import { createDesiredStateLoader, type LoaderOptions } from '../config/loader.js';
 import { openStateStore } from '../engine/state.js';
@@ -79,7 +79,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     baseUrl: options.api.baseUrl,
     accessKey: options.api.accessKey,
     logger, // the client adds component "api" itself
-    connections: options.concurrency * 2,
+    connections: connectionsFor(options.concurrency),
     onRequest: (event) => metrics.observeApiRequest(event),
     ...(options.api.retry === undefined ? {} : { retry: options.api.retry }),
     ...(options.api.timeoutMs === undefined ? {} : { timeoutMs: options.api.timeoutMs }),
