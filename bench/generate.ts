@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
-import type { EmulatorSeed } from '../src/emulator/index.js';
+import { EMULATOR_SEED_PATH, type EmulatorSeed } from '../src/emulator/seed.js';
 
 /** How many resources of each kind to write, and how they are spread over files. */
 export interface GenerateOptions {
@@ -651,11 +651,11 @@ export function emulatorSeed(repo: GeneratedRepository, options: SeedOptions = {
 }
 
 /**
- * Writes `seed` as `.emulator/seed.yaml` under the repository (the loader ignores dot
- * folders), where `edgesync run --emulator` looks for it; returns the file's path.
+ * Writes `seed` under the repository where `edgesync run --emulator` looks for it
+ * (EMULATOR_SEED_PATH); returns the file's path.
  */
 export function writeEmulatorSeed(dir: string, seed: EmulatorSeed): string {
-  const path = join(dir, '.emulator', 'seed.yaml');
+  const path = join(dir, EMULATOR_SEED_PATH);
   writeText(path, stringify(seed));
   return path;
 }

@@ -22,7 +22,7 @@ import type { EmulatorState } from './store.js';
 // Only what code outside src/emulator uses; the rest stays internal.
 export type { FaultOptions, FaultRule } from './faults.js';
 export type { EmulatorSeed } from './seed.js';
-export { loadSeedFile, parseSeed, SeedError } from './seed.js';
+export { EMULATOR_SEED_PATH, loadSeedFile, parseSeed, SeedError } from './seed.js';
 export type { EmulatorState, StateCounts } from './store.js';
 export type { Application, CustomWafRule } from './wire.js';
 

@@ -513,6 +513,12 @@ export function parseSeed(text: string, sourceName: string): EmulatorSeed {
   return validate(doc.toJS(), sourceName, doc, lineCounter).seed;
 }
 
+/**
+ * Where `edgesync run --emulator` looks for the account it emulates, relative to the config
+ * directory (the loader ignores dot folders).
+ */
+export const EMULATOR_SEED_PATH = '.emulator/seed.yaml';
+
 /** Reads and parses a seed file; errors name the file (and line) at fault. */
 export async function loadSeedFile(path: string): Promise<EmulatorSeed> {
   let text: string;

@@ -12,7 +12,7 @@ import { validate as validateCron } from 'node-cron';
 import { startDaemon } from '../../daemon/daemon.js';
 import { parseListen } from '../../daemon/http-server.js';
 import { DEFAULT_SCHEDULE } from '../../daemon/scheduler.js';
-import { type Emulator, loadSeedFile, startEmulator } from '../../emulator/index.js';
+import { EMULATOR_SEED_PATH, type Emulator, loadSeedFile, startEmulator } from '../../emulator/index.js';
 import { ReconcileError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { addConfigOption, configDirFrom } from '../config-dir.js';
@@ -42,8 +42,6 @@ export const DEFAULT_LISTEN = '0.0.0.0:8080';
 export const DEFAULT_DEBOUNCE_MS = 100;
 /** Default of `--shutdown-timeout`, in seconds (Kubernetes' default grace period is 30 s too). */
 export const DEFAULT_SHUTDOWN_TIMEOUT_S = 30;
-/** Where `--emulator` looks for the account it emulates, relative to the config directory. */
-export const EMULATOR_SEED_PATH = '.emulator/seed.yaml';
 
 interface RunFlags extends ReconcileFlags {
   schedule: string;
