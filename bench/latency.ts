@@ -14,7 +14,7 @@
  * worker thread of this process (in sync with the repository, so each trial is one write).
  * Each trial waits for the daemon to be idle again before the next one starts.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { signBody } from '../src/daemon/signatures.js';
 import { startEmulatorHost } from './emulator-host.js';
 import { emulatorSeed, type GeneratedResource, generateRepository } from './generate.js';
+import { git } from './git.js';
 import { type BenchSection, count, MB, procPeakRssBytes } from './section.js';
 
 const ACCESS_KEY = 'bench-access-key';
@@ -32,14 +33,6 @@ const SECRET = 'bench-webhook-secret';
 const TRIALS = 20;
 const DEBOUNCE_MS = 100;
 const MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
-const GIT_ENV = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'edgesync bench',
-  GIT_AUTHOR_EMAIL: 'bench@example.invalid',
-  GIT_COMMITTER_NAME: 'edgesync bench',
-  GIT_COMMITTER_EMAIL: 'bench@example.invalid',
-  GIT_TERMINAL_PROMPT: '0',
-};
 
 type LogLine = Record<string, unknown>;
 
@@ -71,15 +64,6 @@ function percentile(values: readonly number[], p: number): number {
 
 function figures(samplesMs: readonly number[]): LatencyFigures {
   return { samplesMs, p50Ms: percentile(samplesMs, 50), p95Ms: percentile(samplesMs, 95) };
-}
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, {
-    cwd,
-    env: GIT_ENV,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }).trim();
 }
 
 /** The rule's file with its ruleDescription changed: one desired change of one resource. */

@@ -3,9 +3,9 @@
  * second clone that pushes. A webhook pulls first, and the commit SHA is the revision; a pull
  * that fails is reported and the last good revision stays.
  */
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { git } from '../../bench/git.js';
 import { redactCredentials } from '../../src/daemon/controller.js';
 import {
   type DaemonFixture,
@@ -22,24 +22,6 @@ import {
 import { writeTree } from '../helpers/temp-dir.js';
 
 const SECRET = 'git-pull-secret';
-const GIT_ENV = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'Test',
-  GIT_AUTHOR_EMAIL: 'test@example.invalid',
-  GIT_COMMITTER_NAME: 'Test',
-  GIT_COMMITTER_EMAIL: 'test@example.invalid',
-  GIT_TERMINAL_PROMPT: '0',
-};
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, {
-    cwd,
-    env: GIT_ENV,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
-  }).trim();
-}
-
 let work: string;
 let config: string;
 
