@@ -11,6 +11,16 @@ import { testAgent } from './http-server.js';
 /** The access key every test client sends; tests search output for it. */
 export const TEST_ACCESS_KEY = 'ak-7f3c2e1d-secret-0b9a';
 
+/** The body of Shield's disguised failure: a 202 whose JSON is a serialised ASP.NET AcceptedResult. */
+export const ACCEPTED_RESULT_BODY = {
+  location: null,
+  value: null,
+  formatters: [],
+  contentTypes: [],
+  declaredType: null,
+  statusCode: 202,
+};
+
 /** A client under test, with what it reported and logged. */
 export interface TestClient {
   client: ApiClient;

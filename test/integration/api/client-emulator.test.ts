@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/api/errors.js';
 import { sha256Hex } from '../../../src/domain/checksum.js';
 import type { Emulator } from '../../../src/emulator/index.js';
-import { createTestClient, type TestClient } from '../../helpers/api-client.js';
+import { ACCEPTED_RESULT_BODY, createTestClient, type TestClient } from '../../helpers/api-client.js';
 import { TEST_SEED, withEmulator } from '../../helpers/emulator.js';
 
 async function failure(promise: Promise<unknown>): Promise<ApiError> {
@@ -63,14 +63,7 @@ describe('client × emulator, per seed operation', () => {
       operation: 'updateCustomWafRule',
       reply: {
         status: 202,
-        body: {
-          location: null,
-          value: null,
-          formatters: [],
-          contentTypes: [],
-          declaredType: null,
-          statusCode: 202,
-        },
+        body: ACCEPTED_RESULT_BODY,
       },
     });
     const accepted = await failure(tc.client.updateCustomWafRule(1234, rule));
