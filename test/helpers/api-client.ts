@@ -4,6 +4,7 @@
  */
 import type { Agent } from 'undici';
 import { createApiClient } from '../../src/api/client.js';
+import { ApiError } from '../../src/api/errors.js';
 import type { ApiClient, ApiClientOptions, RequestEvent } from '../../src/api/types.js';
 import { createLogger } from '../../src/log.js';
 import { testAgent } from './http-server.js';
@@ -65,4 +66,15 @@ export function createTestClient(baseUrl: string, overrides: Partial<ApiClientOp
       await agent.close();
     },
   };
+}
+
+/** The ApiError `promise` rejects with; throws if it resolves or rejects with anything else. */
+export async function failure(promise: Promise<unknown>): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof ApiError) return err;
+    throw err;
+  }
+  throw new Error('expected the call to fail');
 }
