@@ -12,7 +12,7 @@
  * defaults, not the live values): a client must send whole templates, which is what the
  * reconciler does. Nothing is applied unless the whole patch is valid.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../domain/checksum.js';
 import type { FieldError } from './replies.js';
 import type { EmulatorState } from './store.js';
 import type {
@@ -139,7 +139,7 @@ function buildEndpoint(
 }
 
 function fakeDigest(image: string): string {
-  return `sha256:${createHash('sha256').update(image).digest('hex')}`;
+  return `sha256:${sha256Hex(image)}`;
 }
 
 function buildTemplate(

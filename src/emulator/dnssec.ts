@@ -4,6 +4,7 @@
  * already-signed zone (Terraform uses it as a read), so it must never rotate.
  */
 import { createHash } from 'node:crypto';
+import { sha256Hex } from '../domain/checksum.js';
 import type { DnsSecDsRecordModel, DnsZoneModel } from './wire.js';
 
 /** ECDSA P-256 with SHA-256, as bunny.net signs zones (Terraform's acceptance test expects 13). */
@@ -18,7 +19,7 @@ export function dnssecEnabledStatus(zone: DnsZoneModel, dsConfigured: boolean): 
   const material = createHash('sha512').update(`dnssec:${zone.Id}:${zone.Domain}`).digest();
   const publicKey = material.subarray(0, 64).toString('base64');
   const keyTag = material.readUInt16BE(0);
-  const digest = createHash('sha256').update(material).digest('hex').toUpperCase();
+  const digest = sha256Hex(material).toUpperCase();
   return {
     Enabled: true,
     DsRecord: `${zone.Domain}. 3600 IN DS ${keyTag} ${ALGORITHM} 2 ${digest}`,

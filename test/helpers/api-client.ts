@@ -4,12 +4,23 @@
  */
 import type { Agent } from 'undici';
 import { createApiClient } from '../../src/api/client.js';
+import { ApiError } from '../../src/api/errors.js';
 import type { ApiClient, ApiClientOptions, RequestEvent } from '../../src/api/types.js';
 import { createLogger } from '../../src/log.js';
 import { testAgent } from './http-server.js';
 
 /** The access key every test client sends; tests search output for it. */
 export const TEST_ACCESS_KEY = 'ak-7f3c2e1d-secret-0b9a';
+
+/** The body of Shield's disguised failure: a 202 whose JSON is a serialised ASP.NET AcceptedResult. */
+export const ACCEPTED_RESULT_BODY = {
+  location: null,
+  value: null,
+  formatters: [],
+  contentTypes: [],
+  declaredType: null,
+  statusCode: 202,
+};
 
 /** A client under test, with what it reported and logged. */
 export interface TestClient {
@@ -55,4 +66,15 @@ export function createTestClient(baseUrl: string, overrides: Partial<ApiClientOp
       await agent.close();
     },
   };
+}
+
+/** The ApiError `promise` rejects with; throws if it resolves or rejects with anything else. */
+export async function failure(promise: Promise<unknown>): Promise<ApiError> {
+  try {
+    await promise;
+  } catch (err) {
+    if (err instanceof ApiError) return err;
+    throw err;
+  }
+  throw new Error('expected the call to fail');
 }

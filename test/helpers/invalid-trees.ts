@@ -16,7 +16,8 @@ export interface InvalidTree {
   readonly lines: readonly string[];
 }
 
-const DNS = (name: string): string =>
+/** A valid DnsZone document named `name` (zone id 1, DNSSEC on). */
+export const DNS = (name: string): string =>
   `apiVersion: edgesync/v1\nkind: DnsZone\nmetadata: { name: ${name} }\nspec: { id: 1, dnssec: true }\n`;
 
 /** Every runtime-built invalid directory the loader must refuse with its default limits. */

@@ -48,9 +48,6 @@ export interface AccessListCanonical {
   configurationId?: number;
 }
 
-// Tests import the checksum function from the kind whose checksum it is.
-export { sha256Hex };
-
 /**
  * Canonical lines of access-list content as the API may hold it: split on newlines (CRLF
  * too), trimmed, blank lines dropped. Used for live content, so a trailing newline or a blank

@@ -4,21 +4,15 @@
  * emulator share no code (ARCHITECTURE.md), so agreement here means both follow the seed.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError } from '../../../src/api/errors.js';
 import { sha256Hex } from '../../../src/domain/checksum.js';
 import type { Emulator } from '../../../src/emulator/index.js';
-import { createTestClient, type TestClient } from '../../helpers/api-client.js';
+import {
+  ACCEPTED_RESULT_BODY,
+  createTestClient,
+  failure,
+  type TestClient,
+} from '../../helpers/api-client.js';
 import { TEST_SEED, withEmulator } from '../../helpers/emulator.js';
-
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof ApiError) return err;
-    throw err;
-  }
-  throw new Error('expected the call to fail');
-}
 
 describe('client × emulator, per seed operation', () => {
   let emu: Emulator;
@@ -63,14 +57,7 @@ describe('client × emulator, per seed operation', () => {
       operation: 'updateCustomWafRule',
       reply: {
         status: 202,
-        body: {
-          location: null,
-          value: null,
-          formatters: [],
-          contentTypes: [],
-          declaredType: null,
-          statusCode: 202,
-        },
+        body: ACCEPTED_RESULT_BODY,
       },
     });
     const accepted = await failure(tc.client.updateCustomWafRule(1234, rule));

@@ -8,7 +8,7 @@ import type { ApiErrorShape, FieldError } from '../../../src/api/errors.js';
 import { ApiError } from '../../../src/api/errors.js';
 import type { ApiClient } from '../../../src/api/types.js';
 import type { ErrorCode } from '../../../src/errors.js';
-import { createTestClient, type TestClient } from '../../helpers/api-client.js';
+import { ACCEPTED_RESULT_BODY, createTestClient, type TestClient } from '../../helpers/api-client.js';
 import { reply, startTestServer, type TestServer } from '../../helpers/http-server.js';
 import {
   APP_ID,
@@ -457,14 +457,7 @@ describe('Shield failures in disguise', () => {
       name: 'E1 202 AcceptedResult',
       call: E1,
       status: 202,
-      body: {
-        location: null,
-        value: null,
-        formatters: [],
-        contentTypes: [],
-        declaredType: null,
-        statusCode: 202,
-      },
+      body: ACCEPTED_RESULT_BODY,
       code: 'API_REJECTED',
       shape: 'accepted',
       message: `${E1_PATH} failed: 202 Accepted (AcceptedResult)`,

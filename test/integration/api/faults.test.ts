@@ -5,8 +5,7 @@
  * generous upper bounds that catch hangs.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApiError } from '../../../src/api/errors.js';
-import { createTestClient, type TestClient } from '../../helpers/api-client.js';
+import { createTestClient, failure, type TestClient } from '../../helpers/api-client.js';
 import {
   dropConnection,
   hang,
@@ -49,15 +48,6 @@ const E6_LINE = `E6 GET /shield/shield-zone/${ZONE}/bot-categorization`;
 const E4_LINE = `E4 PATCH /mc/apps/${APP_ID}`;
 const AMBIGUOUS =
   'not retried because it creates containers and may have been applied: re-read the app and plan again';
-
-async function failure(promise: Promise<unknown>): Promise<ApiError> {
-  return (await promise.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: unknown) => e,
-  )) as ApiError;
-}
 
 function gap(first: number, second: number): number {
   const a = server.requests[first];

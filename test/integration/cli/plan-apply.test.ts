@@ -5,8 +5,8 @@
  */
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../../src/domain/checksum.js';
 import { type Emulator, type EmulatorSeed, startEmulator } from '../../../src/emulator/index.js';
-import { sha256Hex } from '../../../src/kinds/access-list/spec.js';
 import { cli } from '../../helpers/cli.js';
 import { TEST_KEY, TEST_SEED, withEmulator } from '../../helpers/emulator.js';
 import { tempDir, writeTree } from '../../helpers/temp-dir.js';

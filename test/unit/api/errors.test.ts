@@ -6,6 +6,7 @@ import {
   type ErrorBodyInfo,
   formatApiErrorMessage,
 } from '../../../src/api/errors.js';
+import { ACCEPTED_RESULT_BODY } from '../../helpers/api-client.js';
 
 describe('describeErrorBody', () => {
   const cases: Array<[string, number, string, ErrorBodyInfo]> = [
@@ -116,14 +117,7 @@ describe('describeErrorBody', () => {
     [
       'AcceptedResult',
       202,
-      JSON.stringify({
-        location: null,
-        value: null,
-        formatters: [],
-        contentTypes: [],
-        declaredType: null,
-        statusCode: 202,
-      }),
+      JSON.stringify(ACCEPTED_RESULT_BODY),
       { shape: 'accepted', apiMessage: undefined, errorKey: undefined, fieldErrors: [] },
     ],
     [

@@ -3,15 +3,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { createDesiredStateLoader } from '../../../src/config/loader.js';
-import { INVALID_TREES } from '../../helpers/invalid-trees.js';
+import { DNS, INVALID_TREES } from '../../helpers/invalid-trees.js';
 import { tempDir, writeTree } from '../../helpers/temp-dir.js';
 import { loadIssueLines, loadIssues } from './load-issues.js';
 
 const CORPUS = fileURLToPath(new URL('../../fixtures/desired/invalid/', import.meta.url));
 const cases = readdirSync(CORPUS).sort();
-
-const DNS = (name: string): string =>
-  `apiVersion: edgesync/v1\nkind: DnsZone\nmetadata: { name: ${name} }\nspec: { id: 1, dnssec: true }\n`;
 
 describe('invalid desired state: the committed corpus', () => {
   it('holds at least 40 cases', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../../src/domain/checksum.js';
 import { accessListKind, type LiveAccessList } from '../../../src/kinds/access-list/index.js';
-import { type AccessListCanonical, sha256Hex } from '../../../src/kinds/access-list/spec.js';
+import type { AccessListCanonical } from '../../../src/kinds/access-list/spec.js';
 import type { PlanContext } from '../../../src/kinds/common/kind.js';
 import { normalizeWafRule, wafCustomRuleKind } from '../../../src/kinds/waf-custom-rule/index.js';
 import type { WafCustomRuleSpec } from '../../../src/kinds/waf-custom-rule/spec.js';
