@@ -140,13 +140,17 @@ async function parseInPool(
           for (let i = 0; i < WORKER_IN_FLIGHT; i += 1) sendNext();
         }),
     );
+    // Handled from now on: a worker may fail while this thread is still parsing, and a
+    // rejection nobody awaits yet would end the process as an unhandled rejection.
+    const allDone = Promise.all(workersDone);
+    allDone.catch(() => undefined);
     // This thread takes from the same queue, yielding between files so replies get handled.
     for (let index = queue.shift(); index !== undefined; index = queue.shift()) {
       const job = jobs[index] as ParseJob;
       results[index] = parseConfigFile(root, job.file, job.text, limits, job.previous);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    await Promise.all(workersDone);
+    await allDone;
   } finally {
     // Resolves once the threads are gone, their heaps with them.
     await Promise.all(workers.map((worker) => worker.terminate()));

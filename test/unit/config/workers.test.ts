@@ -5,12 +5,14 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import type * as Files from '../../../src/config/files.js';
 import type * as Loader from '../../../src/config/loader.js';
 import type * as Pool from '../../../src/config/parse-pool.js';
 import type { ReconcileError } from '../../../src/errors.js';
 
 const DIST_LOADER = new URL('../../../dist/src/config/loader.js', import.meta.url);
 const DIST_POOL = new URL('../../../dist/src/config/parse-pool.js', import.meta.url);
+const DIST_FILES = new URL('../../../dist/src/config/files.js', import.meta.url);
 const EXAMPLES = fileURLToPath(new URL('../../../config-examples/', import.meta.url));
 const INVALID = fileURLToPath(new URL('../../fixtures/desired/invalid/enum-unknown-names/', import.meta.url));
 
@@ -56,5 +58,19 @@ describe('parsing in worker threads', () => {
 
     expect(reusable.stats.workers).toBe(2);
     expect([afterReusable, afterOneShot]).toEqual([0, 0]);
+  });
+
+  it('fails the batch, not the process, when a worker fails while this thread parses', async () => {
+    const { parseFiles, parseWorkersAlive } = (await import(DIST_POOL.href)) as typeof Pool;
+    const { DEFAULT_LIMITS } = (await import(DIST_FILES.href)) as typeof Files;
+    const jobs = Array.from({ length: 6 }, (_, i) => ({ file: `f${i}.yaml`, text: 'a: 1\n' }));
+    // A function cannot be sent to a worker: each one fails on its first job, while this
+    // thread, which ignores the extra field, parses the rest of the queue.
+    const unsendable = { ...DEFAULT_LIMITS, onParse: () => undefined } as typeof DEFAULT_LIMITS;
+
+    const failure = await parseFiles(jobs, EXAMPLES, unsendable, 2, 0).catch((e: unknown) => e);
+
+    expect(String(failure)).toMatch(/DataCloneError.*could not be cloned/);
+    expect(parseWorkersAlive()).toBe(0);
   });
 });
