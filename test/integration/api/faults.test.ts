@@ -216,6 +216,40 @@ describe('timeouts', () => {
     expect(error.message).toBe(`${E6_LINE} failed: 200 OK: timed out after 200 ms`);
   });
 
+  it('requests in flight together each time out at their own deadline; a reply between them changes nothing', async () => {
+    // One timer serves every deadline of a client: it must re-arm for the later ones.
+    server.setHandler((request, res) => {
+      if (request.path.startsWith('/mc/apps/')) reply(200, app)(request, res);
+    });
+    const { client: api } = client({ timeoutMs: 300, retry: { maxAttempts: 1 } });
+    const started = performance.now();
+    const settledAt = (promise: Promise<unknown>) =>
+      promise.then(
+        () => ['answered', performance.now() - started] as const,
+        (err: Error) => [err.message, performance.now() - started] as const,
+      );
+
+    const first = settledAt(api.getBotCategorization(ZONE));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const answered = settledAt(api.getApp(APP_ID));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = settledAt(api.getBotCategorization(ZONE + 1));
+
+    const [[firstMessage, firstMs], [answer], [secondMessage, secondMs]] = await Promise.all([
+      first,
+      answered,
+      second,
+    ]);
+    expect(answer).toBe('answered');
+    expect(firstMessage).toBe(`${E6_LINE} failed: no reply: timed out after 300 ms`);
+    expect(secondMessage).toBe(
+      `E6 GET /shield/shield-zone/${ZONE + 1}/bot-categorization failed: no reply: timed out after 300 ms`,
+    );
+    expect(firstMs).toBeGreaterThanOrEqual(300);
+    expect(secondMs).toBeGreaterThanOrEqual(450);
+    expect(secondMs - firstMs).toBeGreaterThanOrEqual(100);
+  });
+
   it('an E4 create that times out → API_AMBIGUOUS, sent once', async () => {
     server.setHandler(hang());
     const { client: api } = client({ timeoutMs: 200 });
