@@ -409,7 +409,7 @@ export const reconcileSection: BenchSection = {
           measured: `${top.apply.requestRatio.toFixed(2)} (median ${count(top.apply.requestsPerSecond)} req/s)`,
         },
         {
-          figure: `the bare undici client (no engine: request + JSON.parse), same bodies and connections: req/s ÷ autocannon req/s`,
+          figure: `the bare undici client (no engine: dispatch + JSON.parse, warmed up), same bodies and connections: req/s ÷ autocannon req/s`,
           target: '',
           measured: `${top.apply.rawClientRatio.toFixed(2)} (rounds ${ratioList(top.apply.roundRatios.rawClient)}; ${top.apply.rounds.map((r) => r.rawClient.cpuMicrosPerRequest.toFixed(0)).join(', ')} µs CPU/request)`,
         },
