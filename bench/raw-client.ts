@@ -40,6 +40,8 @@ function send(
     agent.dispatch(
       { origin, path: request.path, method: request.method as 'PATCH', body: request.body ?? null, headers },
       {
+        // Its presence marks the handler as undici's current (controller) kind.
+        onRequestStart() {},
         onResponseStart(_controller, statusCode) {
           status = statusCode;
         },
