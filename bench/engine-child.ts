@@ -135,10 +135,11 @@ async function runJob(job: ReconcileJob): Promise<{ runs: ReconcileRun[]; e1: Lo
         peakRssBytes,
         peakHeapBytes,
       });
-      if (job.collectE1 === true && run === 0) {
+      if (job.collectE1 !== undefined && run === 0) {
+        // Only as many as the parent replays: the rest would be built and sent over IPC for nothing.
         for (const change of outcome.plan.changes) {
           for (const request of change.requests) {
-            if (request.operation !== 'updateCustomWafRule') continue;
+            if (request.operation !== 'updateCustomWafRule' || e1.length >= job.collectE1) continue;
             e1.push({
               method: request.method,
               path: request.path,

@@ -47,8 +47,8 @@ export interface ReconcileJob {
   readonly concurrency: number;
   /** Reconciles in a row, sharing one in-memory state store (the first one starts empty). */
   readonly runs: number;
-  /** Return the E1 requests the first run's plan sent, for the load tool to replay. */
-  readonly collectE1?: boolean;
+  /** Return the first this many E1 requests the first run's plan sent, for the load tools to replay. */
+  readonly collectE1?: number;
 }
 
 /** Messages to the child. */

@@ -27,6 +27,8 @@ import type { RawClientResult } from './raw-client.js';
 import { type BenchSection, count, MB, median } from './section.js';
 
 const ACCESS_KEY = 'bench-access-key';
+/** E1 requests of the engine's run that autocannon and the bare client replay. */
+const REPLAYED_E1 = 1000;
 const execFileAsync = promisify(execFile);
 
 /** How the reconcile benchmarks run. */
@@ -191,12 +193,12 @@ async function measureSize(
     for (let round = 0; round < rounds; round += 1) {
       const emu = await host.start({ accessKey: ACCESS_KEY, seed: drifted.seed, journal: false });
       const before = await host.loopTime();
-      const { runs, e1 } = await engine.reconcile({
+      const { runs, e1: replayed } = await engine.reconcile({
         url: emu.url,
         accessKey: ACCESS_KEY,
         concurrency: options.concurrency,
         runs: 1,
-        collectE1: true,
+        collectE1: REPLAYED_E1,
       });
       const between = await host.loopTime();
       const run = runs[0] as ReconcileRun;
@@ -206,7 +208,6 @@ async function measureSize(
       // The same emulator, now in sync: E1 bodies the engine just sent, replayed at the same
       // concurrency for as long as the engine ran (at least 3 s: autocannon needs about a
       // second to reach its pace, and stops on whole seconds).
-      const replayed = e1.slice(0, 1000);
       const load = await runLoad({
         url: emu.url,
         connections: options.concurrency,
