@@ -8,8 +8,9 @@
  *
  * The first `WARM_UP` requests are sent before the clock starts: the engine process has
  * already run reads and earlier rounds when it is measured, and autocannon takes about a
- * second to reach its pace, so a cold client here would understate the ceiling (it did:
- * 141–173 µs of CPU per request cold against ~75 µs warm).
+ * second to reach its pace, so a cold client here would understate the ceiling (the first
+ * version, cold and through `agent.request`, cost 141–173 µs of CPU per request; warm,
+ * through `dispatch`, ~75 µs).
  *
  *   node dist/bench/raw-client.js URL REQUESTS_JSON COUNT CONCURRENCY ACCESS_KEY
  * prints {"requestsPerSecond":…, "cpuMicrosPerRequest":…}

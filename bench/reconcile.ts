@@ -58,8 +58,9 @@ export interface ApplyRound {
 }
 
 /**
- * Each apply round's engine rate ÷ the autocannon req/s measured right after it, one entry per
- * round in order; the ratios in `SizeFigures.apply` are their medians.
+ * Each apply round's rates ÷ the autocannon req/s measured right after the engine ran, one
+ * entry per round in order (the engine's three, then the bare client's, measured after
+ * autocannon); the ratios in `SizeFigures.apply` are their medians.
  */
 export interface RoundRatios {
   /** Changes/s of the whole run. */
