@@ -148,6 +148,9 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
       try {
         if (signal?.aborted) throw signal.reason;
         await limiter?.take(signal);
+        // Again after the wait (even a no-op await is a turn): exchange() watches the signal
+        // with watchAbort, which ignores a signal that is already aborted.
+        if (signal?.aborted) throw signal.reason;
       } catch (reason) {
         throw abortError(request, attempt - 1, reason, false);
       }
