@@ -249,6 +249,10 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
     attempt: number,
   ): Promise<Outcome> {
     return new Promise<Outcome>((resolve, reject) => {
+      const hasBody = request.body !== undefined;
+      // Serialised before the exchange is registered: a body that cannot be (a bug) throws
+      // here, leaving nothing in `deadlines` and no watcher on the caller's signal.
+      const body = hasBody ? JSON.stringify(request.body) : null;
       const handler = new Exchange(settings.timeoutMs, (outcome, error) => {
         deadlines.delete(handler);
         stopWatching();
@@ -261,14 +265,13 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
       });
       deadlines.add(handler);
       const stopWatching = watchAbort(callerSignal, (reason) => handler.abort(reason, 'caller'));
-      const hasBody = request.body !== undefined;
       settings.dispatcher.dispatch(
         {
           origin: settings.origin,
           path: settings.pathPrefix + request.path,
           method: request.method,
           headers: hasBody ? jsonHeaders : baseHeaders,
-          body: hasBody ? JSON.stringify(request.body) : null,
+          body,
           // The deadline covers the whole exchange; these only stop undici's own (longer) defaults.
           headersTimeout: settings.timeoutMs,
           bodyTimeout: settings.timeoutMs,
