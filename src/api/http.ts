@@ -148,6 +148,9 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
       try {
         if (signal?.aborted) throw signal.reason;
         await limiter?.take(signal);
+        // Again after the wait (even a no-op await is a turn): exchange() watches the signal
+        // with watchAbort, which ignores a signal that is already aborted.
+        if (signal?.aborted) throw signal.reason;
       } catch (reason) {
         throw abortError(request, attempt - 1, reason, false);
       }
@@ -246,6 +249,10 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
     attempt: number,
   ): Promise<Outcome> {
     return new Promise<Outcome>((resolve, reject) => {
+      const hasBody = request.body !== undefined;
+      // Serialised before the exchange is registered: a body that cannot be (a bug) throws
+      // here, leaving nothing in `deadlines` and no watcher on the caller's signal.
+      const body = hasBody ? JSON.stringify(request.body) : null;
       const handler = new Exchange(settings.timeoutMs, (outcome, error) => {
         deadlines.delete(handler);
         stopWatching();
@@ -258,14 +265,13 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
       });
       deadlines.add(handler);
       const stopWatching = watchAbort(callerSignal, (reason) => handler.abort(reason, 'caller'));
-      const hasBody = request.body !== undefined;
       settings.dispatcher.dispatch(
         {
           origin: settings.origin,
           path: settings.pathPrefix + request.path,
           method: request.method,
           headers: hasBody ? jsonHeaders : baseHeaders,
-          body: hasBody ? JSON.stringify(request.body) : null,
+          body,
           // The deadline covers the whole exchange; these only stop undici's own (longer) defaults.
           headersTimeout: settings.timeoutMs,
           bodyTimeout: settings.timeoutMs,
@@ -321,14 +327,12 @@ type Settle = (outcome: Outcome | undefined, error?: unknown) => void;
  * closures per callback used to be (a measurable share of the apply phase's garbage).
  */
 class Exchange implements Dispatcher.DispatchHandler {
+  /** performance.now() at the start; the deadline is `timeoutMs` later (Deadlines). */
   readonly started = performance.now();
-  /** performance.now() after which the exchange is aborted as timed out (Deadlines). */
-  deadline = 0;
   #controller: Dispatcher.DispatchController | undefined;
-  /** Set once, by the first of the deadline and the caller's signal. */
+  /** Set once, with the reason, by the first of the deadline and the caller's signal. */
+  #abortedBy: 'deadline' | 'caller' | undefined;
   #abortReason: Error | undefined;
-  #timedOut = false;
-  #callerAborted = false;
   #settled = false;
   #status: number | undefined;
   #headers: IncomingHttpHeaders = {};
@@ -342,9 +346,8 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   abort(reason: unknown, by: 'deadline' | 'caller'): void {
-    if (this.#abortReason !== undefined || this.#settled) return;
-    if (by === 'deadline') this.#timedOut = true;
-    else this.#callerAborted = true;
+    if (this.#abortedBy !== undefined || this.#settled) return;
+    this.#abortedBy = by;
     // undici aborts with an Error; a signal may carry any value as its reason.
     this.#abortReason =
       reason instanceof Error ? reason : new DOMException(String(reason ?? 'aborted'), 'AbortError');
@@ -386,8 +389,8 @@ class Exchange implements Dispatcher.DispatchHandler {
     try {
       failure = classifyFailure(
         error,
-        this.#timedOut,
-        this.#callerAborted && !this.#timedOut,
+        this.#abortedBy === 'deadline',
+        this.#abortedBy === 'caller',
         this.#status,
         this.#timeoutMs,
       );
@@ -421,7 +424,6 @@ class Deadlines {
   }
 
   add(exchange: Exchange): void {
-    exchange.deadline = exchange.started + this.#timeoutMs;
     this.#inFlight.add(exchange);
     if (this.#timer === undefined) this.#arm(this.#timeoutMs);
   }
@@ -444,8 +446,9 @@ class Deadlines {
     this.#timer = undefined;
     const now = performance.now();
     for (const exchange of this.#inFlight) {
-      if (exchange.deadline > now) {
-        this.#arm(exchange.deadline - now);
+      const deadline = exchange.started + this.#timeoutMs;
+      if (deadline > now) {
+        this.#arm(deadline - now);
         return;
       }
       this.#inFlight.delete(exchange);

@@ -3,7 +3,7 @@
  * URL and key from the flags and environment, logs on stderr, and a 401 that says where the
  * key came from. `withApiClient` is the read-only commands' way to use one and always close it.
  */
-import { createApiClient } from '../api/client.js';
+import { connectionsFor, createApiClient } from '../api/client.js';
 import type { ApiClient } from '../api/types.js';
 import type { CliIo } from './io.js';
 import { type ApiFlags, accessKey, baseUrl, commandLogger } from './settings.js';
@@ -44,15 +44,17 @@ export function createCliApiClient(
 }
 
 /**
- * Runs `use` with a client built from the flags and closes the client afterwards. Settings
+ * Runs `use` with a client built from the flags and closes the client afterwards; a command
+ * with --concurrency (`export`) gets the pool for it, as plan and apply do. Settings
  * problems throw USAGE and API failures throw ApiError: `runCli` prints either as one line.
  */
 export async function withApiClient<T>(
-  flags: ApiFlags,
+  flags: ApiFlags & { concurrency?: number },
   io: CliIo,
   use: (api: ApiClient) => Promise<T>,
 ): Promise<T> {
-  const api = createCliApiClient(await resolveApiTarget(flags, io), flags, io);
+  const pool = flags.concurrency === undefined ? {} : { connections: connectionsFor(flags.concurrency) };
+  const api = createCliApiClient(await resolveApiTarget(flags, io), flags, io, pool);
   try {
     return await use(api);
   } finally {

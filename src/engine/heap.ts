@@ -51,7 +51,7 @@ export function compactHeap(resources: number): void {
  * as low as a collection every 0.5 s did (~40 ms each) with half as many collections or fewer:
  * the benchmark's apply phase went from 0.50 to 0.61 of autocannon (median of 5 rounds).
  */
-export const COMPACT_AFTER_GROWTH_BYTES = 16 * 1024 * 1024;
+const COMPACT_AFTER_GROWTH_BYTES = 16 * 1024 * 1024;
 
 /** Bytes in use in the old generation (old space and large objects). */
 function oldGenerationBytes(): number {

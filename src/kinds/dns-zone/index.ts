@@ -31,7 +31,7 @@ function planDnsZone(desired: DesiredResource<DnsZoneSpec>, live: LiveDnsZone): 
  * replaces one GET per zone. Below it, GETs win: the account may hold many zones edgesync
  * does not manage, and the listing would read them all.
  */
-export const DNS_LISTING_THRESHOLD = 50;
+const DNS_LISTING_THRESHOLD = 50;
 
 /** A zone as the plan compares it (and the export writes it): no domain is '', no DNSSEC flag is off. */
 export function liveZone(wire: DnsZoneWire): LiveDnsZone {

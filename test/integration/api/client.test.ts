@@ -369,9 +369,13 @@ describe('lifecycle and programmer errors', () => {
 
   it('lets a body that cannot be serialised surface as the bug it is, unsent and unretried', async () => {
     const body = { name: 1n } as unknown as typeof patchAppBody;
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const before = timers();
 
     await expect(test.client.patchApp(APP_ID, body)).rejects.toThrow(TypeError);
     expect(server.requests).toHaveLength(0);
+    // Nothing left behind: no deadline timer holding the process open for timeoutMs.
+    expect(timers()).toBe(before);
   });
 
   it('survives an onRequest hook that throws, and logs it', async () => {

@@ -412,6 +412,21 @@ describe('abort', () => {
     expect(server.requests).toHaveLength(0);
   });
 
+  it('a signal aborted just after the call, before the exchange starts, sends nothing', async () => {
+    server.setHandler(reply(200, bots));
+    const { client: api } = client();
+    const controller = new AbortController();
+    // Runs before send() resumes after its (no-op) rate-limit await, so the exchange would
+    // otherwise start with a signal already aborted, which watchAbort never reports.
+    queueMicrotask(() => controller.abort());
+
+    const error = await failure(api.getBotCategorization(ZONE, { signal: controller.signal }));
+
+    expect([error.code, error.attempts]).toEqual(['API_UNAVAILABLE', 0]);
+    expect(error.message).toBe(`${E6_LINE} failed: no reply: aborted by the caller`);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it('an abort while waiting for a rate-limit slot stops at once', async () => {
     server.setHandler(reply(200, bots));
     const { client: api } = client({ rateLimitPerSecond: 1 });
