@@ -99,10 +99,6 @@ describe('retries', () => {
 
     expect(scheduled.map((l) => l.attempt)).toEqual([1, 2, 3]);
     expect(scheduled.map((l) => l.delayMs)).toEqual([20, 40, 80]);
-    for (const line of scheduled) {
-      expect(line.delayMs).toBeGreaterThanOrEqual(20);
-      expect(line.delayMs).toBeLessThanOrEqual(1000);
-    }
     expect(events('reconcile.started').map((l) => l.trigger)).toEqual(['startup', 'retry', 'retry', 'retry']);
     expect(d.status().retry).toBeNull();
     const failed = d.status().runs.filter((run) => run.result === 'failed');

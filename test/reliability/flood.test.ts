@@ -124,8 +124,9 @@ describe('webhook floods', () => {
     const reconciles = daemon.events('reconcile.started').length;
 
     expect(Object.fromEntries(statuses)).toEqual({ 202: HOOKS * 0.9, 401: HOOKS * 0.1 });
-    // The premise: the hooks land within seconds, not spread out so that each gets a run of its own.
-    expect(floodMs).toBeLessThan(30_000);
+    // The premise: the hooks land within seconds, not spread out so that each gets a run of its
+    // own (about 1.5 s here; the bound stays well under the 20 s test timeout, or it could not fail).
+    expect(floodMs).toBeLessThan(10_000);
     // One start-up run plus the webhook runs: each run absorbs every hook that arrives during it.
     expect(reconciles).toBeGreaterThanOrEqual(2);
     expect(reconciles).toBeLessThan(HOOKS / 10);

@@ -51,7 +51,6 @@ describe('the invalid-input corpus through apply', () => {
     expect(run.requests).toBe(0);
     expect(run.stateDirCreated).toBe(false);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toMatch(/^edgesync: /m);
     expect(run.stderr).toBe(
       `${[...expected, `edgesync: ${errors} problem${errors === 1 ? '' : 's'} in ${dir}`].join('\n')}\n`,
     );
@@ -63,7 +62,6 @@ describe('the invalid-input corpus through apply', () => {
     expect(run.code).toBe(1);
     expect(run.requests).toBe(0);
     expect(run.stateDirCreated).toBe(false);
-    expect(run.stderr.split('\n').slice(0, tree.lines.length)).toEqual(tree.lines);
     // Its lines and nothing else, then the one-line summary; nothing on stdout.
     expect(run.stderr.trimEnd().split('\n')).toEqual([...tree.lines, expect.stringMatching(/^edgesync: /)]);
     expect(run.stdout).toBe('');

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { openStateStore, STATE_FILE } from '../../src/engine/state.js';
-import { REPO } from '../helpers/spawn-daemon.js';
+import { REPO, requireBuild } from '../helpers/spawn-daemon.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const STATE_JS = join(REPO, 'dist/src/engine/state.js');
@@ -163,9 +163,8 @@ function temporaries(stateDir: string): string[] {
 }
 
 describe('kill -9 during state saves', () => {
-  beforeAll(() => {
-    if (!existsSync(STATE_JS)) throw new Error(`${STATE_JS} is missing: run \`npm run build\` first`);
-  });
+  // The saver imports the built store: the same build as the daemon's binary.
+  beforeAll(requireBuild);
 
   it(`state.json is always absent or one complete generation after ${KILLS} kills mid-save`, async () => {
     const stateDir = tempDir();

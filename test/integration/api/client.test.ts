@@ -3,7 +3,7 @@ import { createApiClient, MAX_PAGES } from '../../../src/api/client.js';
 import { ApiError } from '../../../src/api/errors.js';
 import { type ApiRequest, readRequests, writeRequests } from '../../../src/api/operations.js';
 import type { ApiClient } from '../../../src/api/types.js';
-import { createTestClient, TEST_ACCESS_KEY, type TestClient } from '../../helpers/api-client.js';
+import { createTestClient, failure, TEST_ACCESS_KEY, type TestClient } from '../../helpers/api-client.js';
 import {
   type Handler,
   reply,
@@ -504,12 +504,10 @@ describe('base URL', () => {
 describe('unauthorizedNote', () => {
   it('ends the message of a 401, and of no other failure', async () => {
     const noted = createTestClient(server.url, { unauthorizedNote: 'check the key file' });
-    const failure = async () =>
-      (await noted.client.getDnsZone(DNS_ZONE_ID).catch((e: unknown) => e)) as ApiError;
     server.setHandler(sequence(reply(401), reply(403)));
 
-    const unauthorized = await failure();
-    const forbidden = await failure();
+    const unauthorized = await failure(noted.client.getDnsZone(DNS_ZONE_ID));
+    const forbidden = await failure(noted.client.getDnsZone(DNS_ZONE_ID));
     await noted.dispose();
 
     const line = `getDnsZone GET /dnszone/${DNS_ZONE_ID} failed`;
@@ -550,7 +548,7 @@ describe('listDnsZones', () => {
   it('fails with API_BAD_RESPONSE on an empty page that claims more follow', async () => {
     server.setHandler(reply(200, { Items: [], CurrentPage: 1, TotalItems: 9, HasMoreItems: true }));
 
-    const error = (await test.client.listDnsZones().catch((e: unknown) => e)) as ApiError;
+    const error = await failure(test.client.listDnsZones());
 
     expect(error.code).toBe('API_BAD_RESPONSE');
     expect(error.message).toContain('page 1 is empty but the listing says more pages follow');

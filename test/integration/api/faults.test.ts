@@ -217,22 +217,25 @@ describe('timeouts', () => {
   });
 
   it('requests in flight together each time out at their own deadline; a reply between them changes nothing', async () => {
-    // One timer serves every deadline of a client: it must re-arm for the later ones.
+    // One timer serves every deadline of a client: it must re-arm for the later ones, at their
+    // own deadline (not one whole timeout after the earlier one: that would be 250 ms late here).
     server.setHandler((request, res) => {
       if (request.path.startsWith('/mc/apps/')) reply(200, app)(request, res);
     });
-    const { client: api } = client({ timeoutMs: 300, retry: { maxAttempts: 1 } });
+    const { client: api } = client({ timeoutMs: 400, retry: { maxAttempts: 1 } });
     const started = performance.now();
+    const now = () => performance.now() - started;
     const settledAt = (promise: Promise<unknown>) =>
       promise.then(
-        () => ['answered', performance.now() - started] as const,
-        (err: Error) => [err.message, performance.now() - started] as const,
+        () => ['answered', now()] as const,
+        (err: Error) => [err.message, now()] as const,
       );
 
     const first = settledAt(api.getBotCategorization(ZONE));
     await new Promise((resolve) => setTimeout(resolve, 50));
     const answered = settledAt(api.getApp(APP_ID));
     await new Promise((resolve) => setTimeout(resolve, 100));
+    const secondStarted = now();
     const second = settledAt(api.getBotCategorization(ZONE + 1));
 
     const [[firstMessage, firstMs], [answer], [secondMessage, secondMs]] = await Promise.all([
@@ -241,12 +244,15 @@ describe('timeouts', () => {
       second,
     ]);
     expect(answer).toBe('answered');
-    expect(firstMessage).toBe(`${E6_LINE} failed: no reply: timed out after 300 ms`);
+    expect(firstMessage).toBe(`${E6_LINE} failed: no reply: timed out after 400 ms`);
     expect(secondMessage).toBe(
-      `E6 GET /shield/shield-zone/${ZONE + 1}/bot-categorization failed: no reply: timed out after 300 ms`,
+      `E6 GET /shield/shield-zone/${ZONE + 1}/bot-categorization failed: no reply: timed out after 400 ms`,
     );
-    expect(firstMs).toBeGreaterThanOrEqual(300);
-    expect(secondMs).toBeGreaterThanOrEqual(450);
+    // Each one after its own 400 ms, and well before a deadline pushed out by another request.
+    expect(firstMs).toBeGreaterThanOrEqual(400);
+    expect(firstMs).toBeLessThan(550);
+    expect(secondMs - secondStarted).toBeGreaterThanOrEqual(400);
+    expect(secondMs - secondStarted).toBeLessThan(550);
     expect(secondMs - firstMs).toBeGreaterThanOrEqual(100);
   });
 

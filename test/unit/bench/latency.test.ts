@@ -4,17 +4,15 @@
  * says: every trial's change is applied (the waits would time out otherwise) and the figures
  * are consistent. No speed is asserted here: the figures are the benchmark's business.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type * as Latency from '../../../bench/latency.js';
+import { requireBuild } from '../../helpers/spawn-daemon.js';
 
 // The compiled benchmark: its emulator worker and the daemon it starts are JavaScript files.
 const DIST_LATENCY = new URL('../../../dist/bench/latency.js', import.meta.url);
 
 async function distLatency(): Promise<typeof Latency> {
-  if (!existsSync(fileURLToPath(DIST_LATENCY)))
-    throw new Error('dist/ is missing: run `npm run build` first');
+  requireBuild();
   return (await import(DIST_LATENCY.href)) as typeof Latency;
 }
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CliIo, runCli } from '../../../src/cli/program.js';
 import { accessKey, configuredAccessKey } from '../../../src/cli/settings.js';
+import { until } from '../../helpers/daemon.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 function io(
@@ -56,8 +57,7 @@ describe('edgesync emulator', () => {
     const cli = io({ EDGESYNC_ACCESS_KEY: 'emulator-key\n' }, controller.signal);
 
     const running = runCli(['emulator', '--port', '0'], cli);
-    for (const deadline = Date.now() + 5000; !cli.out().includes('\n') && Date.now() < deadline; )
-      await new Promise((r) => setTimeout(r, 10));
+    await until(() => cli.out().includes('\n'), 'the emulator to listen', 5_000);
     const url = cli.out().trim().replace('listening on ', '');
     const reply = await fetch(`${url}/mc/regions/optimal`, { headers: { AccessKey: 'emulator-key' } });
     controller.abort();
