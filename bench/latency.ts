@@ -89,6 +89,8 @@ interface DaemonProcess {
   next(match: (line: LogLine) => boolean, timeoutMs?: number): Promise<number>;
   /** Resolves once /status says Ready twice, a debounce apart (a skipped follow-up included). */
   idle(): Promise<void>;
+  /** Resolves when the start-up reconcile's `reconcile.finished` line arrives. */
+  readonly startupFinished: Promise<number>;
   peakRssBytes(): number;
   /** SIGTERM, then waits for the exit; a no-op once the child has exited. */
   stop(): Promise<void>;
@@ -176,6 +178,8 @@ async function startDaemon(
       });
     });
   let url = '';
+  // Registered before the start line is awaited: both lines may arrive in one chunk.
+  const startupFinished = next((line) => line.event === 'reconcile.finished');
   const started = next((line) => {
     if (line.event !== 'daemon.started') return false;
     url = String(line.listen);
@@ -184,6 +188,7 @@ async function startDaemon(
   try {
     await started;
   } catch (err) {
+    startupFinished.catch(() => undefined);
     // The caller gets no handle to stop it with, so it is stopped here.
     child.kill('SIGTERM');
     await exited;
@@ -204,6 +209,7 @@ async function startDaemon(
   return {
     url,
     next,
+    startupFinished,
     async idle() {
       await ready();
       await new Promise((resolve) => setTimeout(resolve, DEBOUNCE_MS + 50));
@@ -273,7 +279,7 @@ export async function runLatencyBench(
     progress(`latency: file edits, ${count(resources)} resources`);
     const bootAt = performance.now();
     const fileDaemon = await launch(repoDir, join(root, 'state-file'), emulator.url, []);
-    await fileDaemon.next((line) => line.event === 'reconcile.finished');
+    await fileDaemon.startupFinished;
     const startupMs = performance.now() - bootAt;
     await fileDaemon.idle();
     const fileSamples: number[] = [];
@@ -299,7 +305,7 @@ export async function runLatencyBench(
     const hookDaemon = await launch(join(root, 'config'), join(root, 'state-hook'), emulator.url, [
       '--git-pull',
     ]);
-    await hookDaemon.next((line) => line.event === 'reconcile.finished');
+    await hookDaemon.startupFinished;
     await hookDaemon.idle();
     const hookSamples: number[] = [];
     for (let trial = 0; trial < trials; trial += 1) {
