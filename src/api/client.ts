@@ -34,6 +34,7 @@ import {
   CustomAccessListEnvelopeWire,
   CustomWafRuleListWire,
   CustomWafRuleWire,
+  UpdatedCustomWafRuleWire,
   WafPlanSegmentationWire,
 } from './wire/shield.js';
 
@@ -57,7 +58,7 @@ function whole<T>(parsed: T): T {
 
 /** The reply of each write operation; `execute` and the typed write methods both use it. */
 const WRITE_REPLIES: { [Op in WriteOperationId]: ReplySpec<WriteReplies[Op]> } = {
-  updateCustomWafRule: reply(CustomWafRuleWire, whole),
+  updateCustomWafRule: reply(UpdatedCustomWafRuleWire, whole),
   updateCustomAccessList: reply(CustomAccessListEnvelopeWire, (r) => r.data),
   updateAccessListConfiguration: reply(AccessListConfigurationEnvelopeWire, (r) =>
     r.data ? { isEnabled: r.data.isEnabled ?? null, action: r.data.action ?? null } : undefined,

@@ -16,6 +16,7 @@ import type {
   UpdateAccessListConfigurationRequest,
   UpdateCustomAccessListRequest,
   UpdateCustomWafRuleRequest,
+  UpdatedCustomWafRuleWire,
   WafPlanSegmentationWire,
 } from './wire/shield.js';
 
@@ -78,7 +79,7 @@ export interface AccessListConfigurationReply {
 
 /** The validated reply of each write operation. */
 export interface WriteReplies {
-  updateCustomWafRule: CustomWafRuleWire;
+  updateCustomWafRule: UpdatedCustomWafRuleWire;
   updateCustomAccessList: CustomAccessListWire;
   updateAccessListConfiguration: AccessListConfigurationReply;
   patchApp: { id: string };
@@ -96,7 +97,7 @@ export interface ApiClient {
     id: number,
     body: UpdateCustomWafRuleRequest,
     options?: CallOptions,
-  ): Promise<CustomWafRuleWire>;
+  ): Promise<UpdatedCustomWafRuleWire>;
   /** E2 */
   updateCustomAccessList(
     shieldZoneId: number,

@@ -36,6 +36,16 @@ export const CustomWafRuleWire = z.object({
 });
 export type CustomWafRuleWire = z.infer<typeof CustomWafRuleWire>;
 
+/**
+ * What E1's reply is checked for: the rule it names. The rest of the reply (the whole rule)
+ * is not used: the next read validates the live rule in full. Checking all of it cost the
+ * apply of 10,000 rules a quarter of its allocations (issue 6), and would turn an applied
+ * write into a reported failure over a field edgesync never reads. E4's reply is checked the
+ * same way (PatchAppReplyWire).
+ */
+export const UpdatedCustomWafRuleWire = z.object({ id: WireInt });
+export type UpdatedCustomWafRuleWire = z.infer<typeof UpdatedCustomWafRuleWire>;
+
 /** The body E1 takes (UpdateCustomWafRuleRequest); built by edgesync, so exact. */
 export interface UpdateCustomWafRuleRequest {
   ruleName: string | null;

@@ -65,7 +65,9 @@ describe('client × emulator, per seed operation', () => {
     emu.faults.script({ operation: 'updateCustomWafRule', reply: { status: 500 } });
     const crashed = await failure(tc.client.updateCustomWafRule(1234, rule));
 
-    expect(updated).toMatchObject({
+    expect(updated).toEqual({ id: 1234 });
+    // The reply is only a receipt: the live rule shows the update.
+    await expect(tc.client.getCustomWafRule(1234)).resolves.toMatchObject({
       id: 1234,
       ruleName: 'Block SQLi',
       ruleConfiguration: { operatorType: 14, value: 'union' },

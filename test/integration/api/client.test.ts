@@ -147,7 +147,8 @@ const methodCases: MethodCase[] = [
     path: `/shield/waf/custom-rule/${RULE_ID}`,
     body: updateRuleBody,
     reply: ruleReply,
-    expected: rule,
+    // Only the rule's id is checked and kept: the rest of the reply is not used.
+    expected: { id: RULE_ID },
   },
   {
     name: 'E2 updateCustomAccessList',
@@ -418,7 +419,11 @@ describe('execute', () => {
     reply: unknown;
     expected: unknown;
   }> = [
-    { request: writeRequests.updateCustomWafRule(RULE_ID, updateRuleBody), reply: ruleReply, expected: rule },
+    {
+      request: writeRequests.updateCustomWafRule(RULE_ID, updateRuleBody),
+      reply: ruleReply,
+      expected: { id: RULE_ID },
+    },
     {
       request: writeRequests.updateCustomAccessList(ZONE, LIST_ID, { content: 'x' }),
       reply: { data: accessList, error: okGeneric },
@@ -457,6 +462,29 @@ describe('execute', () => {
 
     await expect(test.client.execute(request)).rejects.toThrow('not a write request: GET getApp');
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('checks an E1 reply for the rule id only: other fields are not used, so never fail it', async () => {
+    server.setHandler(
+      sequence(
+        reply(200, { id: RULE_ID, ruleConfiguration: 'not an object' }),
+        reply(200, { ruleName: 'no id' }),
+      ),
+    );
+
+    await expect(
+      test.client.execute(writeRequests.updateCustomWafRule(RULE_ID, updateRuleBody)),
+    ).resolves.toEqual({
+      id: RULE_ID,
+    });
+    const error = await failure(
+      test.client.execute(writeRequests.updateCustomWafRule(RULE_ID, updateRuleBody)),
+    );
+
+    expect(error.code).toBe('API_BAD_RESPONSE');
+    expect(error.message).toBe(
+      `E1 PATCH /shield/waf/custom-rule/${RULE_ID} failed: 200 OK: the reply does not match its schema: id: Invalid input: expected number, received undefined (schema mismatch)`,
+    );
   });
 
   it('validates the reply against the operation of the request', async () => {
