@@ -147,10 +147,13 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
     for (let attempt = 1; ; attempt += 1) {
       try {
         if (signal?.aborted) throw signal.reason;
-        await limiter?.take(signal);
-        // Again after the wait (even a no-op await is a turn): exchange() watches the signal
-        // with watchAbort, which ignores a signal that is already aborted.
-        if (signal?.aborted) throw signal.reason;
+        // No await without a limiter: even a no-op one costs a turn and a promise per request.
+        if (limiter !== undefined) {
+          await limiter.take(signal);
+          // Again after the wait: exchange() watches the signal with watchAbort, which ignores
+          // a signal that is already aborted.
+          if (signal?.aborted) throw signal.reason;
+        }
       } catch (reason) {
         throw abortError(request, attempt - 1, reason, false);
       }

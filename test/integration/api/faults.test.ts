@@ -128,7 +128,7 @@ describe('5xx', () => {
     server.setHandler(sequence(reply(500), reply(200, rule)));
     const { client: api } = client();
 
-    await expect(api.updateCustomWafRule(RULE_ID, updateRuleBody)).resolves.toEqual(rule);
+    await expect(api.updateCustomWafRule(RULE_ID, updateRuleBody)).resolves.toEqual({ id: RULE_ID });
 
     expect(server.requests.map((r) => r.method)).toEqual(['PATCH', 'PATCH']);
   });
@@ -418,11 +418,11 @@ describe('abort', () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it('a signal aborted just after the call, before the exchange starts, sends nothing', async () => {
+  it('a signal aborted while a free rate-limit slot is taken sends nothing', async () => {
     server.setHandler(reply(200, bots));
-    const { client: api } = client();
+    const { client: api } = client({ rateLimitPerSecond: 1000 });
     const controller = new AbortController();
-    // Runs before send() resumes after its (no-op) rate-limit await, so the exchange would
+    // Runs before send() resumes after taking its (free) rate-limit slot, so the exchange would
     // otherwise start with a signal already aborted, which watchAbort never reports.
     queueMicrotask(() => controller.abort());
 
@@ -430,6 +430,20 @@ describe('abort', () => {
 
     expect([error.code, error.attempts]).toEqual(['API_UNAVAILABLE', 0]);
     expect(error.message).toBe(`${E6_LINE} failed: no reply: aborted by the caller`);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('without a rate limit the exchange starts at once, so an abort just after the call ends it', async () => {
+    server.setHandler(reply(200, bots));
+    const { client: api } = client();
+    const controller = new AbortController();
+    queueMicrotask(() => controller.abort());
+
+    const error = await failure(api.getBotCategorization(ZONE, { signal: controller.signal }));
+
+    expect([error.code, error.attempts]).toEqual(['API_UNAVAILABLE', 1]);
+    expect(error.message).toBe(`${E6_LINE} failed: no reply: aborted by the caller`);
+    // The connection was still being opened: the request never reached the server.
     expect(server.requests).toHaveLength(0);
   });
 
