@@ -342,6 +342,9 @@ class Exchange implements Dispatcher.DispatchHandler {
   readonly #chunks: Buffer[] = [];
   readonly #timeoutMs: number;
   readonly #settle: Settle;
+  /** Links of the in-flight list; `Deadlines` alone sets them. */
+  olderInFlight: Exchange | undefined;
+  newerInFlight: Exchange | undefined;
 
   constructor(timeoutMs: number, settle: Settle) {
     this.#timeoutMs = timeoutMs;
@@ -414,11 +417,14 @@ class Exchange implements Dispatcher.DispatchHandler {
 
 /**
  * The deadlines of a transport's exchanges in flight. They all last `timeoutMs`, so the
- * oldest (first in the Set) always ends first and one timer serves them all: a timer per
- * request cost more than the rest of the bookkeeping together.
+ * oldest always ends first and one timer serves them all: a timer per request cost more than
+ * the rest of the bookkeeping together. The exchanges form a doubly linked list, oldest
+ * first, whose links are cleared on removal: a `Set` here kept settled exchanges alive
+ * through young-generation collections (see abort-watch.ts for how).
  */
 class Deadlines {
-  readonly #inFlight = new Set<Exchange>();
+  #oldest: Exchange | undefined;
+  #newest: Exchange | undefined;
   readonly #timeoutMs: number;
   #timer: NodeJS.Timeout | undefined;
 
@@ -427,14 +433,24 @@ class Deadlines {
   }
 
   add(exchange: Exchange): void {
-    this.#inFlight.add(exchange);
+    exchange.olderInFlight = this.#newest;
+    if (this.#newest === undefined) this.#oldest = exchange;
+    else this.#newest.newerInFlight = exchange;
+    this.#newest = exchange;
     if (this.#timer === undefined) this.#arm(this.#timeoutMs);
   }
 
+  /** Removes `exchange`; one already removed (timed out, then settled) is left alone. */
   delete(exchange: Exchange): void {
-    this.#inFlight.delete(exchange);
+    if (exchange.olderInFlight === undefined && this.#oldest !== exchange) return;
+    if (exchange.olderInFlight === undefined) this.#oldest = exchange.newerInFlight;
+    else exchange.olderInFlight.newerInFlight = exchange.newerInFlight;
+    if (exchange.newerInFlight === undefined) this.#newest = exchange.olderInFlight;
+    else exchange.newerInFlight.olderInFlight = exchange.olderInFlight;
+    exchange.olderInFlight = undefined;
+    exchange.newerInFlight = undefined;
     // Nothing in flight: no timer either, so an idle client never holds the process open.
-    if (this.#inFlight.size === 0 && this.#timer !== undefined) {
+    if (this.#oldest === undefined && this.#timer !== undefined) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
@@ -448,13 +464,13 @@ class Deadlines {
   #sweep(): void {
     this.#timer = undefined;
     const now = performance.now();
-    for (const exchange of this.#inFlight) {
+    for (let exchange = this.#oldest; exchange !== undefined; exchange = this.#oldest) {
       const deadline = exchange.started + this.#timeoutMs;
       if (deadline > now) {
         this.#arm(deadline - now);
         return;
       }
-      this.#inFlight.delete(exchange);
+      this.delete(exchange);
       exchange.timeOut();
     }
   }
