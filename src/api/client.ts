@@ -152,21 +152,23 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     random: options.random ?? Math.random,
   });
 
-  async function call<T>(request: ApiRequest, spec: ReplySpec<T>, callOptions?: CallOptions): Promise<T> {
-    const httpReply = await http.send(request, callOptions?.signal);
-    return decodeReply(request, httpReply, spec, replyContext);
+  // `call` and `execute` are not async functions: each would add a promise and a turn to every
+  // request of an apply; errors still arrive as rejections, never as throws.
+  function call<T>(request: ApiRequest, spec: ReplySpec<T>, callOptions?: CallOptions): Promise<T> {
+    return http
+      .send(request, callOptions?.signal)
+      .then((httpReply) => decodeReply(request, httpReply, spec, replyContext));
   }
 
-  async function execute<Op extends WriteOperationId>(
+  function execute<Op extends WriteOperationId>(
     request: ApiRequest<Op>,
     callOptions?: CallOptions,
   ): Promise<WriteReplies[Op]> {
     const spec = WRITE_REPLIES[request.operation] as ReplySpec<WriteReplies[Op]> | undefined;
     // Plans can come from a file (`apply --plan`): check what types cannot.
     if (spec === undefined || OPERATIONS[request.operation].method !== request.method) {
-      throw new ReconcileError(
-        'INTERNAL',
-        `not a write request: ${request.method} ${String(request.operation)}`,
+      return Promise.reject(
+        new ReconcileError('INTERNAL', `not a write request: ${request.method} ${String(request.operation)}`),
       );
     }
     return call(request, spec, callOptions);

@@ -275,9 +275,10 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
           method: request.method,
           headers: hasBody ? jsonHeaders : baseHeaders,
           body,
-          // The deadline covers the whole exchange; these only stop undici's own (longer) defaults.
-          headersTimeout: settings.timeoutMs,
-          bodyTimeout: settings.timeoutMs,
+          // The deadline covers the whole exchange, so undici's own timers are off: they cost a
+          // timer object per request and would only ever fire together with it.
+          headersTimeout: 0,
+          bodyTimeout: 0,
         },
         handler,
       );
