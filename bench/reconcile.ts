@@ -400,10 +400,16 @@ export const reconcileSection: BenchSection = {
           pass: batched(top),
         },
         {
-          figure: `apply ${count(top.apply.changes)} changes: changes/s ÷ autocannon req/s right after, same emulator (E1 PATCH bodies, ${f.concurrency} connections); median of the rounds`,
+          figure: `apply ${count(top.apply.changes)} changes, whole run (cold reads, plan, writes): changes/s ÷ autocannon req/s right after, same emulator (E1 PATCH bodies, ${f.concurrency} connections); median of the rounds`,
           target: '≥ 0.70',
           measured: `${top.apply.ratio.toFixed(2)} (rounds ${ratioList(top.apply.roundRatios.changes)}; medians ${count(top.apply.changesPerSecond)} changes/s, ${count(top.apply.loadToolRequestsPerSecond)} req/s)`,
           pass: top.apply.ratio >= 0.7,
+        },
+        {
+          figure: `apply ${count(top.apply.changes)} changes, the writes alone (apply phase, after read and plan): changes/s ÷ autocannon req/s; median of the rounds`,
+          target: '≥ 0.70',
+          measured: `${top.apply.applyPhaseRatio.toFixed(2)} (rounds ${ratioList(top.apply.roundRatios.applyPhase)}; median ${count(top.apply.applyPhaseChangesPerSecond)} changes/s)`,
+          pass: top.apply.applyPhaseRatio >= 0.7,
         },
         {
           figure: 'apply: requests/s (reads included) ÷ autocannon req/s',
@@ -414,11 +420,6 @@ export const reconcileSection: BenchSection = {
           figure: `the bare undici client (no engine: dispatch + JSON.parse, warmed up), same bodies and connections: req/s ÷ autocannon req/s`,
           target: '',
           measured: `${top.apply.rawClientRatio.toFixed(2)} (rounds ${ratioList(top.apply.roundRatios.rawClient)}; ${top.apply.rounds.map((r) => r.rawClient.cpuMicrosPerRequest.toFixed(0)).join(', ')} µs CPU/request)`,
-        },
-        {
-          figure: `apply phase alone (the writes, after read and plan): changes/s ÷ autocannon req/s`,
-          target: '',
-          measured: `${top.apply.applyPhaseRatio.toFixed(2)} (median ${count(top.apply.applyPhaseChangesPerSecond)} changes/s)`,
         },
         {
           figure: `peak RSS of the engine process while reconciling ${n} resources (no-change and apply runs)`,
