@@ -243,8 +243,9 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
    * One HTTP exchange through `dispatcher.dispatch`, the handler collecting the body: no
    * Readable stream, no AbortController, no per-request timer or EventTarget listener (the
    * apply benchmark of issue 6 spent a third of the client's time on those). The deadline
-   * (`deadlines`) and the caller's signal both abort through the dispatch controller, and are
-   * told apart afterwards: a timeout is retried, a caller's abort is not.
+   * (`deadlines`) and the caller's signal both abort through the dispatch controller (before
+   * undici starts the request, they settle it at once), and are told apart afterwards: a
+   * timeout is retried, a caller's abort is not.
    */
   function exchange(
     request: ApiRequest,
@@ -358,7 +359,14 @@ class Exchange implements Dispatcher.DispatchHandler {
     // undici aborts with an Error; a signal may carry any value as its reason.
     this.#abortReason =
       reason instanceof Error ? reason : new DOMException(String(reason ?? 'aborted'), 'AbortError');
-    this.#controller?.abort(this.#abortReason);
+    if (this.#controller !== undefined) {
+      this.#controller.abort(this.#abortReason);
+      return;
+    }
+    // Not started: still connecting (or waiting for a connection), which undici cannot abort,
+    // and a connect that hangs ends only at undici's connect timeout (10 s), or never with a
+    // custom connector. Settle as undici would once it starts; onRequestStart then aborts it.
+    this.#fail(this.#abortReason);
   }
 
   timeOut(): void {
@@ -392,6 +400,10 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.#fail(error);
+  }
+
+  #fail(error: Error): void {
     let failure: TransportFailure;
     try {
       failure = classifyFailure(

@@ -4,6 +4,7 @@
  * use the server's arrival timestamps and only lower bounds that the client must honour, plus
  * generous upper bounds that catch hangs.
  */
+import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestClient, failure, type TestClient } from '../../helpers/api-client.js';
 import {
@@ -48,6 +49,15 @@ const E6_LINE = `E6 GET /shield/shield-zone/${ZONE}/bot-categorization`;
 const E4_LINE = `E4 PATCH /mc/apps/${APP_ID}`;
 const AMBIGUOUS =
   'not retried because it creates containers and may have been applied: re-read the app and plan again';
+
+/**
+ * An Agent whose connections never come up, like a SYN into a black hole: undici starts (and
+ * so can abort) a request only once its connection is up, and a custom connector has none of
+ * undici's connect timeout (10 s otherwise).
+ */
+function blackHoleAgent(): Agent {
+  return new Agent({ connect: () => undefined });
+}
 
 function gap(first: number, second: number): number {
   const a = server.requests[first];
@@ -201,6 +211,25 @@ describe('timeouts', () => {
     );
     expect(server.requests).toHaveLength(2);
     expect(events.map((e) => e.status)).toEqual([0, 0]);
+  });
+
+  it('a connect that never completes times out at the deadline too', async () => {
+    const agent = blackHoleAgent();
+    const { client: api } = client({
+      dispatcher: agent,
+      timeoutMs: 200,
+      retry: { maxAttempts: 2, baseDelayMs: 5 },
+    });
+    const started = performance.now();
+
+    const error = await failure(api.getBotCategorization(ZONE));
+    await agent.destroy();
+
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect([error.code, error.attempts]).toEqual(['API_UNAVAILABLE', 2]);
+    expect(error.message).toBe(
+      `${E6_LINE} failed: no reply: timed out after 200 ms; gave up after 2 attempts`,
+    );
   });
 
   it('a body that stalls halfway also times out', async () => {
@@ -393,6 +422,19 @@ describe('abort', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
     expect([error.code, error.attempts]).toEqual(['API_UNAVAILABLE', 1]);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('an abort while the connection is still being opened ends the request at once', async () => {
+    const agent = blackHoleAgent();
+    const { client: api } = client({ dispatcher: agent, timeoutMs: 10_000 });
+    const started = performance.now();
+
+    const error = await failure(api.getBotCategorization(ZONE, { signal: AbortSignal.timeout(50) }));
+    await agent.destroy();
+
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect([error.code, error.attempts]).toEqual(['API_UNAVAILABLE', 1]);
+    expect(error.message).toBe(`${E6_LINE} failed: no reply: aborted by the caller`);
   });
 
   it('an abort while an E4 create is in flight → API_AMBIGUOUS', async () => {
