@@ -248,6 +248,8 @@ describe('timeouts', () => {
   it('requests in flight together each time out at their own deadline; a reply between them changes nothing', async () => {
     // One timer serves every deadline of a client: it must re-arm for the later ones, at their
     // own deadline (not one whole timeout after the earlier one: that would be 250 ms late here).
+    // The first is removed from the deadlines twice (by the sweep, then as it settles): the
+    // second must stay there.
     server.setHandler((request, res) => {
       if (request.path.startsWith('/mc/apps/')) reply(200, app)(request, res);
     });
@@ -283,6 +285,36 @@ describe('timeouts', () => {
     expect(secondMs - secondStarted).toBeGreaterThanOrEqual(400);
     expect(secondMs - secondStarted).toBeLessThan(550);
     expect(secondMs - firstMs).toBeGreaterThanOrEqual(100);
+  });
+
+  it('a request aborted while the deadlines are being swept leaves the later deadlines intact', async () => {
+    // The first timeout's report aborts the second request from inside the sweep, which then
+    // must still reach the third (the second is no longer in flight to lead it there).
+    server.setHandler(hang());
+    const controller = new AbortController();
+    const { client: api } = client({
+      timeoutMs: 300,
+      retry: { maxAttempts: 1 },
+      onRequest: () => controller.abort(),
+    });
+    const started = performance.now();
+    const settled = (promise: Promise<unknown>) => promise.then(String, (err: Error) => err.message);
+
+    const all = Promise.all([
+      settled(api.getBotCategorization(ZONE)),
+      settled(api.getBotCategorization(ZONE + 1, { signal: controller.signal })),
+      settled(api.getBotCategorization(ZONE + 2)),
+    ]);
+    while (server.requests.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Blocks the timer past all three deadlines, so that one sweep ends them all.
+    while (performance.now() - started < 330);
+
+    expect(await all).toEqual([
+      `${E6_LINE} failed: no reply: timed out after 300 ms`,
+      `E6 GET /shield/shield-zone/${ZONE + 1}/bot-categorization failed: no reply: aborted by the caller`,
+      `E6 GET /shield/shield-zone/${ZONE + 2}/bot-categorization failed: no reply: timed out after 300 ms`,
+    ]);
+    expect(performance.now() - started).toBeLessThan(1_500);
   });
 
   it('an E4 create that times out → API_AMBIGUOUS, sent once', async () => {
