@@ -43,9 +43,19 @@ describe('watchAbort', () => {
     const controller = new AbortController();
     const calls: string[] = [];
     const stops: Array<() => void> = [];
-    stops.push(watchAbort(controller.signal, () => (calls.push('a'), stops[1]?.())));
+    stops.push(
+      watchAbort(controller.signal, () => {
+        calls.push('a');
+        stops[1]?.();
+      }),
+    );
     stops.push(watchAbort(controller.signal, () => calls.push('b')));
-    stops.push(watchAbort(controller.signal, () => (calls.push('c'), stops[2]?.())));
+    stops.push(
+      watchAbort(controller.signal, () => {
+        calls.push('c');
+        stops[2]?.();
+      }),
+    );
 
     controller.abort();
     for (const stop of stops) stop();
