@@ -46,7 +46,7 @@ export interface RequestEvent {
 export interface ApiClientOptions {
   baseUrl: string;
   accessKey: string;
-  /** Per-request timeout (headers and body). Default 30 s. */
+  /** Deadline of each attempt, from dispatch to the reply's last byte (connect included). Default 30 s. */
   timeoutMs?: number;
   retry?: RetryOptions;
   /** Optional client-side rate limit, requests per second across the client. */
