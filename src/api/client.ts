@@ -165,7 +165,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     callOptions?: CallOptions,
   ): Promise<WriteReplies[Op]> {
     const spec = WRITE_REPLIES[request.operation] as ReplySpec<WriteReplies[Op]> | undefined;
-    // Plans can come from a file (`apply --plan`): check what types cannot.
+    // `execute` is public: a caller's request can be cast from anything; check what types cannot.
     if (spec === undefined || OPERATIONS[request.operation].method !== request.method) {
       return Promise.reject(
         new ReconcileError('INTERNAL', `not a write request: ${request.method} ${String(request.operation)}`),
