@@ -51,7 +51,10 @@ export interface HttpTransport {
 interface TransportFailure {
   /** Safe, human words: "timed out after 200 ms", "connection refused (ECONNREFUSED)". */
   description: string;
-  /** False only when the request provably never left (connect refused, DNS failure). */
+  /**
+   * False only when the request provably never left: connect refused, DNS failure, or any
+   * failure before undici started the request (see Exchange).
+   */
   maybeSent: boolean;
   retryable: boolean;
   callerAborted: boolean;
@@ -131,10 +134,10 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
       ...(note === undefined ? {} : { note }),
     });
   }
-  function abortError(request: ApiRequest, attempts: number, reason: unknown, inFlight: boolean): ApiError {
+  function abortError(request: ApiRequest, attempts: number, reason: unknown, maybeSent: boolean): ApiError {
     return fail(request, {
-      // An abort while a creating write is in flight leaves its effect as unknown as a timeout.
-      code: inFlight && !isIdempotent(request) ? 'API_AMBIGUOUS' : 'API_UNAVAILABLE',
+      // An abort once a creating write may have been sent leaves its effect as unknown as a timeout.
+      code: maybeSent && !isIdempotent(request) ? 'API_AMBIGUOUS' : 'API_UNAVAILABLE',
       shape: 'no-reply',
       problem: 'aborted by the caller',
       attempts,
@@ -191,7 +194,7 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
         why = String(status);
       } else {
         const { failure } = outcome;
-        if (failure.callerAborted) throw abortError(request, attempt, failure.cause, true);
+        if (failure.callerAborted) throw abortError(request, attempt, failure.cause, failure.maybeSent);
         const base = { status: failure.status, shape: 'no-reply' as const, problem: failure.description };
         if (!idempotent && failure.maybeSent) {
           throw fail(request, {
@@ -413,6 +416,10 @@ class Exchange implements Dispatcher.DispatchHandler {
         this.#status,
         this.#timeoutMs,
       );
+      // undici calls onRequestStart before it writes a byte: a failure before that (a connect
+      // that timed out, was refused or was aborted) proves the request was never sent, so even
+      // a creating write is safe to retry, not ambiguous.
+      if (this.#controller === undefined && failure.maybeSent) failure = { ...failure, maybeSent: false };
     } catch (bug) {
       // Not a network failure: a bug (unserialisable body, bad argument) surfaces as is.
       this.#finish(undefined, bug);

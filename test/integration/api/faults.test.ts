@@ -317,6 +317,23 @@ describe('timeouts', () => {
     expect(performance.now() - started).toBeLessThan(1_500);
   });
 
+  it('an E4 create whose connect times out is retried: it was never sent, so not ambiguous', async () => {
+    const agent = blackHoleAgent();
+    const { client: api } = client({
+      dispatcher: agent,
+      timeoutMs: 100,
+      retry: { maxAttempts: 2, baseDelayMs: 5 },
+    });
+
+    const error = await failure(api.patchApp(APP_ID, patchAppCreatingBody));
+    await agent.destroy();
+
+    expect([error.code, error.attempts]).toEqual(['API_UNAVAILABLE', 2]);
+    expect(error.message).toBe(
+      `${E4_LINE} failed: no reply: timed out after 100 ms; gave up after 2 attempts`,
+    );
+  });
+
   it('an E4 create that times out → API_AMBIGUOUS, sent once', async () => {
     server.setHandler(hang());
     const { client: api } = client({ timeoutMs: 200 });
@@ -467,6 +484,19 @@ describe('abort', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
     expect([error.code, error.attempts]).toEqual(['API_UNAVAILABLE', 1]);
     expect(error.message).toBe(`${E6_LINE} failed: no reply: aborted by the caller`);
+  });
+
+  it('an abort of an E4 create whose connection is still being opened → API_UNAVAILABLE: nothing was sent', async () => {
+    const agent = blackHoleAgent();
+    const { client: api } = client({ dispatcher: agent, timeoutMs: 10_000 });
+
+    const error = await failure(
+      api.patchApp(APP_ID, patchAppCreatingBody, { signal: AbortSignal.timeout(50) }),
+    );
+    await agent.destroy();
+
+    expect([error.code, error.attempts]).toEqual(['API_UNAVAILABLE', 1]);
+    expect(error.message).toBe(`${E4_LINE} failed: no reply: aborted by the caller`);
   });
 
   it('an abort while an E4 create is in flight → API_AMBIGUOUS', async () => {
