@@ -11,6 +11,7 @@ import type { ErrorCode } from '../errors.js';
 import type { Logger } from '../log.js';
 import { watchAbort } from './abort-watch.js';
 import { ApiError, type ApiErrorInit, describeErrorBody } from './errors.js';
+import { LinkedList, type ListNode } from './linked-list.js';
 import { type ApiRequest, OPERATIONS } from './operations.js';
 import { backoffDelay, createRateLimiter, isIdempotent, parseRetryAfter, sleep } from './retry.js';
 import type { RequestEvent } from './types.js';
@@ -347,9 +348,8 @@ class Exchange implements Dispatcher.DispatchHandler {
   readonly #chunks: Buffer[] = [];
   readonly #timeoutMs: number;
   readonly #settle: Settle;
-  /** Links of the in-flight list; `Deadlines` alone sets them. */
-  olderInFlight: Exchange | undefined;
-  newerInFlight: Exchange | undefined;
+  /** Its node in the in-flight list; `Deadlines` alone sets it. */
+  inFlight: ListNode<Exchange> | undefined;
 
   constructor(timeoutMs: number, settle: Settle) {
     this.#timeoutMs = timeoutMs;
@@ -438,13 +438,11 @@ class Exchange implements Dispatcher.DispatchHandler {
 /**
  * The deadlines of a transport's exchanges in flight. They all last `timeoutMs`, so the
  * oldest always ends first and one timer serves them all: a timer per request cost more than
- * the rest of the bookkeeping together. The exchanges form a doubly linked list, oldest
- * first, whose links are cleared on removal: a `Set` here kept settled exchanges alive
- * through young-generation collections (see abort-watch.ts for how).
+ * the rest of the bookkeeping together. In flight is a LinkedList, oldest first (not a Set:
+ * see linked-list.ts).
  */
 class Deadlines {
-  #oldest: Exchange | undefined;
-  #newest: Exchange | undefined;
+  readonly #inFlight = new LinkedList<Exchange>();
   readonly #timeoutMs: number;
   #timer: NodeJS.Timeout | undefined;
 
@@ -453,24 +451,17 @@ class Deadlines {
   }
 
   add(exchange: Exchange): void {
-    exchange.olderInFlight = this.#newest;
-    if (this.#newest === undefined) this.#oldest = exchange;
-    else this.#newest.newerInFlight = exchange;
-    this.#newest = exchange;
+    exchange.inFlight = this.#inFlight.push(exchange);
     if (this.#timer === undefined) this.#arm(this.#timeoutMs);
   }
 
   /** Removes `exchange`; one already removed (timed out, then settled) is left alone. */
   delete(exchange: Exchange): void {
-    if (exchange.olderInFlight === undefined && this.#oldest !== exchange) return;
-    if (exchange.olderInFlight === undefined) this.#oldest = exchange.newerInFlight;
-    else exchange.olderInFlight.newerInFlight = exchange.newerInFlight;
-    if (exchange.newerInFlight === undefined) this.#newest = exchange.olderInFlight;
-    else exchange.newerInFlight.olderInFlight = exchange.olderInFlight;
-    exchange.olderInFlight = undefined;
-    exchange.newerInFlight = undefined;
+    if (exchange.inFlight === undefined) return;
+    this.#inFlight.remove(exchange.inFlight);
+    exchange.inFlight = undefined;
     // Nothing in flight: no timer either, so an idle client never holds the process open.
-    if (this.#oldest === undefined && this.#timer !== undefined) {
+    if (this.#inFlight.isEmpty() && this.#timer !== undefined) {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
@@ -484,7 +475,7 @@ class Deadlines {
   #sweep(): void {
     this.#timer = undefined;
     const now = performance.now();
-    for (let exchange = this.#oldest; exchange !== undefined; exchange = this.#oldest) {
+    for (let exchange = this.#inFlight.peek(); exchange !== undefined; exchange = this.#inFlight.peek()) {
       const deadline = exchange.started + this.#timeoutMs;
       if (deadline > now) {
         this.#arm(deadline - now);
