@@ -409,17 +409,13 @@ class Exchange implements Dispatcher.DispatchHandler {
   #fail(error: Error): void {
     let failure: TransportFailure;
     try {
-      failure = classifyFailure(
-        error,
-        this.#abortedBy === 'deadline',
-        this.#abortedBy === 'caller',
-        this.#status,
-        this.#timeoutMs,
-      );
-      // undici calls onRequestStart before it writes a byte: a failure before that (a connect
-      // that timed out, was refused or was aborted) proves the request was never sent, so even
-      // a creating write is safe to retry, not ambiguous.
-      if (this.#controller === undefined && failure.maybeSent) failure = { ...failure, maybeSent: false };
+      failure = classifyFailure(error, {
+        timedOut: this.#abortedBy === 'deadline',
+        callerAborted: this.#abortedBy === 'caller',
+        started: this.#controller !== undefined,
+        status: this.#status,
+        timeoutMs: this.#timeoutMs,
+      });
     } catch (bug) {
       // Not a network failure: a bug (unserialisable body, bad argument) surfaces as is.
       this.#finish(undefined, bug);
@@ -487,19 +483,33 @@ class Deadlines {
   }
 }
 
-function classifyFailure(
-  error: unknown,
-  timedOut: boolean,
-  callerAborted: boolean,
-  status: number | undefined,
-  timeoutMs: number,
-): TransportFailure {
+/** What an exchange knew when it failed. */
+interface FailureContext {
+  timedOut: boolean;
+  callerAborted: boolean;
+  /**
+   * Whether undici had started the request. It calls onRequestStart before it writes a byte,
+   * so a failure before that (a connect that timed out, was refused or was aborted) proves the
+   * request was never sent: even a creating write is then safe to retry, not ambiguous.
+   */
+  started: boolean;
+  status: number | undefined;
+  timeoutMs: number;
+}
+
+function classifyFailure(error: unknown, context: FailureContext): TransportFailure {
+  const { callerAborted, started, status } = context;
   const base = { callerAborted, status, cause: error };
   if (callerAborted)
-    return { ...base, description: 'aborted by the caller', maybeSent: true, retryable: false };
+    return { ...base, description: 'aborted by the caller', maybeSent: started, retryable: false };
   const code = errorCode(error);
-  if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
-    return { ...base, description: `timed out after ${timeoutMs} ms`, maybeSent: true, retryable: true };
+  if (context.timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return {
+      ...base,
+      description: `timed out after ${context.timeoutMs} ms`,
+      maybeSent: started,
+      retryable: true,
+    };
   }
   if (code === undefined) {
     // Not a network error: a bug (unserialisable body, …). Let it surface as INTERNAL.
@@ -511,9 +521,9 @@ function classifyFailure(
   if (TLS_CODE.test(code)) {
     return { ...base, description: `TLS handshake failed (${code})`, maybeSent: false, retryable: false };
   }
-  const maybeSent = MAYBE_SENT[code] ?? (ERRNO_CODE.test(code) ? 'connection failed' : undefined);
-  if (maybeSent !== undefined) {
-    return { ...base, description: `${maybeSent} (${code})`, maybeSent: true, retryable: true };
+  const broken = MAYBE_SENT[code] ?? (ERRNO_CODE.test(code) ? 'connection failed' : undefined);
+  if (broken !== undefined) {
+    return { ...base, description: `${broken} (${code})`, maybeSent: started, retryable: true };
   }
   // UND_ERR_INVALID_ARG, UND_ERR_CLOSED/DESTROYED (a closed client used), ERR_INVALID_ARG_TYPE
   // and the like: a bug here, not weather out there.
