@@ -223,23 +223,27 @@ async function startDaemon(
   };
 }
 
-/** A signed GitHub push hook for `main`. */
-async function sendPushHook(url: string, sha: string): Promise<number> {
+/** A signed GitHub push hook for `main`, built before the clock starts. */
+function pushHook(sha: string): RequestInit {
   const body = JSON.stringify({
     ref: 'refs/heads/main',
     after: sha,
     repository: { full_name: 'bench/edge' },
   });
-  const signature = signBody(SECRET, body);
-  const reply = await fetch(`${url}/hooks/github`, {
+  return {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       'x-github-event': 'push',
-      'x-hub-signature-256': signature,
+      'x-hub-signature-256': signBody(SECRET, body),
     },
     body,
-  });
+  };
+}
+
+/** Sends a hook built by `pushHook`; resolves with the status once the reply is read. */
+async function sendHook(url: string, hook: RequestInit): Promise<number> {
+  const reply = await fetch(`${url}/hooks/github`, hook);
   await reply.arrayBuffer();
   return reply.status;
 }
@@ -313,10 +317,10 @@ export async function runLatencyBench(
       changeRule(repoDir, rule, `webhook trial ${trial}`);
       git(repoDir, 'commit', '--quiet', '-am', `trial ${trial}`);
       git(repoDir, 'push', '--quiet', 'origin', 'main');
-      const sha = git(repoDir, 'rev-parse', 'HEAD');
+      const hook = pushHook(git(repoDir, 'rev-parse', 'HEAD'));
       const done = hookDaemon.next(applied(rule));
       const sentAt = performance.now();
-      const status = await sendPushHook(hookDaemon.url, sha);
+      const status = await sendHook(hookDaemon.url, hook);
       if (status !== 202) throw new Error(`the push hook was answered ${status}`);
       hookSamples.push((await done) - sentAt);
       await hookDaemon.idle();
