@@ -77,11 +77,6 @@ function changeRule(dir: string, rule: GeneratedResource, trial: string): void {
   writeFileSync(path, `${text.slice(0, end)} (${trial})${text.slice(end)}`);
 }
 
-/** Peak RSS of a process from /proc (Linux); 0 elsewhere or for a child that never got a pid. */
-function peakRss(pid: number | undefined): number {
-  return pid === undefined ? 0 : (procPeakRssBytes(pid) ?? 0);
-}
-
 /** `edgesync run` in a child process, with its JSON log lines timestamped as they arrive. */
 interface DaemonProcess {
   readonly url: string;
@@ -91,6 +86,7 @@ interface DaemonProcess {
   idle(): Promise<void>;
   /** Resolves when the start-up reconcile's `reconcile.finished` line arrives. */
   readonly startupFinished: Promise<number>;
+  /** The child's peak RSS so far (VmHWM), bytes; 0 where /proc cannot say. */
   peakRssBytes(): number;
   /** SIGTERM, then waits for the exit; a no-op once the child has exited. */
   stop(): Promise<void>;
@@ -215,7 +211,7 @@ async function startDaemon(
       await new Promise((resolve) => setTimeout(resolve, DEBOUNCE_MS + 50));
       await ready();
     },
-    peakRssBytes: () => peakRss(child.pid),
+    peakRssBytes: () => (child.pid === undefined ? 0 : (procPeakRssBytes(child.pid) ?? 0)),
     async stop() {
       child.kill('SIGTERM');
       await exited;
