@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 import { LineCounter, parseAllDocuments } from 'yaml';
 import { createDesiredStateLoader } from '../src/config/loader.js';
 import { generateRepository } from './generate.js';
-import { type BenchSection, median } from './section.js';
+import { type BenchSection, count, median } from './section.js';
 
 /** What the config-load benchmark measured (milliseconds unless named otherwise). */
 export interface ConfigLoadFigures {
@@ -147,7 +147,7 @@ export const configLoadSection: BenchSection = {
     return {
       figures: [
         {
-          figure: `load + validate ${f.resources.toLocaleString('en-US')} resources, cold, ÷ \`yaml\` parse alone (one thread)`,
+          figure: `load + validate ${count(f.resources)} resources, cold, ÷ \`yaml\` parse alone (one thread)`,
           target: '≤ 1.20',
           measured: `${f.ratio.toFixed(2)} (${ms(f.coldLoadMs)} ÷ ${ms(f.yamlParseMs)}, workers auto)`,
           pass: f.ratio <= 1.2,

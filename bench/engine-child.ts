@@ -137,16 +137,17 @@ async function runJob(job: ReconcileJob): Promise<{ runs: ReconcileRun[]; e1: Lo
       });
       if (job.collectE1 !== undefined && run === 0) {
         // Only as many as the parent replays: the rest would be built and sent over IPC for nothing.
-        for (const change of outcome.plan.changes) {
-          for (const request of change.requests) {
-            if (request.operation !== 'updateCustomWafRule' || e1.length >= job.collectE1) continue;
-            e1.push({
-              method: request.method,
-              path: request.path,
-              body: JSON.stringify(request.body),
-              headers: { 'content-type': 'application/json' },
-            });
-          }
+        const sent = outcome.plan.changes
+          .flatMap((change) => change.requests)
+          .filter((request) => request.operation === 'updateCustomWafRule')
+          .slice(0, job.collectE1);
+        for (const request of sent) {
+          e1.push({
+            method: request.method,
+            path: request.path,
+            body: JSON.stringify(request.body),
+            headers: { 'content-type': 'application/json' },
+          });
         }
       }
     }

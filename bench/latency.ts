@@ -77,11 +77,6 @@ function changeRule(dir: string, rule: GeneratedResource, trial: string): void {
   writeFileSync(path, `${text.slice(0, end)} (${trial})${text.slice(end)}`);
 }
 
-/** Peak RSS of a process from /proc (Linux); 0 elsewhere or for a child that never got a pid. */
-function peakRss(pid: number | undefined): number {
-  return pid === undefined ? 0 : (procPeakRssBytes(pid) ?? 0);
-}
-
 /** `edgesync run` in a child process, with its JSON log lines timestamped as they arrive. */
 interface DaemonProcess {
   readonly url: string;
@@ -91,6 +86,7 @@ interface DaemonProcess {
   idle(): Promise<void>;
   /** Resolves when the start-up reconcile's `reconcile.finished` line arrives. */
   readonly startupFinished: Promise<number>;
+  /** The child's peak RSS so far (VmHWM), bytes; 0 where /proc cannot say. */
   peakRssBytes(): number;
   /** SIGTERM, then waits for the exit; a no-op once the child has exited. */
   stop(): Promise<void>;
@@ -215,7 +211,7 @@ async function startDaemon(
       await new Promise((resolve) => setTimeout(resolve, DEBOUNCE_MS + 50));
       await ready();
     },
-    peakRssBytes: () => peakRss(child.pid),
+    peakRssBytes: () => (child.pid === undefined ? 0 : (procPeakRssBytes(child.pid) ?? 0)),
     async stop() {
       child.kill('SIGTERM');
       await exited;
@@ -223,23 +219,27 @@ async function startDaemon(
   };
 }
 
-/** A signed GitHub push hook for `main`. */
-async function sendPushHook(url: string, sha: string): Promise<number> {
+/** A signed GitHub push hook for `main`, built before the clock starts. */
+function pushHook(sha: string): RequestInit {
   const body = JSON.stringify({
     ref: 'refs/heads/main',
     after: sha,
     repository: { full_name: 'bench/edge' },
   });
-  const signature = signBody(SECRET, body);
-  const reply = await fetch(`${url}/hooks/github`, {
+  return {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       'x-github-event': 'push',
-      'x-hub-signature-256': signature,
+      'x-hub-signature-256': signBody(SECRET, body),
     },
     body,
-  });
+  };
+}
+
+/** Sends a hook built by `pushHook`; resolves with the status once the reply is read. */
+async function sendHook(url: string, hook: RequestInit): Promise<number> {
+  const reply = await fetch(`${url}/hooks/github`, hook);
   await reply.arrayBuffer();
   return reply.status;
 }
@@ -313,10 +313,10 @@ export async function runLatencyBench(
       changeRule(repoDir, rule, `webhook trial ${trial}`);
       git(repoDir, 'commit', '--quiet', '-am', `trial ${trial}`);
       git(repoDir, 'push', '--quiet', 'origin', 'main');
-      const sha = git(repoDir, 'rev-parse', 'HEAD');
+      const hook = pushHook(git(repoDir, 'rev-parse', 'HEAD'));
       const done = hookDaemon.next(applied(rule));
       const sentAt = performance.now();
-      const status = await sendPushHook(hookDaemon.url, sha);
+      const status = await sendHook(hookDaemon.url, hook);
       if (status !== 202) throw new Error(`the push hook was answered ${status}`);
       hookSamples.push((await done) - sentAt);
       await hookDaemon.idle();
