@@ -1,6 +1,7 @@
 /**
  * The HTTP client edgesync is built on, alone: undici's `dispatch` (the call the engine's
- * transport makes) with the client's pool settings, sending the E1 requests the engine sent,
+ * transport makes) with the client's pool settings and, like it, undici's own request timers
+ * off (the transport has its deadline), sending the E1 requests the engine sent,
  * at the same concurrency, each reply collected and JSON-parsed, nothing else (no retry
  * policy, no schema check, no plan, no state). It runs in a child process like the engine,
  * and tells how much of autocannon's rate a Node client on undici reaches on this machine:
@@ -10,7 +11,7 @@
  * already run reads and earlier rounds when it is measured, and autocannon takes about a
  * second to reach its pace, so a cold client here would understate the ceiling (the first
  * version, cold and through `agent.request`, cost 141–173 µs of CPU per request; warm,
- * through `dispatch`, ~75 µs).
+ * through `dispatch`, about half that: the README's table has the figure of the last run).
  *
  *   node dist/bench/raw-client.js URL REQUESTS_JSON COUNT CONCURRENCY ACCESS_KEY
  * prints {"requestsPerSecond":…, "cpuMicrosPerRequest":…}
@@ -39,7 +40,15 @@ function send(
     const chunks: Buffer[] = [];
     let status = 0;
     agent.dispatch(
-      { origin, path: request.path, method: request.method as 'PATCH', body: request.body ?? null, headers },
+      {
+        origin,
+        path: request.path,
+        method: request.method as 'PATCH',
+        body: request.body ?? null,
+        headers,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      },
       {
         // Its presence marks the handler as undici's current (controller) kind.
         onRequestStart() {},
