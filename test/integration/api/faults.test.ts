@@ -7,6 +7,7 @@
 import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestClient, failure, type TestClient } from '../../helpers/api-client.js';
+import { until } from '../../helpers/daemon.js';
 import {
   dropConnection,
   hang,
@@ -305,7 +306,7 @@ describe('timeouts', () => {
       settled(api.getBotCategorization(ZONE + 1, { signal: controller.signal })),
       settled(api.getBotCategorization(ZONE + 2)),
     ]);
-    while (server.requests.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(() => server.requests.length >= 3, 'the three requests');
     // Blocks the timer past all three deadlines, so that one sweep ends them all.
     while (performance.now() - started < 330);
 
