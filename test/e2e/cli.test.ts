@@ -6,11 +6,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIN, requireBuild } from '../helpers/spawn-daemon.js';
+import { MAIN, REPO, requireBuild } from '../helpers/spawn-daemon.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const KEY = 'e2e-key-7c1d';
 
 interface Result {
@@ -22,7 +20,7 @@ interface Result {
 function run(args: string[], env: Record<string, string> = {}): Promise<Result> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN, ...args], {
-      cwd: ROOT,
+      cwd: REPO,
       env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
     });
     let stdout = '';
@@ -43,7 +41,7 @@ describe('the edgesync binary', () => {
     requireBuild();
     // Lives for the whole suite (the tempDir helper cleans up after each test).
     config = join(mkdtempSync(join(tmpdir(), 'edgesync-e2e-')), 'config');
-    cpSync(join(ROOT, 'config-examples'), config, { recursive: true });
+    cpSync(join(REPO, 'config-examples'), config, { recursive: true });
     emulator = spawn(
       process.execPath,
       [MAIN, 'emulator', '--port', '0', '--seed', join(config, '.emulator/seed.yaml')],
@@ -70,7 +68,7 @@ describe('the edgesync binary', () => {
 
   it('prints its version and help, and exits 1 on an unknown command', async () => {
     // The package's version, so a release bump that forgets src/cli/version.ts fails here.
-    const { version: released } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    const { version: released } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
       version: string;
     };
 

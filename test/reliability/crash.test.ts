@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { prng } from '../../bench/generate.js';
 import type { EmulatorSeed } from '../../src/emulator/index.js';
 import { STATE_FILE } from '../../src/engine/state.js';
 import { cliAgainst } from '../helpers/cli.js';
@@ -99,17 +100,13 @@ describe('kill -9 during apply', () => {
       ...['--config', dir, '--base-url', emu.url, '--state-dir', stateDir, '--listen', '127.0.0.1:0'],
       ...['--concurrency', '4', '--max-change-percent', '100'],
     ];
-    let random = 11;
-    const next = (): number => {
-      random = (random * 48271) % 2147483647;
-      return random / 2147483647;
-    };
+    const random = prng(11);
     const writesAtKill: number[] = [];
 
     for (let kill = 0; kill < KILLS; kill += 1) {
       const daemon = spawnRun(flags, { EDGESYNC_ACCESS_KEY: TEST_KEY });
       await until(() => daemon.events('reconcile.started').length > 0, 'a reconcile to start');
-      await new Promise((r) => setTimeout(r, 20 + Math.floor(next() * 400)));
+      await new Promise((r) => setTimeout(r, 20 + Math.floor(random() * 400)));
       daemon.child.kill('SIGKILL');
       await daemon.exit;
       writesAtKill.push(emu.journal.writes().length);

@@ -13,6 +13,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { prng } from '../../bench/generate.js';
 import { openStateStore, STATE_FILE } from '../../src/engine/state.js';
 import { REPO, requireBuild } from '../helpers/spawn-daemon.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -168,11 +169,7 @@ describe('kill -9 during state saves', () => {
 
   it(`state.json is always absent or one complete generation after ${KILLS} kills mid-save`, async () => {
     const stateDir = tempDir();
-    let random = 7;
-    const next = (): number => {
-      random = (random * 48271) % 2147483647;
-      return random / 2147483647;
-    };
+    const random = prng(7);
     let onDisk = 0;
     let saveMs = 0;
     let kills = 0;
@@ -194,7 +191,7 @@ describe('kill -9 during state saves', () => {
       // The first saver times a whole save; then each is killed at a random moment of one.
       if (saveMs === 0) saveMs = Number((await saver.next('saved ')).split(' ')[2]);
       await saver.next('saving ');
-      await new Promise((r) => setTimeout(r, Math.floor(next() * saveMs * 1.2)));
+      await new Promise((r) => setTimeout(r, Math.floor(random() * saveMs * 1.2)));
       saver.child.kill('SIGKILL');
       expect((await saver.closed).signal).toBe('SIGKILL');
       kills += 1;

@@ -2,13 +2,13 @@
  * The worker-thread path of the parse pool runs compiled JavaScript (a worker cannot load
  * TypeScript on Node 20), so this test drives the build in dist/: `npm test` builds first.
  */
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type * as Files from '../../../src/config/files.js';
 import type * as Loader from '../../../src/config/loader.js';
 import type * as Pool from '../../../src/config/parse-pool.js';
 import type { ReconcileError } from '../../../src/errors.js';
+import { requireBuild } from '../../helpers/spawn-daemon.js';
 
 const DIST_LOADER = new URL('../../../dist/src/config/loader.js', import.meta.url);
 const DIST_POOL = new URL('../../../dist/src/config/parse-pool.js', import.meta.url);
@@ -17,11 +17,13 @@ const EXAMPLES = fileURLToPath(new URL('../../../config-examples/', import.meta.
 const INVALID = fileURLToPath(new URL('../../fixtures/desired/invalid/enum-unknown-names/', import.meta.url));
 
 async function distLoader(): Promise<typeof Loader> {
-  if (!existsSync(fileURLToPath(DIST_LOADER))) throw new Error('dist/ is missing: run `npm run build` first');
   return (await import(DIST_LOADER.href)) as typeof Loader;
 }
 
 describe('parsing in worker threads', () => {
+  // Every test here imports dist/, the pool's own tests too: fail at once, with the fix, if it is missing.
+  beforeAll(requireBuild);
+
   it('gives exactly the state that parsing in this thread gives', async () => {
     const { createDesiredStateLoader } = await distLoader();
 

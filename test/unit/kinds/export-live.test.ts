@@ -42,12 +42,21 @@ describe('exportLive', () => {
     const caller = new AbortController();
     const reason = new Error('interrupted');
     caller.abort(reason);
+    const seen: Array<AbortSignal | undefined> = [];
     const api = {
-      getDnsZone: (_id: number, options?: CallOptions) => untilAborted(options?.signal),
+      getDnsZone: (_id: number, options?: CallOptions) => {
+        seen.push(options?.signal);
+        return untilAborted(options?.signal);
+      },
     } as unknown as ApiClient;
 
     const result = exportLive(api, { ...NONE, dnsZones: [1, 2] }, { signal: caller.signal, concurrency: 4 });
 
     await expect(result).rejects.toBe(reason);
+    // Both reads, not only the one whose rejection ended the export: neither is left hanging.
+    expect(seen.map((signal) => [signal?.aborted, signal?.reason])).toEqual([
+      [true, reason],
+      [true, reason],
+    ]);
   });
 });
