@@ -47,7 +47,7 @@ export function compactHeap(resources: number): void {
 /**
  * Old-generation growth during a big apply after which a full collection runs. An apply of
  * 10,000 changes used to promote ~2 MB of short-lived reply garbage per scavenge (~50 MB in
- * all; the cause was Sets of in-flight requests, see api/abort-watch.ts), which V8 leaves in
+ * all; the cause was Sets of in-flight requests, see api/linked-list.ts), which V8 leaves in
  * place until its own limit. Collecting after every 16 MB kept the peak RSS as low as a
  * collection every 0.5 s did (~40 ms each) with half as many collections or fewer. Now that
  * such an apply promotes ~5 MB in all, this rarely fires; it stays as the bound for applies
