@@ -5,8 +5,10 @@
  *   (empty state store: every access list's content is read) and one warm one (the checksum
  *   hints the first left settle the contents), wall time and requests by operation, zero writes;
  * - applying changes: the same repository against an account where every resource drifted, so
- *   one `reconcile(mode: 'apply')` makes one change per resource; its changes/s and requests/s
- *   against autocannon's req/s on the same emulator, same connection count, journal off;
+ *   one `reconcile(mode: 'apply')` makes one change per resource; the apply phase's changes/s
+ *   (the rated figure), and the whole run's changes/s and requests/s, against autocannon's
+ *   req/s on the same emulator, same connection count, journal off; a bare undici client's
+ *   req/s beside them as the ceiling of a Node client;
  * - peak RSS of the engine process (it runs in a child process; the emulator does not).
  *
  * The emulator runs in a worker thread of this process (`emulator-host.ts`), the engine in a
@@ -332,7 +334,7 @@ function details(f: ReconcileFigures): string[] {
       `  ${count(s.resources)} resources (load ${seconds(s.loadMs)}):`,
       `    no-change cold ${seconds(cold.wallMs)} (CPU ${seconds(cold.cpuMs)}): ${cold.requests.total} requests (${operations(cold.requests.byOperation)})`,
       `    no-change warm ${seconds(warm.wallMs)} (CPU ${seconds(warm.cpuMs)}): ${warm.requests.total} requests (${operations(warm.requests.byOperation)}); emulator saw ${s.noChange.emulator.writes} writes`,
-      `    apply ${count(s.apply.changes)} changes: ${seconds(s.apply.wallMs)}, ${count(s.apply.changesPerSecond)} changes/s, ${count(s.apply.requestsPerSecond)} req/s; autocannon ${count(s.apply.loadToolRequestsPerSecond)} req/s; ratio ${s.apply.ratio.toFixed(2)} (requests ${s.apply.requestRatio.toFixed(2)})`,
+      `    apply ${count(s.apply.changes)} changes: ${seconds(s.apply.wallMs)}, ${count(s.apply.changesPerSecond)} changes/s, ${count(s.apply.requestsPerSecond)} req/s; autocannon ${count(s.apply.loadToolRequestsPerSecond)} req/s; ratios: apply phase ${s.apply.applyPhaseRatio.toFixed(2)}, whole run ${s.apply.ratio.toFixed(2)} (requests ${s.apply.requestRatio.toFixed(2)})`,
     );
     for (const [i, r] of s.apply.rounds.entries()) {
       const { readMs, planMs, applyMs } = r.engine.phases;
