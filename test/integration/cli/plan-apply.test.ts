@@ -194,12 +194,8 @@ describe('plan and apply', () => {
         )
         .join('---\n'),
     });
-    const zoneEnv = {
-      ...env,
-      EDGESYNC_BASE_URL: emu.url,
-      EDGESYNC_CONFIG: dir,
-      EDGESYNC_STATE_DIR: tempDir(),
-    };
+    // The state dir stays env's: this test's own, and unused until now.
+    const zoneEnv = { ...env, EDGESYNC_BASE_URL: emu.url, EDGESYNC_CONFIG: dir };
 
     const refused = await cli(['apply'], { env: zoneEnv });
     const writesAfterRefusal = emu.journal.writes().length;
