@@ -28,15 +28,15 @@ import { type ParseJob, parseFiles } from './parse-pool.js';
 import { createRuleIndex } from './rules.js';
 import type { ConfigIssue, DesiredResource, DesiredState } from './types.js';
 
-/** How a loader reads: limits, and whether big loads may use worker threads. */
+/** How a loader reads: limits, and whether big loads may use parse processes. */
 export interface LoaderOptions {
   readonly limits?: Partial<LoaderLimits>;
   /**
-   * Worker threads for parsing: `'auto'` (default) uses up to one per core when there are
-   * at least `workerThresholdBytes` of YAML to parse; `0` always parses in this thread.
+   * Parse processes (`parse-pool.ts`): `'auto'` (default) uses up to one per core when there
+   * are at least `workerThresholdBytes` of YAML to parse; `0` always parses in this thread.
    */
   readonly workers?: number | 'auto';
-  /** Below this many bytes to parse, workers cost more than they save (default 1 MiB). */
+  /** Below this many bytes to parse, parse processes cost more than they save (default 1 MiB). */
   readonly workerThresholdBytes?: number;
 }
 
@@ -47,7 +47,7 @@ export interface DesiredStateChanges {
   readonly removed: readonly string[];
 }
 
-/** What a load did: YAML files seen, parsed afresh, reused from the cache; worker threads used. */
+/** What a load did: YAML files seen, parsed afresh, reused from the cache; parse processes used. */
 export interface LoadStats {
   readonly files: number;
   readonly parsed: number;

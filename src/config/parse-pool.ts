@@ -1,19 +1,25 @@
 /**
- * Runs parseConfigFile over many files: in this thread, or spread over worker threads when
+ * Runs parseConfigFile over many files: in this process, or spread over parse processes when
  * there is enough YAML for them to pay for their start-up (~0.1 s each).
  *
  * Parsing YAML with positions is the floor of a load (the `yaml` package does about
  * 1.5 MB/s here), so a cold load of a big repository uses every core: this thread parses
- * too, and takes files from the same queue as the workers, largest first.
+ * too, and takes files from the same queue as the parse processes, largest first.
+ *
+ * Child processes, not worker threads: on Node 22 and later, V8 keeps a finished worker's
+ * heap pages in a pool shared by the whole process, until the main thread's memory reducer
+ * flushes it some seconds later. A cold load of 10,000 resources left ~70 MB that way, and
+ * the reconcile that follows at once peaked at 255 MB against the 200 MB budget (Node 24,
+ * the Docker image's runtime). A process gives every page back when it exits, on any Node.
  */
+import { type ChildProcess, fork } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { ReconcileError } from '../errors.js';
 import type { LoaderLimits } from './files.js';
 import { type FileResult, type PreviousParse, parseConfigFile } from './parse-file.js';
-import type { WorkerRequest } from './parse-worker.js';
+import type { WorkerReply, WorkerRequest } from './parse-worker.js';
 
 /** One file to parse. */
 export interface ParseJob {
@@ -23,20 +29,20 @@ export interface ParseJob {
   readonly previous?: PreviousParse;
 }
 
-/** Results in the order of the jobs, and how many worker threads took part. */
+/** Results in the order of the jobs, and how many parse processes took part. */
 export interface ParseOutcome {
   readonly results: readonly FileResult[];
   readonly workers: number;
 }
 
-/** Most worker threads 'auto' starts: more costs memory (the daemon's budget) for little gain. */
+/** Most parse processes 'auto' starts: more costs memory (the daemon's budget) for little gain. */
 const MAX_AUTO_WORKERS = 3;
 
 const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
 
 function workerCount(jobs: readonly ParseJob[], workers: number | 'auto', thresholdBytes: number): number {
   if (jobs.length < 2) return 0;
-  // Running from TypeScript sources (the test runner), there is no compiled worker to start.
+  // Running from TypeScript sources (the test runner), there is no compiled entry to fork.
   if (!existsSync(fileURLToPath(WORKER_URL))) return 0;
   if (workers !== 'auto') return Math.min(workers, jobs.length - 1);
   let bytes = 0;
@@ -45,28 +51,29 @@ function workerCount(jobs: readonly ParseJob[], workers: number | 'auto', thresh
   return Math.min(availableParallelism() - 1, MAX_AUTO_WORKERS, jobs.length - 1);
 }
 
-/** Files sent to a worker ahead of its replies. */
+/** Files sent to a parse process ahead of its replies. */
 const WORKER_IN_FLIGHT = 2;
 
-/** Worker threads started and not yet exited. */
+/** Parse processes started and not yet exited. */
 let alive = 0;
-/** One batch at a time: loads are sequential in practice, and this bounds the threads alive. */
+/** One batch at a time: loads are sequential in practice, and this bounds the processes alive. */
 let batchLock: Promise<unknown> = Promise.resolve();
 
-/** Parse worker threads alive now (tests check that every load ends its own). */
+/** Parse processes alive now (tests check that every load ends its own). */
 export function parseWorkersAlive(): number {
   return alive;
 }
 
 /**
- * Parses every job; results come back in job order. Worker failures are INTERNAL errors.
+ * Parses every job; results come back in job order. Failures of a parse process are INTERNAL
+ * errors.
  *
- * The worker threads are started for the batch and end with it. A warm worker would parse a
- * later batch faster (a fresh one runs the YAML parser cold for its first second or so), but
- * each holds its own V8 heap, about 50 MB after parsing 10,000 resources, which would stay in
- * the process through the reconcile that follows: that alone took the daemon past its 200 MB
- * budget. The daemon's later loads are incremental (one changed file parses in this thread),
- * so only a big reload, such as a branch switch, pays for starting workers again.
+ * The processes are started for the batch and end with it. A warm one would parse a later
+ * batch faster (a fresh one runs the YAML parser cold for its first second or so), but each
+ * holds its own V8 heap, about 50 MB after parsing 10,000 resources, which would stay through
+ * the reconcile that follows: that alone took the daemon past its 200 MB budget. The daemon's
+ * later loads are incremental (one changed file parses in this thread), so only a big
+ * reload, such as a branch switch, pays for starting them again.
  */
 export async function parseFiles(
   jobs: readonly ParseJob[],
@@ -87,6 +94,33 @@ export async function parseFiles(
   return run;
 }
 
+/**
+ * Starts one parse process. It gets the environment (NODE_OPTIONS included) but none of this
+ * process's command-line flags: those can hold `-e CODE`, which would run the caller's script
+ * again in the child, itself forking again, or an inspector port the two would fight over.
+ * Its stdout is not ours (the daemon logs JSON lines there).
+ */
+function startParseProcess(): ChildProcess {
+  const child = fork(WORKER_URL, [], {
+    serialization: 'advanced',
+    execArgv: [],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  alive += 1;
+  child.once('exit', () => {
+    alive -= 1;
+  });
+  return child;
+}
+
+/** Ends `child` and resolves once it has exited (its memory is then the system's again). */
+function stopParseProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill();
+  return exited;
+}
+
 async function parseInPool(
   jobs: readonly ParseJob[],
   root: string,
@@ -94,24 +128,26 @@ async function parseInPool(
   count: number,
 ): Promise<ParseOutcome> {
   const results: (FileResult | undefined)[] = new Array(jobs.length);
-  // Largest first, so no thread is left with a big file at the end.
+  // Largest first, so no process is left with a big file at the end.
   const queue = jobs
     .map((_, index) => index)
     .sort((a, b) => (jobs[b]?.text.length ?? 0) - (jobs[a]?.text.length ?? 0));
-  const workers = Array.from({ length: count }, () => {
-    const worker = new Worker(WORKER_URL);
-    alive += 1;
-    worker.once('exit', () => {
-      alive -= 1;
-    });
-    return worker;
-  });
+  const children = Array.from({ length: count }, startParseProcess);
+  // Set by the first failure: the batch is lost, so this thread stops parsing too.
+  let batchFailed = false;
   try {
-    const workersDone = workers.map(
-      (worker) =>
+    const childrenDone = children.map(
+      (child) =>
         new Promise<void>((resolve, reject) => {
           let inFlight = 0;
+          let failed = false;
+          const fail = (error: ReconcileError): void => {
+            failed = true;
+            batchFailed = true;
+            reject(error);
+          };
           const sendNext = (): void => {
+            if (failed) return;
             const index = queue.shift();
             if (index === undefined) {
               if (inFlight === 0) resolve();
@@ -120,40 +156,57 @@ async function parseInPool(
             const job = jobs[index] as ParseJob;
             const request: WorkerRequest = { index, root, file: job.file, text: job.text, limits };
             inFlight += 1;
-            worker.postMessage(request);
+            try {
+              child.send(request);
+            } catch (err) {
+              // A request that cannot be serialised (a bug) fails here, before it is sent.
+              fail(
+                new ReconcileError('INTERNAL', `config parse process failed: ${String(err)}`, { cause: err }),
+              );
+            }
           };
-          worker.on('message', (reply: { index: number; result?: FileResult; error?: string }) => {
+          child.on('message', (reply: WorkerReply) => {
             if (reply.error !== undefined || reply.result === undefined) {
-              reject(new ReconcileError('INTERNAL', `config parse worker failed: ${reply.error}`));
+              fail(new ReconcileError('INTERNAL', `config parse process failed: ${reply.error}`));
               return;
             }
             results[reply.index] = reply.result;
             inFlight -= 1;
             sendNext();
           });
-          worker.once('error', (err) =>
-            reject(new ReconcileError('INTERNAL', 'config parse worker crashed', { cause: err })),
+          // 'on', not 'once': a send to a process already gone is a second 'error' event.
+          child.on('error', (err) =>
+            fail(new ReconcileError('INTERNAL', 'config parse process failed', { cause: err })),
           );
-          // Replies are only handled between this thread's own files: a worker with one file
+          child.once('exit', (code, signal) => {
+            if (inFlight > 0 || queue.length > 0) {
+              fail(
+                new ReconcileError(
+                  'INTERNAL',
+                  `config parse process exited (${signal ?? `code ${code}`}) before its files were parsed`,
+                ),
+              );
+            }
+          });
+          // Replies are only handled between this thread's own files: a process with one file
           // in flight sat idle a fifth of a cold load waiting for the next. With a second one
           // queued it always has work.
           for (let i = 0; i < WORKER_IN_FLIGHT; i += 1) sendNext();
         }),
     );
-    // Handled from now on: a worker may fail while this thread is still parsing, and a
+    // Handled from now on: a process may fail while this thread is still parsing, and a
     // rejection nobody awaits yet would end the process as an unhandled rejection.
-    const allDone = Promise.all(workersDone);
+    const allDone = Promise.all(childrenDone);
     allDone.catch(() => undefined);
     // This thread takes from the same queue, yielding between files so replies get handled.
-    for (let index = queue.shift(); index !== undefined; index = queue.shift()) {
+    for (let index = queue.shift(); index !== undefined && !batchFailed; index = queue.shift()) {
       const job = jobs[index] as ParseJob;
       results[index] = parseConfigFile(root, job.file, job.text, limits, job.previous);
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     await allDone;
   } finally {
-    // Resolves once the threads are gone, their heaps with them.
-    await Promise.all(workers.map((worker) => worker.terminate()));
+    await Promise.all(children.map(stopParseProcess));
   }
   return { results: results as FileResult[], workers: count };
 }

@@ -1,12 +1,12 @@
 /**
- * Worker-thread entry of the parse pool: parses the files it is sent, one message each, with
- * the same function the loader runs in its own thread. Holds no state between messages.
+ * Entry of a parse process (`parse-pool.ts` forks it): parses the files it is sent, one
+ * message each, with the same function the loader runs in its own thread. Holds no state
+ * between messages, and ends when its parent disconnects.
  */
-import { parentPort } from 'node:worker_threads';
 import type { LoaderLimits } from './files.js';
-import { parseConfigFile } from './parse-file.js';
+import { type FileResult, parseConfigFile } from './parse-file.js';
 
-/** A request to the worker: one file. */
+/** A request to the process: one file. */
 export interface WorkerRequest {
   readonly index: number;
   readonly root: string;
@@ -15,14 +15,24 @@ export interface WorkerRequest {
   readonly limits: LoaderLimits;
 }
 
-parentPort?.on('message', (request: WorkerRequest) => {
+/** Its reply: the file's result, or why parsing threw (a bug: parse problems are results). */
+export interface WorkerReply {
+  readonly index: number;
+  readonly result?: FileResult;
+  readonly error?: string;
+}
+
+function reply(message: WorkerReply): void {
+  process.send?.(message);
+}
+
+process.on('message', (request: WorkerRequest) => {
   try {
-    const result = parseConfigFile(request.root, request.file, request.text, request.limits);
-    parentPort?.postMessage({ index: request.index, result });
-  } catch (err) {
-    parentPort?.postMessage({
+    reply({
       index: request.index,
-      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+      result: parseConfigFile(request.root, request.file, request.text, request.limits),
     });
+  } catch (err) {
+    reply({ index: request.index, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
   }
 });

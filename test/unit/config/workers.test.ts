@@ -1,8 +1,11 @@
 /**
- * The worker-thread path of the parse pool runs compiled JavaScript (a worker cannot load
- * TypeScript on Node 20), so this test drives the build in dist/: `npm test` builds first.
+ * The parse-process path of the parse pool runs compiled JavaScript (a forked process cannot
+ * load TypeScript on Node 20), so this test drives the build in dist/: `npm test` builds first.
  */
+import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type * as Files from '../../../src/config/files.js';
 import type * as Loader from '../../../src/config/loader.js';
@@ -10,6 +13,7 @@ import type * as Pool from '../../../src/config/parse-pool.js';
 import type { ReconcileError } from '../../../src/errors.js';
 import { requireBuild } from '../../helpers/spawn-daemon.js';
 
+const execFileAsync = promisify(execFile);
 const DIST_LOADER = new URL('../../../dist/src/config/loader.js', import.meta.url);
 const DIST_POOL = new URL('../../../dist/src/config/parse-pool.js', import.meta.url);
 const DIST_FILES = new URL('../../../dist/src/config/files.js', import.meta.url);
@@ -20,7 +24,7 @@ async function distLoader(): Promise<typeof Loader> {
   return (await import(DIST_LOADER.href)) as typeof Loader;
 }
 
-describe('parsing in worker threads', () => {
+describe('parsing in parse processes', () => {
   // Every test here imports dist/, the pool's own tests too: fail at once, with the fix, if it is missing.
   beforeAll(requireBuild);
 
@@ -49,7 +53,7 @@ describe('parsing in worker threads', () => {
     expect(inWorkers).toHaveLength(4);
   });
 
-  it('ends its worker threads when each load is done', async () => {
+  it('ends its parse processes when each load is done', async () => {
     const { createDesiredStateLoader, loadDesiredState } = await distLoader();
     const { parseWorkersAlive } = (await import(DIST_POOL.href)) as typeof Pool;
 
@@ -62,17 +66,70 @@ describe('parsing in worker threads', () => {
     expect([afterReusable, afterOneShot]).toEqual([0, 0]);
   });
 
-  it('fails the batch, not the process, when a worker fails while this thread parses', async () => {
+  it('fails the batch, not this process, when a parse process fails while this thread parses', async () => {
     const { parseFiles, parseWorkersAlive } = (await import(DIST_POOL.href)) as typeof Pool;
     const { DEFAULT_LIMITS } = (await import(DIST_FILES.href)) as typeof Files;
     const jobs = Array.from({ length: 6 }, (_, i) => ({ file: `f${i}.yaml`, text: 'a: 1\n' }));
-    // A function cannot be sent to a worker: each one fails on its first job, while this
-    // thread, which ignores the extra field, parses the rest of the queue.
+    // A function cannot be sent to a parse process: each send fails on its first job, while
+    // this thread, which ignores the extra field, parses the rest of the queue.
     const unsendable = { ...DEFAULT_LIMITS, onParse: () => undefined } as typeof DEFAULT_LIMITS;
 
     const failure = await parseFiles(jobs, EXAMPLES, unsendable, 2, 0).catch((e: unknown) => e);
 
-    expect(String(failure)).toMatch(/DataCloneError.*could not be cloned/);
+    expect(String(failure)).toBe(
+      'ReconcileError: config parse process failed: Error: () => undefined could not be cloned.',
+    );
+    expect(parseWorkersAlive()).toBe(0);
+  });
+
+  it("starts its parse processes without the caller's flags: a `node -e` caller is not run again", async () => {
+    // fork() passes the caller's flags by default, `-e CODE` among them: every parse process
+    // would run this script again and fork in turn, without end.
+    const script = `import { createDesiredStateLoader } from ${JSON.stringify(DIST_LOADER.href)};
+      const { stats } = await createDesiredStateLoader({ workers: 2 }).load(${JSON.stringify(EXAMPLES)});
+      console.log(JSON.stringify(stats));`;
+
+    const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], {
+      timeout: 20_000,
+    });
+
+    expect(JSON.parse(stdout)).toEqual({ files: 7, parsed: 7, reused: 0, workers: 2 });
+  });
+
+  it('fails the batch when a parse process dies mid-batch, and leaves none behind', async () => {
+    const { parseFiles, parseWorkersAlive } = (await import(DIST_POOL.href)) as typeof Pool;
+    const { DEFAULT_LIMITS } = (await import(DIST_FILES.href)) as typeof Files;
+    // Big enough files that the batch is still running when its parse process is killed.
+    const text = Array.from({ length: 2_000 }, (_, i) => `key${i}: value ${i}`).join('\n');
+    const jobs = Array.from({ length: 8 }, (_, i) => ({ file: `f${i}.yaml`, text }));
+
+    const batch = parseFiles(jobs, EXAMPLES, DEFAULT_LIMITS, 1, 0).catch((e: unknown) => e);
+    const child = await parseProcessOf(process.pid);
+    process.kill(child, 'SIGKILL');
+    const failure = await batch;
+
+    expect(String(failure)).toBe(
+      'ReconcileError: config parse process exited (SIGKILL) before its files were parsed',
+    );
     expect(parseWorkersAlive()).toBe(0);
   });
 });
+
+/** The pid of `parent`'s parse process, once it has started (Linux: /proc). */
+async function parseProcessOf(parent: number): Promise<number> {
+  for (let tries = 0; tries < 200; tries += 1) {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+        if (ppid === parent && cmdline.includes('parse-worker.js')) return Number(entry);
+      } catch {
+        // The process ended while we looked.
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error('no parse process started');
+}
