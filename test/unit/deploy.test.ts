@@ -166,6 +166,14 @@ describe('Dockerfile', () => {
     expect(env).toContain('EDGESYNC_CONFIG=/config');
     expect(env).toContain('EDGESYNC_STATE_DIR=/var/lib/edgesync');
   });
+
+  it('caps the young generation, which Node 22+ would grow past the memory budget', () => {
+    const env = only(instructions, 'ENV', 'runtime')
+      .map((i) => i.args)
+      .join(' ');
+
+    expect(env).toContain('NODE_OPTIONS="--enable-source-maps --max-semi-space-size=16"');
+  });
 });
 
 describe('deploy/docker-compose.yml', () => {
