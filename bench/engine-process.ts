@@ -59,7 +59,14 @@ export type EngineRequest =
 
 /** Messages from the child, one per request. */
 export type EngineReply =
-  | { readonly type: 'loaded'; readonly ms: number; readonly resources: number; readonly rssBytes: number }
+  | {
+      readonly type: 'loaded';
+      readonly ms: number;
+      readonly resources: number;
+      readonly rssBytes: number;
+      /** The engine's Node version (`BENCH_ENGINE_NODE` may pick another binary). */
+      readonly node: string;
+    }
   | {
       readonly type: 'reconciled';
       readonly runs: readonly ReconcileRun[];
@@ -71,7 +78,7 @@ export type EngineReply =
 /** The parent's handle on one engine process. */
 export interface EngineProcess {
   /** Loads and validates the desired state; resolves with the load time, resource count and RSS after it. */
-  load(dir: string): Promise<{ ms: number; resources: number; rssBytes: number }>;
+  load(dir: string): Promise<{ ms: number; resources: number; rssBytes: number; node: string }>;
   reconcile(job: ReconcileJob): Promise<{ runs: readonly ReconcileRun[]; e1: readonly LoadRequest[] }>;
   /** Ends the process; resolves with its peak RSS over its whole life, the load included. */
   exit(): Promise<number>;
@@ -79,12 +86,16 @@ export interface EngineProcess {
 
 /**
  * Forks `engine-child.js`; the child waits for requests. `BENCH_ENGINE_NODE_ARGS` adds Node
- * flags to the child only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the engine).
+ * flags to the child only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the engine);
+ * `BENCH_ENGINE_NODE` runs it on another Node binary (e.g. the Docker image's Node 24) while
+ * the emulator and the load tools stay on this one.
  */
 export function startEngineProcess(): EngineProcess {
   const execArgv = (process.env.BENCH_ENGINE_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+  const execPath = process.env.BENCH_ENGINE_NODE;
   const child: ChildProcess = fork(new URL('./engine-child.js', import.meta.url), [], {
     execArgv,
+    ...(execPath === undefined || execPath === '' ? {} : { execPath }),
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -112,7 +123,7 @@ export function startEngineProcess(): EngineProcess {
     async load(dir) {
       const reply = await ask({ type: 'load', dir });
       if (reply.type !== 'loaded') throw new Error(`unexpected reply ${reply.type}`);
-      return { ms: reply.ms, resources: reply.resources, rssBytes: reply.rssBytes };
+      return { ms: reply.ms, resources: reply.resources, rssBytes: reply.rssBytes, node: reply.node };
     },
     async reconcile(job) {
       const reply = await ask({ type: 'reconcile', ...job });

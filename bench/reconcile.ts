@@ -78,6 +78,8 @@ export interface RoundRatios {
 /** Everything measured at one size. */
 export interface SizeFigures {
   readonly resources: number;
+  /** The engine process's Node version. */
+  readonly engineNode: string;
   readonly loadMs: number;
   /** RSS of the engine process right after the load. */
   readonly rssAfterLoadBytes: number;
@@ -258,6 +260,7 @@ async function measureSize(
     const maxRssBytes = await engine.exit();
     return {
       resources: loaded.resources,
+      engineNode: loaded.node,
       loadMs: loaded.ms,
       rssAfterLoadBytes: loaded.rssBytes,
       noChange: { cold, warm, emulator: journal },
@@ -326,7 +329,7 @@ function operations(byOperation: Readonly<Record<string, number>>): string {
 /** Per-size detail lines printed under the table. */
 function details(f: ReconcileFigures): string[] {
   const lines = [
-    `reconcile: concurrency ${f.concurrency}; emulator in a worker thread, engine in a child process`,
+    `reconcile: concurrency ${f.concurrency}; emulator in a worker thread (Node ${process.version}), engine in a child process (Node ${f.sizes[0]?.engineNode ?? '?'}${process.env.BENCH_ENGINE_NODE_ARGS ? ` ${process.env.BENCH_ENGINE_NODE_ARGS}` : ''})`,
   ];
   for (const s of f.sizes) {
     const { cold, warm } = s.noChange;
