@@ -360,7 +360,7 @@ export const latencySection: BenchSection = {
         row(`file edit (debounce ${f.debounceMs} ms included)`, f.fileEdit),
         row('GitHub webhook (git pull --ff-only included)', f.webhook),
         {
-          figure: `peak RSS of the daemon process over its life (its first load with a parse worker, the start-up reconcile, ${f.trials} triggered runs)`,
+          figure: `peak RSS of the daemon process over its life (its first load, whose parse process is a child of its own, the start-up reconcile, ${f.trials} triggered runs)`,
           target: '',
           measured: `${(Math.max(rss.fileEdit, rss.webhook) / MB).toFixed(0)} MB`,
         },

@@ -433,7 +433,8 @@ export const reconcileSection: BenchSection = {
           pass: top.reconcilePeakRssBytes <= 200 * MB,
         },
         {
-          figure: 'peak RSS of the engine process over its life, the load (with its parse worker) included',
+          figure:
+            'peak RSS of the engine process over its life, the load included (its parse process is a child of its own)',
           target: '',
           measured: `${(top.maxRssBytes / MB).toFixed(0)} MB`,
         },
