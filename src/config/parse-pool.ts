@@ -106,6 +106,8 @@ function startParseProcess(): ChildProcess {
     execArgv: [],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
+  // No pid: the spawn failed, and only 'error' will follow (the batch fails on it), no 'exit'.
+  if (child.pid === undefined) return child;
   alive += 1;
   child.once('exit', () => {
     alive -= 1;
@@ -115,7 +117,8 @@ function startParseProcess(): ChildProcess {
 
 /** Ends `child` and resolves once it has exited (its memory is then the system's again). */
 function stopParseProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve();
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill();
   return exited;
