@@ -1,7 +1,7 @@
 /**
  * Entry of a parse process (`parse-pool.ts` forks it): parses the files it is sent, one
  * message each, with the same function the loader runs in its own thread. Holds no state
- * between messages, and ends when its parent disconnects.
+ * between messages, and exits as soon as its parent is gone.
  */
 import type { LoaderLimits } from './files.js';
 import { type FileResult, parseConfigFile } from './parse-file.js';
@@ -23,8 +23,15 @@ export interface WorkerReply {
 }
 
 function reply(message: WorkerReply): void {
-  process.send?.(message);
+  // A parent gone mid-file (killed, crashed) fails the send with EPIPE: with a callback that
+  // is an exit, not an unhandled 'error' event with a stack trace in the parent's log.
+  process.send?.(message, undefined, undefined, (err: Error | null) => {
+    if (err !== null) process.exit(0);
+  });
 }
+
+// Without a parent there is no one to parse for: end now rather than finish the queue.
+process.on('disconnect', () => process.exit(0));
 
 process.on('message', (request: WorkerRequest) => {
   try {

@@ -2,7 +2,7 @@
  * The parse-process path of the parse pool runs compiled JavaScript (a forked process cannot
  * load TypeScript on Node 20), so this test drives the build in dist/: `npm test` builds first.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -114,6 +114,44 @@ describe('parsing in parse processes', () => {
     expect(parseWorkersAlive()).toBe(0);
   });
 });
+
+describe('a parse process whose parent is killed', () => {
+  beforeAll(requireBuild);
+
+  it('exits on its own instead of living on as an orphan', async () => {
+    // The parent parses in its own thread too, so it is busy when it is killed.
+    const script = `import { parseFiles } from ${JSON.stringify(DIST_POOL.href)};
+      import { DEFAULT_LIMITS } from ${JSON.stringify(DIST_FILES.href)};
+      const text = Array.from({ length: 2000 }, (_, i) => 'key' + i + ': value ' + i).join('\\n');
+      const jobs = Array.from({ length: 40 }, (_, i) => ({ file: 'f' + i + '.yaml', text }));
+      await parseFiles(jobs, '/tmp', DEFAULT_LIMITS, 1, 0);`;
+    const parent = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+    const exited = new Promise((resolve) => parent.once('exit', resolve));
+
+    const child = await parseProcessOf(parent.pid as number);
+    parent.kill('SIGKILL');
+    await exited;
+    const gone = await waitUntilGone(child, 10_000);
+    if (!gone) process.kill(child, 'SIGKILL');
+
+    expect(gone).toBe(true);
+  });
+});
+
+/** True once `pid` no longer runs (a zombie counts as gone), false after `timeoutMs`. */
+async function waitUntilGone(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return true;
+    } catch {
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return false;
+}
 
 /** The pid of `parent`'s parse process, once it has started (Linux: /proc). */
 async function parseProcessOf(parent: number): Promise<number> {
