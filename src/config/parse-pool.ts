@@ -136,21 +136,20 @@ async function parseInPool(
     .map((_, index) => index)
     .sort((a, b) => (jobs[b]?.text.length ?? 0) - (jobs[a]?.text.length ?? 0));
   const children = Array.from({ length: count }, startParseProcess);
-  // Set by the first failure: the batch is lost, so this thread stops parsing too.
+  // Set by the first failure: the batch is lost, so no process takes another file, nor this thread.
   let batchFailed = false;
   try {
     const childrenDone = children.map(
       (child) =>
         new Promise<void>((resolve, reject) => {
           let inFlight = 0;
-          let failed = false;
           const fail = (error: ReconcileError): void => {
-            failed = true;
             batchFailed = true;
             reject(error);
           };
           const sendNext = (): void => {
-            if (failed) return;
+            // A lost batch sends nothing more, to this process or any other.
+            if (batchFailed) return;
             const index = queue.shift();
             if (index === undefined) {
               if (inFlight === 0) resolve();
