@@ -167,7 +167,7 @@ async function handle(request: EngineRequest): Promise<void> {
         ms: performance.now() - started,
         resources: desired.resources.length,
         rssBytes: process.memoryUsage.rss(),
-        node: process.version,
+        node: [process.version, ...process.execArgv].join(' '),
       });
       return;
     }

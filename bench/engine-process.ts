@@ -64,7 +64,7 @@ export type EngineReply =
       readonly ms: number;
       readonly resources: number;
       readonly rssBytes: number;
-      /** The engine's Node version (`BENCH_ENGINE_NODE` may pick another binary). */
+      /** The engine's Node version and flags (`BENCH_ENGINE_NODE` and `_ARGS` may change both). */
       readonly node: string;
     }
   | {

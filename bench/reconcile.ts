@@ -78,7 +78,7 @@ export interface RoundRatios {
 /** Everything measured at one size. */
 export interface SizeFigures {
   readonly resources: number;
-  /** The engine process's Node version. */
+  /** The engine process's Node version and flags, as it reports them. */
   readonly engineNode: string;
   readonly loadMs: number;
   /** RSS of the engine process right after the load. */
@@ -329,7 +329,7 @@ function operations(byOperation: Readonly<Record<string, number>>): string {
 /** Per-size detail lines printed under the table. */
 function details(f: ReconcileFigures): string[] {
   const lines = [
-    `reconcile: concurrency ${f.concurrency}; emulator in a worker thread (Node ${process.version}), engine in a child process (Node ${f.sizes[0]?.engineNode ?? '?'}${process.env.BENCH_ENGINE_NODE_ARGS ? ` ${process.env.BENCH_ENGINE_NODE_ARGS}` : ''})`,
+    `reconcile: concurrency ${f.concurrency}; emulator in a worker thread (Node ${process.version}), engine in a child process (Node ${f.sizes[0]?.engineNode ?? '?'})`,
   ];
   for (const s of f.sizes) {
     const { cold, warm } = s.noChange;
