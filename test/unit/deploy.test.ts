@@ -77,6 +77,11 @@ const KNOWN_ENV = ['EDGESYNC_CONFIG', 'EDGESYNC_STATE_DIR', 'EDGESYNC_ACCESS_KEY
 
 describe('Dockerfile', () => {
   const instructions = dockerfile();
+  /** Every ENV of the runtime stage, as one string. */
+  const runtimeEnv = (): string =>
+    only(instructions, 'ENV', 'runtime')
+      .map((i) => i.args)
+      .join(' ');
 
   it('copies only paths that exist in the repository and pass .dockerignore', () => {
     const ignore = readFileSync(join(REPO, '.dockerignore'), 'utf8')
@@ -154,9 +159,7 @@ describe('Dockerfile', () => {
 
   it('checks /healthz on the default listen port without curl, with config and state where the docs say', () => {
     const healthcheck = only(instructions, 'HEALTHCHECK')[0]?.args ?? '';
-    const env = only(instructions, 'ENV', 'runtime')
-      .map((i) => i.args)
-      .join(' ');
+    const env = runtimeEnv();
     const port = DEFAULT_LISTEN.split(':')[1];
 
     expect(healthcheck).toContain(`fetch('http://127.0.0.1:${port}/healthz')`);
@@ -168,11 +171,7 @@ describe('Dockerfile', () => {
   });
 
   it('caps the young generation, which Node 22+ would grow past the memory budget', () => {
-    const env = only(instructions, 'ENV', 'runtime')
-      .map((i) => i.args)
-      .join(' ');
-
-    expect(env).toContain('NODE_OPTIONS="--enable-source-maps --max-semi-space-size=16"');
+    expect(runtimeEnv()).toContain('NODE_OPTIONS="--enable-source-maps --max-semi-space-size=16"');
   });
 });
 
