@@ -89,9 +89,7 @@ describe('parsing in parse processes', () => {
       const { stats } = await createDesiredStateLoader({ workers: 2 }).load(${JSON.stringify(EXAMPLES)});
       console.log(JSON.stringify(stats));`;
 
-    const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], {
-      timeout: 20_000,
-    });
+    const { stdout } = await execFileAsync(process.execPath, nodeEval(script), { timeout: 20_000 });
 
     expect(JSON.parse(stdout)).toEqual({ files: 7, parsed: 7, reused: 0, workers: 2 });
   });
@@ -125,7 +123,7 @@ describe('a parse process whose parent is killed', () => {
       const text = Array.from({ length: 2000 }, (_, i) => 'key' + i + ': value ' + i).join('\\n');
       const jobs = Array.from({ length: 40 }, (_, i) => ({ file: 'f' + i + '.yaml', text }));
       await parseFiles(jobs, '/tmp', DEFAULT_LIMITS, 1, 0);`;
-    const parent = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+    const parent = spawn(process.execPath, nodeEval(script), { stdio: 'ignore' });
     const exited = new Promise((resolve) => parent.once('exit', resolve));
 
     const child = await parseProcessOf(parent.pid as number);
@@ -138,16 +136,34 @@ describe('a parse process whose parent is killed', () => {
   });
 });
 
+/**
+ * Node's arguments to run the ES module `body` with `-e`. A copy of it started again by a
+ * child that was handed this process's flags exits 3 at once: a regression then fails the
+ * test with that exit instead of forking without end.
+ */
+function nodeEval(body: string): string[] {
+  const guard = `if (process.env.EDGESYNC_TEST_EVAL === '1') process.exit(3);
+    process.env.EDGESYNC_TEST_EVAL = '1';`;
+  return ['--input-type=module', '-e', `${guard}\n${body}`];
+}
+
+/** State letter and parent pid of `pid` from /proc (Linux); undefined once it is gone. */
+function procStat(pid: number | string): { state: string; ppid: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // After "pid (comm) ": the state, then the parent's pid. comm may hold spaces and ')'.
+    const [state = '', ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state, ppid: Number(ppid) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** True once `pid` no longer runs (a zombie counts as gone), false after `timeoutMs`. */
 async function waitUntilGone(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return true;
-    } catch {
-      return true;
-    }
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; ) {
+    const stat = procStat(pid);
+    if (stat === undefined || stat.state === 'Z') return true;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return false;
@@ -157,12 +173,9 @@ async function waitUntilGone(pid: number, timeoutMs: number): Promise<boolean> {
 async function parseProcessOf(parent: number): Promise<number> {
   for (let tries = 0; tries < 200; tries += 1) {
     for (const entry of readdirSync('/proc')) {
-      if (!/^\d+$/.test(entry)) continue;
+      if (!/^\d+$/.test(entry) || procStat(entry)?.ppid !== parent) continue;
       try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-        if (ppid === parent && cmdline.includes('parse-worker.js')) return Number(entry);
+        if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('parse-worker.js')) return Number(entry);
       } catch {
         // The process ended while we looked.
       }
