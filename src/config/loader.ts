@@ -32,11 +32,12 @@ import type { ConfigIssue, DesiredResource, DesiredState } from './types.js';
 export interface LoaderOptions {
   readonly limits?: Partial<LoaderLimits>;
   /**
-   * Parse processes (`parse-pool.ts`): `'auto'` (default) uses up to one per core when there
-   * are at least `workerThresholdBytes` of YAML to parse; `0` always parses in this thread.
+   * Parse processes (`parse-pool.ts`): `'auto'` (default) uses up to one per core (at most
+   * three) when there are at least `workerThresholdBytes` of new YAML to parse; `0` always
+   * parses in this thread. With processes, this thread parses only files it has parsed before.
    */
   readonly workers?: number | 'auto';
-  /** Below this many bytes to parse, parse processes cost more than they save (default 1 MiB). */
+  /** Below this many bytes of new files, parse processes cost more than they save (default 1 MiB). */
   readonly workerThresholdBytes?: number;
 }
 

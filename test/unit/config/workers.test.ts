@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type * as Files from '../../../src/config/files.js';
 import type * as Loader from '../../../src/config/loader.js';
+import type * as ParseFile from '../../../src/config/parse-file.js';
 import type * as Pool from '../../../src/config/parse-pool.js';
 import type { ReconcileError } from '../../../src/errors.js';
 import { requireBuild } from '../../helpers/spawn-daemon.js';
@@ -17,6 +18,7 @@ const execFileAsync = promisify(execFile);
 const DIST_LOADER = new URL('../../../dist/src/config/loader.js', import.meta.url);
 const DIST_POOL = new URL('../../../dist/src/config/parse-pool.js', import.meta.url);
 const DIST_FILES = new URL('../../../dist/src/config/files.js', import.meta.url);
+const DIST_PARSE_FILE = new URL('../../../dist/src/config/parse-file.js', import.meta.url);
 const EXAMPLES = fileURLToPath(new URL('../../../config-examples/', import.meta.url));
 const INVALID = fileURLToPath(new URL('../../fixtures/desired/invalid/enum-unknown-names/', import.meta.url));
 
@@ -66,12 +68,59 @@ describe('parsing in parse processes', () => {
     expect([afterReusable, afterOneShot]).toEqual([0, 0]);
   });
 
-  it('fails the batch, not this process, when a parse process fails while this thread parses', async () => {
+  it('parses new files in the processes only, and here the files it parsed before', async () => {
+    // This thread's parse garbage would stay in the daemon's heap through the reconcile that
+    // follows; a file with a previous parse is mostly reused, which only this thread can do.
+    const { parseFiles } = (await import(DIST_POOL.href)) as typeof Pool;
+    const { parseConfigFile } = (await import(DIST_PARSE_FILE.href)) as typeof ParseFile;
+    const { DEFAULT_LIMITS } = (await import(DIST_FILES.href)) as typeof Files;
+    const text = (i: number): string =>
+      `apiVersion: edgesync/v1\nkind: DnsZone\nmetadata:\n  name: zone-${i}\nspec:\n  id: ${i + 1}\n  dnssec: true\n`;
+    const fresh = Array.from({ length: 5 }, (_, i) => ({ file: `f${i}.yaml`, text: text(i) }));
+    const before = parseConfigFile(EXAMPLES, 'g.yaml', text(9), DEFAULT_LIMITS);
+    const edited = {
+      file: 'g.yaml',
+      text: `${text(9)}---\n${text(10)}`,
+      previous: { text: text(9), result: before, dependencyUnchanged: () => true },
+    };
+
+    const allNew = await parseFiles(fresh, EXAMPLES, DEFAULT_LIMITS, 2, 0);
+    const mixed = await parseFiles([...fresh, edited], EXAMPLES, DEFAULT_LIMITS, 2, 0);
+
+    expect([allNew.workers, allNew.inThread]).toEqual([2, 0]);
+    expect([mixed.workers, mixed.inThread]).toEqual([2, 1]);
+    expect(mixed.results.slice(0, 5)).toEqual(
+      fresh.map((job) => parseConfigFile(EXAMPLES, job.file, job.text, DEFAULT_LIMITS)),
+    );
+    // Reused, so the very object of the previous parse: this thread parsed it.
+    expect(mixed.results[5]?.documents[0]).toBe(before.documents[0]);
+    expect(mixed.results[5]?.documents.map((d) => d.resource?.subject)).toEqual([
+      'DnsZone/zone-9',
+      'DnsZone/zone-10',
+    ]);
+  });
+
+  it('parses in this thread alone when every file has a previous parse', async () => {
+    const { parseFiles, parseWorkersAlive } = (await import(DIST_POOL.href)) as typeof Pool;
+    const { parseConfigFile } = (await import(DIST_PARSE_FILE.href)) as typeof ParseFile;
+    const { DEFAULT_LIMITS } = (await import(DIST_FILES.href)) as typeof Files;
+    const jobs = ['a', 'b'].map((name) => {
+      const text = `apiVersion: edgesync/v1\nkind: DnsZone\nmetadata:\n  name: ${name}\nspec:\n  id: 7\n  dnssec: true\n`;
+      const result = parseConfigFile(EXAMPLES, `${name}.yaml`, text, DEFAULT_LIMITS);
+      return { file: `${name}.yaml`, text, previous: { text, result, dependencyUnchanged: () => true } };
+    });
+
+    const outcome = await parseFiles(jobs, EXAMPLES, DEFAULT_LIMITS, 2, 0);
+
+    expect([outcome.workers, outcome.inThread]).toEqual([0, 2]);
+    expect(parseWorkersAlive()).toBe(0);
+  });
+
+  it('fails the batch, not this process, when a request cannot be sent to a parse process', async () => {
     const { parseFiles, parseWorkersAlive } = (await import(DIST_POOL.href)) as typeof Pool;
     const { DEFAULT_LIMITS } = (await import(DIST_FILES.href)) as typeof Files;
     const jobs = Array.from({ length: 6 }, (_, i) => ({ file: `f${i}.yaml`, text: 'a: 1\n' }));
-    // A function cannot be sent to a parse process: each send fails on its first job, while
-    // this thread, which ignores the extra field, parses the rest of the queue.
+    // A function cannot be sent to a parse process: each send fails on its first job.
     const unsendable = { ...DEFAULT_LIMITS, onParse: () => undefined } as typeof DEFAULT_LIMITS;
 
     const failure = await parseFiles(jobs, EXAMPLES, unsendable, 2, 0).catch((e: unknown) => e);
@@ -117,7 +166,7 @@ describe('a parse process whose parent is killed', () => {
   beforeAll(requireBuild);
 
   it('exits on its own instead of living on as an orphan', async () => {
-    // The parent parses in its own thread too, so it is busy when it is killed.
+    // The parent waits on its parse process's replies when it is killed.
     const script = `import { parseFiles } from ${JSON.stringify(DIST_POOL.href)};
       import { DEFAULT_LIMITS } from ${JSON.stringify(DIST_FILES.href)};
       const text = Array.from({ length: 2000 }, (_, i) => 'key' + i + ': value ' + i).join('\\n');
