@@ -17,7 +17,7 @@ import { createController, type ReconcileSettings } from './controller.js';
 import { type DaemonHttpServer, startHttpServer } from './http-server.js';
 import { createDaemonMetrics } from './metrics.js';
 import { assertSchedule, type Schedule, scheduleIntervalMs, startSchedule } from './scheduler.js';
-import { createStatusTracker, type StatusDocument } from './status.js';
+import { createStatusBody, createStatusTracker, type StatusDocument } from './status.js';
 import { type ConfigWatcher, watchConfig } from './watcher.js';
 import { createSecretSource, type SecretSource } from './webhook.js';
 
@@ -126,7 +126,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       branch: options.gitBranch,
       stopping: () => stopping,
       ready: () => status.ready,
-      status: () => status.document(state.runs()),
+      statusBody: createStatusBody(status, () => state.runs()),
       onHook: (trigger) => controller.request('webhook', trigger),
     });
     schedule = startSchedule(options.schedule, () => controller.request('schedule'), log);

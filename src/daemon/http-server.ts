@@ -32,7 +32,8 @@ export interface HttpServerOptions {
   /** True once the daemon is shutting down: hooks answer 503. */
   stopping(): boolean;
   ready(): boolean;
-  status(): unknown;
+  /** The status document, serialised (`createStatusBody`). */
+  statusBody(): Buffer;
   /** Called for an accepted hook, after the 202 is sent. */
   onHook(trigger: Readonly<Record<string, unknown>>): void;
 }
@@ -62,7 +63,16 @@ function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const text = `${JSON.stringify(body)}\n`;
+  sendJsonBytes(res, status, `${JSON.stringify(body)}\n`, headers);
+}
+
+/** Sends JSON already serialised. */
+function sendJsonBytes(
+  res: ServerResponse,
+  status: number,
+  text: string | Buffer,
+  headers: Record<string, string> = {},
+): void {
   res.writeHead(status, {
     'content-type': JSON_TYPE,
     'content-length': String(Buffer.byteLength(text)),
@@ -176,7 +186,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Daemo
         res.end(text);
       },
     },
-    '/status': { methods: ['GET', 'HEAD'], handle: (_req, res) => sendJson(res, 200, options.status()) },
+    '/status': {
+      methods: ['GET', 'HEAD'],
+      handle: (_req, res) => sendJsonBytes(res, 200, options.statusBody()),
+    },
   };
 
   const server: Server = createServer(
