@@ -33,10 +33,16 @@ export interface LoaderOptions {
   readonly limits?: Partial<LoaderLimits>;
   /**
    * Parse processes (`parse-pool.ts`): `'auto'` (default) uses up to one per core (at most
-   * three) when there are at least `workerThresholdBytes` of new YAML to parse; `0` always
-   * parses in this thread. With processes, this thread parses only files it has parsed before.
+   * three), this thread parsing beside them, when there are at least `workerThresholdBytes`
+   * of new YAML to parse; `0` always parses in this thread.
    */
   readonly workers?: number | 'auto';
+  /**
+   * False: with parse processes, this thread parses only the files it has parsed before, and
+   * 'auto' starts one process per core instead. Slower, but the parse garbage stays out of
+   * this heap: the daemon's choice, for the reconcile that follows. Default true.
+   */
+  readonly threadParsesNew?: boolean;
   /** Below this many bytes of new files, parse processes cost more than they save (default 1 MiB). */
   readonly workerThresholdBytes?: number;
 }
@@ -155,13 +161,11 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
       });
     }
 
-    const parsed = await parseFiles(
-      jobs,
-      root,
-      limits,
-      options.workers ?? 'auto',
-      options.workerThresholdBytes,
-    );
+    const parsed = await parseFiles(jobs, root, limits, {
+      workers: options.workers ?? 'auto',
+      thresholdBytes: options.workerThresholdBytes ?? 1024 * 1024,
+      threadParsesNew: options.threadParsesNew,
+    });
     for (const [index, job] of jobs.entries()) {
       const result = deepFreeze(parsed.results[index] as FileResult);
       next.set(job.file, { stat: job.stat, bytes: job.bytes, digest: job.digest, result });

@@ -3,17 +3,19 @@
  * there is enough new YAML for them to pay for their start-up (~0.1 s each).
  *
  * Parsing YAML with positions is the floor of a load (the `yaml` package does about
- * 1.5 MB/s here), so a cold load of a big repository uses every core: one parse process per
- * core, taking files from one queue, largest first. This thread only gathers their results
- * and parses the files it can mostly reuse (those with a previous parse).
+ * 1.5 MB/s here), so a cold load of a big repository uses every core: parse processes take
+ * files from one queue, largest first, and by default this thread takes from it too.
  *
- * Not this thread as well, for the daemon's memory. Parsing leaves garbage that outlives
- * a few scavenges (each file's YAML tree), so V8 promotes it; half of a 10,000-resource load
- * parsed here grew the old generation to ~110 MB before V8 collected it, at the start of
+ * The daemon keeps its thread out of that queue (`threadParsesNew: false`): it then only
+ * gathers results and parses the files it can mostly reuse (those with a previous parse),
+ * with one process per core instead. Parsing leaves garbage that outlives a few scavenges
+ * (each file's YAML tree), so V8 promotes it; half of a 10,000-resource load parsed in the
+ * daemon's thread grew its old generation to ~110 MB before V8 collected it, at the start of
  * the reconcile, and the pages stayed committed: the start-up reconcile peaked at 194–244 MB
- * against its 200 MB budget. With every new file parsed in a process, it starts at ~150 MB
- * and peaks at 179–186. The price: a cold load 5–8 % slower on 2 cores, and one more process
- * (~70 MB) alive for the seconds of the load.
+ * against its 200 MB budget. Parsed in processes only, it starts at ~150 MB and peaks at
+ * 179–186. The price, which a one-shot command need not pay: a cold load 5–8 % slower on
+ * 2 cores (every result crosses a process boundary), and one more process (~70 MB) alive
+ * for the seconds of the load.
  *
  * Child processes, not worker threads: on Node 22 and later, V8 keeps a finished worker's
  * heap pages in a pool shared by the whole process, until the main thread's memory reducer
@@ -55,16 +57,27 @@ function isFresh(job: ParseJob): boolean {
   return job.previous === undefined;
 }
 
-function workerCount(jobs: readonly ParseJob[], workers: number | 'auto', thresholdBytes: number): number {
+/** How a batch is spread. */
+export interface PoolOptions {
+  /** Parse processes: `'auto'` starts them for `thresholdBytes` of new YAML or more. */
+  readonly workers: number | 'auto';
+  readonly thresholdBytes: number;
+  /** Whether this thread parses new files beside the processes (default true). */
+  readonly threadParsesNew?: boolean;
+}
+
+function workerCount(jobs: readonly ParseJob[], options: PoolOptions): number {
+  const threadTakes = options.threadParsesNew === false ? 0 : 1;
   const fresh = jobs.filter(isFresh);
-  if (fresh.length === 0) return 0;
+  // This thread alone when it would take the only new file.
+  if (fresh.length <= threadTakes) return 0;
   // Running from TypeScript sources (the test runner), there is no compiled entry to fork.
   if (!existsSync(fileURLToPath(WORKER_URL))) return 0;
-  if (workers !== 'auto') return Math.min(workers, fresh.length);
+  if (options.workers !== 'auto') return Math.min(options.workers, fresh.length - threadTakes);
   let bytes = 0;
   for (const job of fresh) bytes += job.text.length;
-  if (bytes < thresholdBytes) return 0;
-  return Math.min(availableParallelism(), MAX_AUTO_WORKERS, fresh.length);
+  if (bytes < options.thresholdBytes) return 0;
+  return Math.min(availableParallelism() - threadTakes, MAX_AUTO_WORKERS, fresh.length - threadTakes);
 }
 
 /** Files sent to a parse process ahead of its replies. */
@@ -95,10 +108,9 @@ export async function parseFiles(
   jobs: readonly ParseJob[],
   root: string,
   limits: LoaderLimits,
-  workers: number | 'auto',
-  thresholdBytes = 1024 * 1024,
+  options: PoolOptions,
 ): Promise<ParseOutcome> {
-  const count = workerCount(jobs, workers, thresholdBytes);
+  const count = workerCount(jobs, options);
   if (count <= 0) {
     return {
       results: jobs.map((job) => parseConfigFile(root, job.file, job.text, limits, job.previous)),
@@ -106,7 +118,7 @@ export async function parseFiles(
       inThread: jobs.length,
     };
   }
-  const run = batchLock.then(() => parseInPool(jobs, root, limits, count));
+  const run = batchLock.then(() => parseInPool(jobs, root, limits, count, options.threadParsesNew !== false));
   batchLock = run.catch(() => undefined);
   return run;
 }
@@ -146,6 +158,7 @@ async function parseInPool(
   root: string,
   limits: LoaderLimits,
   count: number,
+  threadParsesNew: boolean,
 ): Promise<ParseOutcome> {
   const results: (FileResult | undefined)[] = new Array(jobs.length);
   const indexes = jobs.map((_, index) => index);
@@ -154,6 +167,7 @@ async function parseInPool(
     .filter((index) => isFresh(jobs[index] as ParseJob))
     .sort((a, b) => (jobs[b]?.text.length ?? 0) - (jobs[a]?.text.length ?? 0));
   const reusable = indexes.filter((index) => !isFresh(jobs[index] as ParseJob));
+  let inThread = 0;
   const children = Array.from({ length: count }, startParseProcess);
   // Set by the first failure: the batch is lost, so no process takes another file, nor this thread.
   let batchFailed = false;
@@ -219,16 +233,18 @@ async function parseInPool(
     // rejection nobody awaits yet would end the process as an unhandled rejection.
     const allDone = Promise.all(childrenDone);
     allDone.catch(() => undefined);
-    // This thread parses the files it can reuse, yielding between them so replies get handled.
-    for (const index of reusable) {
-      if (batchFailed) break;
+    // This thread parses the files it can reuse, then (unless kept free) takes new ones from
+    // the same queue, yielding between files so replies get handled.
+    const own = (): number | undefined => reusable.shift() ?? (threadParsesNew ? queue.shift() : undefined);
+    for (let index = own(); index !== undefined && !batchFailed; index = own()) {
       const job = jobs[index] as ParseJob;
       results[index] = parseConfigFile(root, job.file, job.text, limits, job.previous);
+      inThread += 1;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
     await allDone;
   } finally {
     await Promise.all(children.map(stopParseProcess));
   }
-  return { results: results as FileResult[], workers: count, inThread: reusable.length };
+  return { results: results as FileResult[], workers: count, inThread };
 }

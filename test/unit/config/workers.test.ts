@@ -68,7 +68,7 @@ describe('parsing in parse processes', () => {
     expect([afterReusable, afterOneShot]).toEqual([0, 0]);
   });
 
-  it('parses new files in the processes only, and here the files it parsed before', async () => {
+  it('kept free (the daemon), parses new files in the processes only, and here the files it parsed before', async () => {
     // This thread's parse garbage would stay in the daemon's heap through the reconcile that
     // follows; a file with a previous parse is mostly reused, which only this thread can do.
     const { parseFiles } = (await import(DIST_POOL.href)) as typeof Pool;
@@ -84,10 +84,17 @@ describe('parsing in parse processes', () => {
       previous: { text: text(9), result: before, dependencyUnchanged: () => true },
     };
 
-    const allNew = await parseFiles(fresh, EXAMPLES, DEFAULT_LIMITS, 2, 0);
-    const mixed = await parseFiles([...fresh, edited], EXAMPLES, DEFAULT_LIMITS, 2, 0);
+    const kept = { workers: 2, thresholdBytes: 0, threadParsesNew: false } as const;
+
+    const allNew = await parseFiles(fresh, EXAMPLES, DEFAULT_LIMITS, kept);
+    const mixed = await parseFiles([...fresh, edited], EXAMPLES, DEFAULT_LIMITS, kept);
+    const shared = await parseFiles(fresh, EXAMPLES, DEFAULT_LIMITS, { workers: 1, thresholdBytes: 0 });
 
     expect([allNew.workers, allNew.inThread]).toEqual([2, 0]);
+    // By default (one-shot commands) this thread takes new files from the queue as well.
+    expect(shared.workers).toBe(1);
+    expect(shared.inThread).toBeGreaterThan(0);
+    expect(shared.results).toEqual(allNew.results);
     expect([mixed.workers, mixed.inThread]).toEqual([2, 1]);
     expect(mixed.results.slice(0, 5)).toEqual(
       fresh.map((job) => parseConfigFile(EXAMPLES, job.file, job.text, DEFAULT_LIMITS)),
@@ -110,20 +117,27 @@ describe('parsing in parse processes', () => {
       return { file: `${name}.yaml`, text, previous: { text, result, dependencyUnchanged: () => true } };
     });
 
-    const outcome = await parseFiles(jobs, EXAMPLES, DEFAULT_LIMITS, 2, 0);
+    const outcome = await parseFiles(jobs, EXAMPLES, DEFAULT_LIMITS, {
+      workers: 2,
+      thresholdBytes: 0,
+      threadParsesNew: false,
+    });
 
     expect([outcome.workers, outcome.inThread]).toEqual([0, 2]);
     expect(parseWorkersAlive()).toBe(0);
   });
 
-  it('fails the batch, not this process, when a request cannot be sent to a parse process', async () => {
+  it('fails the batch, not this process, when a parse process fails while this thread parses', async () => {
     const { parseFiles, parseWorkersAlive } = (await import(DIST_POOL.href)) as typeof Pool;
     const { DEFAULT_LIMITS } = (await import(DIST_FILES.href)) as typeof Files;
     const jobs = Array.from({ length: 6 }, (_, i) => ({ file: `f${i}.yaml`, text: 'a: 1\n' }));
-    // A function cannot be sent to a parse process: each send fails on its first job.
+    // A function cannot be sent to a parse process: each send fails on its first job, while
+    // this thread, which ignores the extra field, parses the rest of the queue.
     const unsendable = { ...DEFAULT_LIMITS, onParse: () => undefined } as typeof DEFAULT_LIMITS;
 
-    const failure = await parseFiles(jobs, EXAMPLES, unsendable, 2, 0).catch((e: unknown) => e);
+    const failure = await parseFiles(jobs, EXAMPLES, unsendable, { workers: 2, thresholdBytes: 0 }).catch(
+      (e: unknown) => e,
+    );
 
     expect(String(failure)).toBe(
       'ReconcileError: config parse process failed: Error: () => undefined could not be cloned.',
@@ -150,7 +164,9 @@ describe('parsing in parse processes', () => {
     const text = Array.from({ length: 2_000 }, (_, i) => `key${i}: value ${i}`).join('\n');
     const jobs = Array.from({ length: 8 }, (_, i) => ({ file: `f${i}.yaml`, text }));
 
-    const batch = parseFiles(jobs, EXAMPLES, DEFAULT_LIMITS, 1, 0).catch((e: unknown) => e);
+    const batch = parseFiles(jobs, EXAMPLES, DEFAULT_LIMITS, { workers: 1, thresholdBytes: 0 }).catch(
+      (e: unknown) => e,
+    );
     const child = await parseProcessOf(process.pid);
     process.kill(child, 'SIGKILL');
     const failure = await batch;
@@ -166,12 +182,12 @@ describe('a parse process whose parent is killed', () => {
   beforeAll(requireBuild);
 
   it('exits on its own instead of living on as an orphan', async () => {
-    // The parent waits on its parse process's replies when it is killed.
+    // The parent parses in its own thread too, so it is busy when it is killed.
     const script = `import { parseFiles } from ${JSON.stringify(DIST_POOL.href)};
       import { DEFAULT_LIMITS } from ${JSON.stringify(DIST_FILES.href)};
       const text = Array.from({ length: 2000 }, (_, i) => 'key' + i + ': value ' + i).join('\\n');
       const jobs = Array.from({ length: 40 }, (_, i) => ({ file: 'f' + i + '.yaml', text }));
-      await parseFiles(jobs, '/tmp', DEFAULT_LIMITS, 1, 0);`;
+      await parseFiles(jobs, '/tmp', DEFAULT_LIMITS, { workers: 1, thresholdBytes: 0 });`;
     const parent = spawn(process.execPath, nodeEval(script), { stdio: 'ignore' });
     const exited = new Promise((resolve) => parent.once('exit', resolve));
 
