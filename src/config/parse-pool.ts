@@ -210,9 +210,13 @@ async function parseInPool(
             sendNext();
           });
           // 'on', not 'once': a send to a process already gone is a second 'error' event.
-          child.on('error', (err) =>
-            fail(new ReconcileError('INTERNAL', 'config parse process failed', { cause: err })),
-          );
+          child.on('error', (err) => {
+            // A send to a process that has just died: its 'exit', which follows, names the
+            // signal or code, the cause worth reporting.
+            const code = (err as NodeJS.ErrnoException).code;
+            if (code === 'EPIPE' || code === 'ERR_IPC_CHANNEL_CLOSED') return;
+            fail(new ReconcileError('INTERNAL', 'config parse process failed', { cause: err }));
+          });
           child.once('exit', (code, signal) => {
             if (inFlight > 0 || queue.length > 0) {
               fail(
