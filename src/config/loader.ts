@@ -47,6 +47,9 @@ export interface LoaderOptions {
   readonly workerThresholdBytes?: number;
 }
 
+/** `workerThresholdBytes` when not given. */
+const DEFAULT_WORKER_THRESHOLD_BYTES = 1024 * 1024;
+
 /** Subjects (`Kind/name`) that differ from the previous successful load, each list sorted. */
 export interface DesiredStateChanges {
   readonly added: readonly string[];
@@ -163,7 +166,7 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
 
     const parsed = await parseFiles(jobs, root, limits, {
       workers: options.workers ?? 'auto',
-      thresholdBytes: options.workerThresholdBytes ?? 1024 * 1024,
+      thresholdBytes: options.workerThresholdBytes ?? DEFAULT_WORKER_THRESHOLD_BYTES,
       threadParsesNew: options.threadParsesNew,
     });
     for (const [index, job] of jobs.entries()) {

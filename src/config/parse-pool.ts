@@ -52,9 +52,22 @@ const MAX_AUTO_WORKERS = 3;
 
 const WORKER_URL = new URL('./parse-worker.js', import.meta.url);
 
-/** A job with a previous parse reuses its unchanged documents, which only this thread has. */
-function isFresh(job: ParseJob): boolean {
-  return job.previous === undefined;
+/**
+ * The jobs by who may parse them: new files (largest first, so no process is left with a big
+ * file at the end), and files with a previous parse, whose unchanged documents only this
+ * thread has to reuse.
+ */
+interface Split {
+  readonly fresh: number[];
+  readonly reusable: number[];
+}
+
+function splitJobs(jobs: readonly ParseJob[]): Split {
+  const fresh: number[] = [];
+  const reusable: number[] = [];
+  for (const [index, job] of jobs.entries()) (job.previous === undefined ? fresh : reusable).push(index);
+  fresh.sort((a, b) => (jobs[b]?.text.length ?? 0) - (jobs[a]?.text.length ?? 0));
+  return { fresh, reusable };
 }
 
 /** How a batch is spread. */
@@ -66,16 +79,20 @@ export interface PoolOptions {
   readonly threadParsesNew?: boolean;
 }
 
-function workerCount(jobs: readonly ParseJob[], options: PoolOptions): number {
-  const threadTakes = options.threadParsesNew === false ? 0 : 1;
-  const fresh = jobs.filter(isFresh);
+function workerCount(
+  jobs: readonly ParseJob[],
+  fresh: readonly number[],
+  options: PoolOptions,
+  threadParsesNew: boolean,
+): number {
+  const threadTakes = threadParsesNew ? 1 : 0;
   // This thread alone when it would take the only new file.
   if (fresh.length <= threadTakes) return 0;
   // Running from TypeScript sources (the test runner), there is no compiled entry to fork.
   if (!existsSync(fileURLToPath(WORKER_URL))) return 0;
   if (options.workers !== 'auto') return Math.min(options.workers, fresh.length - threadTakes);
   let bytes = 0;
-  for (const job of fresh) bytes += job.text.length;
+  for (const index of fresh) bytes += jobs[index]?.text.length ?? 0;
   if (bytes < options.thresholdBytes) return 0;
   return Math.min(availableParallelism() - threadTakes, MAX_AUTO_WORKERS, fresh.length - threadTakes);
 }
@@ -110,7 +127,9 @@ export async function parseFiles(
   limits: LoaderLimits,
   options: PoolOptions,
 ): Promise<ParseOutcome> {
-  const count = workerCount(jobs, options);
+  const threadParsesNew = options.threadParsesNew !== false;
+  const split = splitJobs(jobs);
+  const count = workerCount(jobs, split.fresh, options, threadParsesNew);
   if (count <= 0) {
     return {
       results: jobs.map((job) => parseConfigFile(root, job.file, job.text, limits, job.previous)),
@@ -118,7 +137,7 @@ export async function parseFiles(
       inThread: jobs.length,
     };
   }
-  const run = batchLock.then(() => parseInPool(jobs, root, limits, count, options.threadParsesNew !== false));
+  const run = batchLock.then(() => parseInPool(jobs, split, root, limits, count, threadParsesNew));
   batchLock = run.catch(() => undefined);
   return run;
 }
@@ -155,18 +174,16 @@ function stopParseProcess(child: ChildProcess): Promise<void> {
 
 async function parseInPool(
   jobs: readonly ParseJob[],
+  split: Split,
   root: string,
   limits: LoaderLimits,
   count: number,
   threadParsesNew: boolean,
 ): Promise<ParseOutcome> {
   const results: (FileResult | undefined)[] = new Array(jobs.length);
-  const indexes = jobs.map((_, index) => index);
-  // New files, largest first, so no process is left with a big file at the end.
-  const queue = indexes
-    .filter((index) => isFresh(jobs[index] as ParseJob))
-    .sort((a, b) => (jobs[b]?.text.length ?? 0) - (jobs[a]?.text.length ?? 0));
-  const reusable = indexes.filter((index) => !isFresh(jobs[index] as ParseJob));
+  // Consumed as the batch runs (the split is this batch's own).
+  const queue = split.fresh;
+  const reusable = split.reusable;
   let inThread = 0;
   const children = Array.from({ length: count }, startParseProcess);
   // Set by the first failure: the batch is lost, so no process takes another file, nor this thread.
