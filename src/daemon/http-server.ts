@@ -32,8 +32,8 @@ export interface HttpServerOptions {
   /** True once the daemon is shutting down: hooks answer 503. */
   stopping(): boolean;
   ready(): boolean;
-  /** The status document, serialised (`createStatusBody`). */
-  statusBody(): Buffer;
+  /** The status document, serialised in pieces (`createStatusBody`). */
+  statusBody(): readonly Buffer[];
   /** Called for an accepted hook, after the 202 is sent. */
   onHook(trigger: Readonly<Record<string, unknown>>): void;
 }
@@ -66,21 +66,27 @@ function sendJson(
   sendJsonBytes(res, status, `${JSON.stringify(body)}\n`, headers);
 }
 
-/** Sends JSON already serialised. */
+/** Sends JSON already serialised, whole or in pieces (sent in one write). */
 function sendJsonBytes(
   res: ServerResponse,
   status: number,
-  text: string | Buffer,
+  body: string | Buffer | readonly Buffer[],
   headers: Record<string, string> = {},
 ): void {
+  const pieces = typeof body === 'string' || Buffer.isBuffer(body) ? [body] : body;
+  let length = 0;
+  for (const piece of pieces) length += Buffer.byteLength(piece);
   res.writeHead(status, {
     'content-type': JSON_TYPE,
-    'content-length': String(Buffer.byteLength(text)),
+    'content-length': String(length),
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
     ...headers,
   });
-  res.end(text);
+  // Corked, the pieces leave in one writev; end() uncorks.
+  res.cork();
+  for (const piece of pieces) res.write(piece);
+  res.end();
 }
 
 /**

@@ -81,6 +81,12 @@ export interface StatusDocument {
   readonly resources: readonly ResourceStatus[];
 }
 
+/** `StatusDocument` split in two: every field but the last, and the last, `resources`. */
+export interface StatusSnapshot {
+  readonly head: Omit<StatusDocument, 'resources'>;
+  readonly resources: readonly ResourceStatus[];
+}
+
 /** The mutable status of one daemon; only the controller writes it. */
 export interface StatusTracker {
   /** True once a load has succeeded (readiness never goes back). */
@@ -106,20 +112,14 @@ export interface StatusTracker {
   /** Counts per kind and state, for the resource gauge. */
   countsByKind(): Map<string, Map<string, number>>;
   document(runs: readonly RunRecord[]): StatusDocument;
+  /**
+   * The document without copying its resources: the records themselves, sorted by subject.
+   * A record is never changed once made (a write replaces it), so one that is the same object
+   * as in an earlier snapshot serialises to the same JSON.
+   */
+  snapshot(runs: readonly RunRecord[]): StatusSnapshot;
   /** Bumped by every write above: the same count (and runs) means the same document. */
   readonly writes: number;
-}
-
-interface MutableResource {
-  subject: string;
-  kind: string;
-  name: string;
-  source: string;
-  state: ResourceState;
-  drift: ResourceStatus['drift'];
-  lastError: StatusError | null;
-  lastAppliedAt: string | null;
-  lastCheckedAt: string | null;
 }
 
 const STATES: readonly ResourceState[] = ['pending', 'in-sync', 'suspended', 'report-only', 'failed'];
@@ -138,7 +138,10 @@ function stateOf(change: PlannedChange, result: ChangeResult): ResourceState {
 
 /** Creates an empty tracker: not ready, no resources. */
 export function createStatusTracker(): StatusTracker {
-  const resources = new Map<string, MutableResource>();
+  // Records are replaced, never changed in place: see snapshot().
+  const resources = new Map<string, ResourceStatus>();
+  // Subjects in order, kept until a subject comes or goes (10,000 compared per /status otherwise).
+  let sorted: string[] | undefined;
   let reconciling = false;
   let stalledOn: readonly StatusIssue[] | undefined;
   let revision: string | null = null;
@@ -153,6 +156,28 @@ export function createStatusTracker(): StatusTracker {
   function phase(): DaemonPhase {
     if (reconciling) return 'Reconciling';
     return stalledOn === undefined ? 'Ready' : 'Stalled';
+  }
+
+  function snapshot(runs: readonly RunRecord[]): StatusSnapshot {
+    const counts = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<ResourceState, number>;
+    sorted ??= [...resources.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const list = sorted.map((subject) => resources.get(subject) as ResourceStatus);
+    for (const resource of list) counts[resource.state] += 1;
+    const head = {
+      status: phase(),
+      ready: revision !== null,
+      revision,
+      lastAttemptedRevision,
+      lastAppliedRevision,
+      lastError,
+      issues: stalledOn ?? [],
+      lastPull,
+      retry,
+      lastSuccessAt,
+      runs: [...runs].reverse(),
+      counts,
+    };
+    return { head, resources: list };
   }
 
   return {
@@ -170,9 +195,10 @@ export function createStatusTracker(): StatusTracker {
         const source = issueLocation(resource.source);
         const known = resources.get(resource.subject);
         if (known !== undefined) {
-          known.source = source;
+          if (known.source !== source) resources.set(resource.subject, { ...known, source });
           continue;
         }
+        sorted = undefined;
         resources.set(resource.subject, {
           subject: resource.subject,
           kind: resource.kind,
@@ -185,25 +211,33 @@ export function createStatusTracker(): StatusTracker {
           lastCheckedAt: null,
         });
       }
-      for (const subject of [...resources.keys()]) if (!seen.has(subject)) resources.delete(subject);
+      for (const subject of [...resources.keys()]) {
+        if (seen.has(subject)) continue;
+        resources.delete(subject);
+        sorted = undefined;
+      }
     },
     recordResult(change, result, at) {
       writes += 1;
       const resource = resources.get(change.subject);
       if (resource === undefined) return;
       const iso = at.toISOString();
-      resource.state = stateOf(change, result);
-      resource.lastCheckedAt = iso;
-      if (result.outcome === 'applied') resource.lastAppliedAt = iso;
-      resource.drift =
-        result.outcome !== 'applied' && change.diffs.length > 0
-          ? { cause: change.cause, fields: change.diffs.map((d) => d.path) }
-          : null;
       const error = result.error ?? (result.outcome === 'failed' ? change.error : undefined);
-      resource.lastError =
-        result.outcome === 'failed' && error !== undefined
-          ? { code: error.code, message: error.message, at: iso }
-          : null;
+      // The fields in the record's order: the JSON of a replaced record keeps its key order.
+      resources.set(change.subject, {
+        ...resource,
+        state: stateOf(change, result),
+        drift:
+          result.outcome !== 'applied' && change.diffs.length > 0
+            ? { cause: change.cause, fields: change.diffs.map((d) => d.path) }
+            : null,
+        lastError:
+          result.outcome === 'failed' && error !== undefined
+            ? { code: error.code, message: error.message, at: iso }
+            : null,
+        lastAppliedAt: result.outcome === 'applied' ? iso : resource.lastAppliedAt,
+        lastCheckedAt: iso,
+      });
     },
     failedCount() {
       let n = 0;
@@ -263,44 +297,65 @@ export function createStatusTracker(): StatusTracker {
       return out;
     },
     document(runs) {
-      const counts = Object.fromEntries(STATES.map((s) => [s, 0])) as Record<ResourceState, number>;
-      const list = [...resources.values()].sort((a, b) =>
-        a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : 0,
-      );
-      for (const resource of list) counts[resource.state] += 1;
-      return {
-        status: phase(),
-        ready: revision !== null,
-        revision,
-        lastAttemptedRevision,
-        lastAppliedRevision,
-        lastError,
-        issues: stalledOn ?? [],
-        lastPull,
-        retry,
-        lastSuccessAt,
-        runs: [...runs].reverse(),
-        counts,
-        resources: list.map((r) => ({ ...r })),
-      };
+      const { head, resources: list } = snapshot(runs);
+      return { ...head, resources: list.map((r) => ({ ...r })) };
     },
+    snapshot,
   };
 }
 
+/** Resources per piece of the `/status` body: ~25 KB of JSON each. */
+const RESOURCES_PER_PIECE = 100;
+
+/** The JSON of some resources of the list, with the comma before them unless they are first. */
+function piece(members: readonly ResourceStatus[], first: boolean): Buffer {
+  const json = members.map((member) => JSON.stringify(member)).join(',');
+  return Buffer.from(first ? json : `,${json}`);
+}
+
 /**
- * The bytes of `GET /status`, serialised again only when the status or the run records
- * changed. With 10,000 resources the document is ~2.5 MB: rebuilt and stringified for every
- * request, a client polling it every 20 ms took the daemon from 183 to 227 MB of RSS in
- * 8 s, each copy a large-object string that only a full collection frees.
+ * The bytes of `GET /status`, in pieces, serialised again only when the status or the run
+ * records changed, and then only the pieces whose resources changed: the head (everything
+ * but `resources`), and each run of `RESOURCES_PER_PIECE` resources whose records are all the
+ * same objects as last time is reused. Concatenated, the pieces are
+ * `JSON.stringify(tracker.document(runs))` and a newline.
+ *
+ * Why: with 10,000 resources the document is ~2.5 MB. Serialised whole for every request, a
+ * client polling every 20 ms took the daemon from 183 to 227 MB of RSS in 8 s. Serialised
+ * whole once per change, the same client still cost a Node 24 daemon ~20 MB over 12
+ * triggered runs (194 → 212–215 MB): a run writes the status many times, and every copy
+ * was a large string that only a full collection frees. A run that changes one resource now
+ * costs one 25 KB piece and the head.
  */
-export function createStatusBody(tracker: StatusTracker, runs: () => readonly RunRecord[]): () => Buffer {
-  let cached: { writes: number; runs: readonly RunRecord[]; body: Buffer } | undefined;
+export function createStatusBody(
+  tracker: StatusTracker,
+  runs: () => readonly RunRecord[],
+): () => readonly Buffer[] {
+  let cached: { writes: number; runs: readonly RunRecord[]; pieces: readonly Buffer[] } | undefined;
+  let groups: ReadonlyArray<{ members: readonly ResourceStatus[]; bytes: Buffer }> = [];
+  const tail = Buffer.from(']}\n');
   return () => {
     const current = runs();
-    if (cached?.writes !== tracker.writes || cached.runs !== current) {
-      const body = Buffer.from(`${JSON.stringify(tracker.document(current))}\n`);
-      cached = { writes: tracker.writes, runs: current, body };
+    if (cached?.writes === tracker.writes && cached.runs === current) return cached.pieces;
+    const { head, resources } = tracker.snapshot(current);
+    // `resources` is the document's last key: the head's JSON without its closing brace.
+    const pieces: Buffer[] = [Buffer.from(`${JSON.stringify(head).slice(0, -1)},"resources":[`)];
+    const next: Array<{ members: readonly ResourceStatus[]; bytes: Buffer }> = [];
+    for (let start = 0; start < resources.length; start += RESOURCES_PER_PIECE) {
+      const members = resources.slice(start, start + RESOURCES_PER_PIECE);
+      // Same position, so the same leading comma or none.
+      const previous = groups[next.length];
+      const same =
+        previous !== undefined &&
+        previous.members.length === members.length &&
+        members.every((member, i) => member === previous.members[i]);
+      const bytes = same ? previous.bytes : piece(members, start === 0);
+      next.push({ members, bytes });
+      pieces.push(bytes);
     }
-    return cached.body;
+    pieces.push(tail);
+    groups = next;
+    cached = { writes: tracker.writes, runs: current, pieces };
+    return pieces;
   };
 }

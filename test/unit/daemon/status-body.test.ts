@@ -1,8 +1,10 @@
 /**
- * `GET /status` bytes are serialised once per change of the status: a client polling a
- * daemon of 10,000 resources must not cost it a 2.5 MB document per request.
+ * `GET /status` bytes are serialised once per change of the status, and then only the pieces
+ * that changed: a client polling a daemon of 10,000 resources must not cost it a 2.5 MB
+ * document per request, nor per write of a run.
  */
 import { describe, expect, it } from 'vitest';
+import type { DesiredResource } from '../../../src/config/types.js';
 import { createStatusBody, createStatusTracker, type StatusTracker } from '../../../src/daemon/status.js';
 import type { RunRecord } from '../../../src/engine/state.js';
 
@@ -15,8 +17,32 @@ const RUN: RunRecord = {
   counts: { applied: 0 },
 };
 
-function parsed(body: Buffer): Record<string, unknown> {
-  return JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+function text(pieces: readonly Buffer[]): string {
+  return Buffer.concat(pieces).toString('utf8');
+}
+
+function parsed(pieces: readonly Buffer[]): Record<string, unknown> {
+  return JSON.parse(text(pieces)) as Record<string, unknown>;
+}
+
+/** What a loader hands the tracker, reduced to what it reads. */
+function desired(subject: string, line = 1): DesiredResource {
+  const [kind, name] = subject.split('/') as [string, string];
+  return { subject, kind, name, source: { file: `${kind}.yaml`, line, col: 1 } } as never;
+}
+
+/** A change of `subject` and its outcome. */
+function outcome(
+  subject: string,
+  result: 'applied' | 'failed',
+  at: Date,
+): Parameters<StatusTracker['recordResult']> {
+  const change = { subject, diffs: [{ path: 'spec.value' }], cause: 'drift', error: undefined };
+  const reply =
+    result === 'applied'
+      ? { outcome: 'applied' }
+      : { outcome: 'failed', error: { code: 'API_SERVER_ERROR', message: 'the API answered 500' } };
+  return [change as never, reply as never, at];
 }
 
 describe('the /status body', () => {
@@ -39,7 +65,63 @@ describe('the /status body', () => {
       runs: [],
     });
     expect(parsed(afterRun)).toMatchObject({ runs: [RUN] });
-    expect(afterRun.toString()).toBe(`${JSON.stringify(tracker.document(runs))}\n`);
+    expect(text(afterRun)).toBe(`${JSON.stringify(tracker.document(runs))}\n`);
+  });
+
+  it('serialises again only the pieces whose resources changed, and joins into the document', () => {
+    const tracker = createStatusTracker();
+    const subjects = Array.from(
+      { length: 250 },
+      (_, i) => `WafCustomRule/rule-${String(i).padStart(3, '0')}`,
+    );
+    tracker.syncResources(subjects.map((subject) => desired(subject)));
+    const runs: readonly RunRecord[] = [];
+    const body = createStatusBody(tracker, () => runs);
+    const document = () => `${JSON.stringify(tracker.document(runs))}\n`;
+
+    const first = body();
+    const firstDocument = document();
+    tracker.recordResult(...outcome('WafCustomRule/rule-150', 'failed', new Date(RUN.startedAt)));
+    const second = body();
+
+    // Head, 100 + 100 + 50 resources, tail.
+    expect(first).toHaveLength(5);
+    expect(text(first)).toBe(firstDocument);
+    expect(text(second)).toBe(document());
+    expect(second.map((piece, i) => piece === first[i])).toEqual([false, true, false, true, true]);
+    expect((parsed(second).resources as Array<Record<string, unknown>>)[150]).toEqual({
+      subject: 'WafCustomRule/rule-150',
+      kind: 'WafCustomRule',
+      name: 'rule-150',
+      source: 'WafCustomRule.yaml:1:1',
+      state: 'failed',
+      drift: { cause: 'drift', fields: ['spec.value'] },
+      lastError: { code: 'API_SERVER_ERROR', message: 'the API answered 500', at: RUN.startedAt },
+      lastAppliedAt: null,
+      lastCheckedAt: RUN.startedAt,
+    });
+
+    // A resource moved in its file; one added in front (every piece shifts); one removed.
+    tracker.syncResources([
+      desired('DnsZone/a.example'),
+      ...subjects
+        .filter((s) => s !== 'WafCustomRule/rule-010')
+        .map((s) => desired(s, s.endsWith('-200') ? 9 : 1)),
+    ]);
+    const third = body();
+    const thirdDocument = document();
+    tracker.recordResult(
+      ...outcome('WafCustomRule/rule-150', 'applied', new Date('2026-11-23T10:06:00.000Z')),
+    );
+    const fourth = body();
+
+    expect(text(third)).toBe(thirdDocument);
+    expect(text(fourth)).toBe(document());
+    expect(parsed(third).resources as unknown[]).toHaveLength(250);
+    expect((parsed(third).resources as Array<{ source: string }>)[200]?.source).toBe(
+      'WafCustomRule.yaml:9:1',
+    );
+    expect(parsed(fourth)).toMatchObject({ counts: { 'in-sync': 1, failed: 0, pending: 249 } });
   });
 
   it('is serialised again after every kind of write to the tracker', () => {
