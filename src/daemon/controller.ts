@@ -24,6 +24,7 @@ import { formatIssue } from '../config/issues.js';
 import type { DesiredStateLoader, LoadResult } from '../config/loader.js';
 import type { ConfigIssue, DesiredResource } from '../config/types.js';
 import { desiredShieldZones, readApiGuardianTotals } from '../engine/api-guardian.js';
+import { compactHeap } from '../engine/heap.js';
 import { reconcile } from '../engine/reconcile.js';
 import type { StateStore } from '../engine/state.js';
 import type { ChangeResult } from '../engine/types.js';
@@ -107,6 +108,8 @@ export function createController(options: ControllerOptions): Controller {
   let stopping = false;
   // The last issue set reported, so a stalled daemon does not repeat itself every tick.
   let reportedIssues: string | undefined;
+  // Resources in the desired state at the last load (see the end of run()).
+  let stateSize = 0;
   /** The retry waiting for its timer, and what it covers: 'full', or these subjects. */
   let pendingRetry: { timer: NodeJS.Timeout; scope: 'full' | Set<string> } | undefined;
   let retryAttempt = 0;
@@ -335,6 +338,7 @@ export function createController(options: ControllerOptions): Controller {
         logger.info({ event: 'config.valid', revision }, 'config valid again');
         reportedIssues = undefined;
       }
+      stateSize = loaded.state.resources.length;
       status.loaded(revision);
       status.syncResources(loaded.state.resources);
       metrics.setConfigValid(true);
@@ -402,6 +406,11 @@ export function createController(options: ControllerOptions): Controller {
       scheduleRetry(request.full ? 'full' : (scoped ?? [...(request.subjects ?? [])]), error.code);
     } finally {
       status.runFinished();
+      // A run of one resource leaves the garbage of an incremental load, a status rebuild
+      // (~2.5 MB of JSON at 10,000 resources) and its reconcile; too small for the engine's
+      // own collections, big enough to pile up: RSS climbed 184 → 194 MB over 12 such runs,
+      // and stays flat with this (~30 ms a collection at 10,000 resources).
+      compactHeap(stateSize);
     }
   }
 

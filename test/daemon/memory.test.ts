@@ -1,0 +1,59 @@
+/**
+ * The daemon collects its heap after every run once its desired state is big: the runs that
+ * follow the start-up reconcile each touch a resource or two, so the engine's own collections
+ * (for reconciles of COMPACT_FROM_RESOURCES or more) never run for them, and their garbage
+ * would pile up over a daemon's life.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
+import { describe, expect, it } from 'vitest';
+import { emulatorSeed, generateRepository } from '../../bench/generate.js';
+import { COMPACT_FROM_RESOURCES } from '../../src/engine/heap.js';
+import { useDaemonFixture } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+const repo = generateRepository(join(tempDir(), 'config'), {
+  resources: COMPACT_FROM_RESOURCES,
+  shieldZones: 5,
+});
+const fx = useDaemonFixture(emulatorSeed(repo).seed);
+
+/** Full (mark-compact) collections in this process, counted from now until stop(). */
+function countMajorCollections(): { stop(): number } {
+  let major = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) major += 1;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    stop() {
+      observer.disconnect();
+      return major;
+    },
+  };
+}
+
+describe('the daemon heap', () => {
+  it(`is collected after a one-resource run in a state of ${COMPACT_FROM_RESOURCES} resources`, async () => {
+    const d = await fx.start(repo.dir);
+    const rule = repo.resources.find((r) => r.kind === 'WafCustomRule');
+    if (rule === undefined) throw new Error('the generated repository has no rule');
+    const file = join(repo.dir, rule.file);
+
+    const majors = countMajorCollections();
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace(/ruleDescription: ([^\n]*)/, 'ruleDescription: $1 (edited)'));
+    const finished = await d.waitForEvent('reconcile.finished', () => true, 2);
+    // GC entries reach observers a task later.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const collections = majors.stop();
+
+    expect(d.events('reconcile.started')[1]).toMatchObject({ trigger: 'file-change', resources: 1 });
+    expect(finished.counts).toMatchObject({ applied: 1, failed: 0 });
+    expect(collections).toBeGreaterThanOrEqual(1);
+  });
+});
