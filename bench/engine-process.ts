@@ -85,17 +85,26 @@ export interface EngineProcess {
 }
 
 /**
- * Forks `engine-child.js`; the child waits for requests. `BENCH_ENGINE_NODE_ARGS` adds Node
- * flags to the child only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the engine);
- * `BENCH_ENGINE_NODE` runs it on another Node binary (e.g. the Docker image's Node 24) while
- * the emulator and the load tools stay on this one.
+ * The Node binary and flags that edgesync's processes run on in the benchmark: the engine
+ * child and the latency section's daemons. `BENCH_ENGINE_NODE_ARGS` adds Node flags to them
+ * only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the engine, or the Docker image's
+ * heap flag); `BENCH_ENGINE_NODE` runs them on another Node binary (e.g. the image's Node 24)
+ * while the emulator and the load tools stay on this one.
  */
-export function startEngineProcess(): EngineProcess {
-  const execArgv = (process.env.BENCH_ENGINE_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+export function engineNode(): { readonly execPath: string; readonly args: readonly string[] } {
   const execPath = process.env.BENCH_ENGINE_NODE;
+  return {
+    execPath: execPath === undefined || execPath === '' ? process.execPath : execPath,
+    args: (process.env.BENCH_ENGINE_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
+  };
+}
+
+/** Forks `engine-child.js` on `engineNode()`; the child waits for requests. */
+export function startEngineProcess(): EngineProcess {
+  const node = engineNode();
   const child: ChildProcess = fork(new URL('./engine-child.js', import.meta.url), [], {
-    execArgv,
-    ...(execPath === undefined || execPath === '' ? {} : { execPath }),
+    execArgv: [...node.args],
+    execPath: node.execPath,
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
