@@ -171,7 +171,7 @@ describe('Dockerfile', () => {
   });
 
   it('caps the young generation, which Node 22+ would grow past the memory budget', () => {
-    expect(runtimeEnv()).toContain('NODE_OPTIONS="--enable-source-maps --max-semi-space-size=16"');
+    expect(runtimeEnv()).toContain('NODE_OPTIONS="--enable-source-maps --max-semi-space-size=8"');
   });
 });
 
