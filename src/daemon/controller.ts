@@ -24,7 +24,7 @@ import { formatIssue } from '../config/issues.js';
 import type { DesiredStateLoader, LoadResult } from '../config/loader.js';
 import type { ConfigIssue, DesiredResource } from '../config/types.js';
 import { desiredShieldZones, readApiGuardianTotals } from '../engine/api-guardian.js';
-import { compactHeap } from '../engine/heap.js';
+import { releaseHeap } from '../engine/heap.js';
 import { reconcile } from '../engine/reconcile.js';
 import type { StateStore } from '../engine/state.js';
 import type { ChangeResult } from '../engine/types.js';
@@ -410,7 +410,7 @@ export function createController(options: ControllerOptions): Controller {
       // (~2.5 MB of JSON at 10,000 resources) and its reconcile; too small for the engine's
       // own collections, big enough to pile up: RSS climbed 184 → 194 MB over 12 such runs,
       // and stays flat with this (~30 ms a collection at 10,000 resources).
-      compactHeap(stateSize);
+      releaseHeap(stateSize);
     }
   }
 

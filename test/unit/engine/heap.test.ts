@@ -1,6 +1,11 @@
 import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { COMPACT_FROM_RESOURCES, compactHeap, compactingWhile } from '../../../src/engine/heap.js';
+import {
+  COMPACT_FROM_RESOURCES,
+  compactHeap,
+  compactingWhile,
+  releaseHeap,
+} from '../../../src/engine/heap.js';
 
 // WeakRef targets and GC entries are settled between jobs, hence the awaits.
 const nextJob = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -35,7 +40,22 @@ describe('compactHeap', () => {
   it('leaves smaller reconciles alone', async () => {
     expect(await majorCollections(() => compactHeap(COMPACT_FROM_RESOURCES - 1))).toBe(0);
   });
+});
 
+describe('releaseHeap', () => {
+  it('runs a full collection for a big desired state: an unreferenced object is gone', async () => {
+    const ref = new WeakRef({ payload: new Array(1000).fill('x') });
+    await nextJob();
+    expect(await majorCollections(() => releaseHeap(COMPACT_FROM_RESOURCES))).toBeGreaterThan(0);
+    expect(ref.deref()).toBeUndefined();
+  });
+
+  it('leaves a small one alone', async () => {
+    expect(await majorCollections(() => releaseHeap(COMPACT_FROM_RESOURCES - 1))).toBe(0);
+  });
+});
+
+describe('compactingWhile', () => {
   it('collects during a big apply once the old generation has grown', async () => {
     let result: string | undefined;
     // Arrays this long are large objects; once a scavenge promotes them they count as old generation.
