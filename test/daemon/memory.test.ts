@@ -6,11 +6,11 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { constants, type PerformanceEntry, PerformanceObserver } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
 import { emulatorSeed, generateRepository } from '../../bench/generate.js';
 import { COMPACT_FROM_RESOURCES } from '../../src/engine/heap.js';
 import { useDaemonFixture } from '../helpers/daemon.js';
+import { countMajorCollections } from '../helpers/gc.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const repo = generateRepository(join(tempDir(), 'config'), {
@@ -18,24 +18,6 @@ const repo = generateRepository(join(tempDir(), 'config'), {
   shieldZones: 5,
 });
 const fx = useDaemonFixture(emulatorSeed(repo).seed);
-
-/** Full (mark-compact) collections in this process, counted from now until stop(). */
-function countMajorCollections(): { stop(): number } {
-  let major = 0;
-  const observer = new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) {
-      const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
-      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) major += 1;
-    }
-  });
-  observer.observe({ entryTypes: ['gc'] });
-  return {
-    stop() {
-      observer.disconnect();
-      return major;
-    },
-  };
-}
 
 describe('the daemon heap', () => {
   it(`is collected after a one-resource run in a state of ${COMPACT_FROM_RESOURCES} resources`, async () => {
