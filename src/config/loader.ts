@@ -62,7 +62,10 @@ export interface LoadStats {
   readonly files: number;
   readonly parsed: number;
   readonly reused: number;
+  /** Parse processes that took part (0: this thread did it all). */
   readonly workers: number;
+  /** Files this thread parsed or re-checked itself; the rest went to parse processes. */
+  readonly inThread: number;
 }
 
 /** A successful load. */
@@ -228,7 +231,13 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
     return {
       state,
       changes,
-      stats: { files: listing.files.length, parsed: jobs.length, reused, workers: parsed.workers },
+      stats: {
+        files: listing.files.length,
+        parsed: jobs.length,
+        reused,
+        workers: parsed.workers,
+        inThread: parsed.inThread,
+      },
     };
   }
 

@@ -326,7 +326,16 @@ export function createController(options: ControllerOptions): Controller {
       if (options.gitPull && [...request.reasons].some((r) => PULL_REASONS.has(r))) await pull();
       let loaded: LoadResult;
       try {
+        const loadStarted = performance.now();
         loaded = await loader.load(options.configPath);
+        logger.debug(
+          {
+            event: 'config.loaded',
+            ...loaded.stats,
+            durationMs: Math.round(performance.now() - loadStarted),
+          },
+          'config loaded',
+        );
       } catch (err) {
         const error = toReconcileError(err);
         if (error.code !== 'CONFIG_INVALID') throw error;

@@ -54,7 +54,7 @@ describe('entriesFile reads per load', () => {
 
     const second = await loader.load(dir);
 
-    expect(second.stats).toEqual({ files: 1, parsed: 0, reused: 1, workers: 0 });
+    expect(second.stats).toEqual({ files: 1, parsed: 0, reused: 1, workers: 0, inThread: 0 });
     expect(reads).toEqual([]);
   });
 });

@@ -25,7 +25,7 @@ describe('the incremental loader (daemon)', () => {
 
     const result = await loader.load(repo());
 
-    expect(result.stats).toEqual({ files: 3, parsed: 3, reused: 0, workers: 0 });
+    expect(result.stats).toEqual({ files: 3, parsed: 3, reused: 0, workers: 0, inThread: 3 });
     expect(result.changes).toEqual({
       added: ['AccessList/office', 'DnsZone/a1', 'DnsZone/a2', 'DnsZone/b1'],
       changed: [],
@@ -40,7 +40,7 @@ describe('the incremental loader (daemon)', () => {
 
     const second = await loader.load(dir);
 
-    expect(second.stats).toEqual({ files: 3, parsed: 0, reused: 3, workers: 0 });
+    expect(second.stats).toEqual({ files: 3, parsed: 0, reused: 3, workers: 0, inThread: 0 });
     expect(second.changes).toEqual({ added: [], changed: [], removed: [] });
     expect(second.state.digest).toBe(first.state.digest);
     expect(second.state.resources[0]).toBe(first.state.resources[0]);
@@ -54,7 +54,7 @@ describe('the incremental loader (daemon)', () => {
 
     const second = await loader.load(dir);
 
-    expect(second.stats).toEqual({ files: 3, parsed: 1, reused: 2, workers: 0 });
+    expect(second.stats).toEqual({ files: 3, parsed: 1, reused: 2, workers: 0, inThread: 1 });
     expect(second.changes).toEqual({ added: ['DnsZone/a3'], changed: ['DnsZone/a1'], removed: [] });
     expect(second.state.digest).not.toBe(first.state.digest);
   });
@@ -67,7 +67,7 @@ describe('the incremental loader (daemon)', () => {
 
     const second = await loader.load(dir);
 
-    expect(second.stats).toEqual({ files: 2, parsed: 0, reused: 2, workers: 0 });
+    expect(second.stats).toEqual({ files: 2, parsed: 0, reused: 2, workers: 0, inThread: 0 });
     expect(second.changes).toEqual({ added: [], changed: [], removed: ['DnsZone/a1', 'DnsZone/a2'] });
   });
 
@@ -92,7 +92,7 @@ describe('the incremental loader (daemon)', () => {
 
     const second = await loader.load(dir);
 
-    expect(second.stats).toEqual({ files: 3, parsed: 1, reused: 2, workers: 0 });
+    expect(second.stats).toEqual({ files: 3, parsed: 1, reused: 2, workers: 0, inThread: 1 });
     expect(second.changes).toEqual({ added: [], changed: ['AccessList/office'], removed: [] });
   });
 
@@ -108,7 +108,7 @@ describe('the incremental loader (daemon)', () => {
 
     expect(failed).toBeInstanceOf(ReconcileError);
     expect((failed as ReconcileError).message).toBe(`1 problem in ${dir}`);
-    expect(fixed.stats).toEqual({ files: 3, parsed: 1, reused: 2, workers: 0 });
+    expect(fixed.stats).toEqual({ files: 3, parsed: 1, reused: 2, workers: 0, inThread: 1 });
     expect(fixed.changes).toEqual({ added: [], changed: ['DnsZone/b1'], removed: [] });
   });
 
@@ -216,7 +216,7 @@ describe('the incremental loader (daemon)', () => {
     const second = await loader.load(join(parent, 'current'));
 
     expect(second.state.configDir).toBe(rev2);
-    expect(second.stats).toEqual({ files: 2, parsed: 1, reused: 1, workers: 0 });
+    expect(second.stats).toEqual({ files: 2, parsed: 1, reused: 1, workers: 0, inThread: 1 });
     expect(second.changes).toEqual({ added: [], changed: ['DnsZone/b1'], removed: [] });
     rmSync(rev1, { recursive: true });
   });
