@@ -45,6 +45,25 @@ function outcome(
   return [change as never, reply as never, at];
 }
 
+/** Every write of the tracker, called once with some valid arguments. */
+const WRITES: ReadonlyArray<[string, (t: StatusTracker) => void]> = [
+  ['syncResources', (t) => t.syncResources([])],
+  // A subject it does not track: the write changes nothing, but is counted all the same.
+  [
+    'recordResult',
+    (t) => t.recordResult({ subject: 'DnsZone/x' } as never, { outcome: 'applied' } as never, new Date()),
+  ],
+  ['runStarted', (t) => t.runStarted()],
+  ['runFinished', (t) => t.runFinished()],
+  ['attempted', (t) => t.attempted('config:1')],
+  ['loaded', (t) => t.loaded('config:2')],
+  ['stalled', (t) => t.stalled([], { code: 'CONFIG_INVALID', message: 'bad', at: RUN.startedAt })],
+  ['setLastError', (t) => t.setLastError(null)],
+  ['applied', (t) => t.applied('config:2', new Date(RUN.startedAt))],
+  ['setPull', (t) => t.setPull({ ok: true, at: RUN.startedAt })],
+  ['setRetry', (t) => t.setRetry(null)],
+];
+
 describe('the /status body', () => {
   it('is the same bytes until the status changes, then the new document', () => {
     const tracker = createStatusTracker();
@@ -126,33 +145,28 @@ describe('the /status body', () => {
 
   it('is serialised again after every kind of write to the tracker', () => {
     const tracker = createStatusTracker();
-    const writes: ReadonlyArray<[string, (t: StatusTracker) => void]> = [
-      ['syncResources', (t) => t.syncResources([])],
-      // A subject it does not track: the write changes nothing, but is counted all the same.
-      [
-        'recordResult',
-        (t) => t.recordResult({ subject: 'DnsZone/x' } as never, { outcome: 'applied' } as never, new Date()),
-      ],
-      ['runStarted', (t) => t.runStarted()],
-      ['runFinished', (t) => t.runFinished()],
-      ['attempted', (t) => t.attempted('config:1')],
-      ['loaded', (t) => t.loaded('config:2')],
-      ['stalled', (t) => t.stalled([], { code: 'CONFIG_INVALID', message: 'bad', at: RUN.startedAt })],
-      ['setLastError', (t) => t.setLastError(null)],
-      ['applied', (t) => t.applied('config:2', new Date(RUN.startedAt))],
-      ['setPull', (t) => t.setPull({ ok: true, at: RUN.startedAt })],
-      ['setRetry', (t) => t.setRetry(null)],
-    ];
     // One array: a new one per call would be new run records, serialised again every time.
     const runs: readonly RunRecord[] = [];
     const body = createStatusBody(tracker, () => runs);
 
-    const unchanged = writes.filter(([, write]) => {
+    const unchanged = WRITES.filter(([, write]) => {
       const before = body();
       write(tracker);
       return body() === before;
     });
 
     expect(unchanged.map(([name]) => name)).toEqual([]);
+  });
+
+  it('knows every method of the tracker as a write above or a read', () => {
+    // A method added to the tracker fails here until it is listed: as a write in the test
+    // above (which checks that it bumps `writes`), or as a read.
+    const reads = ['countsByKind', 'document', 'failedCount', 'snapshot'];
+    const tracker = createStatusTracker();
+    const methods = Object.entries(tracker)
+      .filter(([, value]) => typeof value === 'function')
+      .map(([name]) => name);
+
+    expect(methods.sort()).toEqual([...reads, ...WRITES.map(([name]) => name)].sort());
   });
 });
