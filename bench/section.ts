@@ -64,6 +64,9 @@ export function count(value: number): string {
 /** Bytes in a mebibyte, for the RSS figures. */
 export const MB = 1024 * 1024;
 
+/** The edgesync container's memory limit in deploy/kubernetes (test/unit/deploy.test.ts checks it). */
+export const CONTAINER_LIMIT_MIB = 384;
+
 /** Median (the mean of the two middle values for an even count). */
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -81,6 +84,49 @@ export function procPeakRssBytes(pid: number | 'self'): number | undefined {
   try {
     const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
     return kb === undefined ? undefined : Number(kb) * 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Memory of a process and its children, counted the way a container's cgroup counts it. */
+export interface TreeMemory {
+  /** Anonymous and shared-memory pages of every process, plus the largest file-backed RSS. */
+  readonly bytes: number;
+  /** The children's anonymous memory, bytes each (the parse processes during a cold load). */
+  readonly childAnonBytes: readonly number[];
+}
+
+function statusKb(pid: number | string): Record<string, number> {
+  const fields: Record<string, number> = {};
+  for (const line of readFileSync(`/proc/${pid}/status`, 'utf8').split('\n')) {
+    const match = /^(RssAnon|RssFile|RssShmem):\s+(\d+) kB/.exec(line);
+    if (match !== null) fields[match[1] as string] = Number(match[2]) * 1024;
+  }
+  return fields;
+}
+
+/**
+ * What `pid` and its direct children hold right now, or undefined where /proc cannot say.
+ * Their file-backed pages are mostly the same Node binary, which a cgroup charges once, so
+ * the largest one's stands for all of them.
+ */
+export function procTreeMemory(pid: number): TreeMemory | undefined {
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/);
+    const all = [statusKb(pid)];
+    for (const child of children.filter((c) => c !== '')) {
+      try {
+        all.push(statusKb(child));
+      } catch {
+        // Exited between the two reads.
+      }
+    }
+    const anon = (s: Record<string, number>) => (s.RssAnon ?? 0) + (s.RssShmem ?? 0);
+    return {
+      bytes: all.reduce((sum, s) => sum + anon(s), 0) + Math.max(...all.map((s) => s.RssFile ?? 0)),
+      childAnonBytes: all.slice(1).map(anon),
+    };
   } catch {
     return undefined;
   }

@@ -30,6 +30,10 @@ describe('the push-to-applied benchmark', () => {
       expect(way.p50Ms).toBe([...way.samplesMs].sort((a, b) => a - b)[1]);
       expect(way.p95Ms).toBe(Math.max(...way.samplesMs));
     }
+    // Each daemon's cold start was sampled: a Node process alone holds more than 20 MB.
+    for (const cold of [f.daemonStartupMemory.fileEdit, f.daemonStartupMemory.webhook]) {
+      expect(cold.bytes).toBeGreaterThan(20 * 1024 * 1024);
+    }
     // The file edit cannot beat the watcher's debounce.
     expect(f.fileEdit.p50Ms).toBeGreaterThanOrEqual(f.debounceMs);
     expect(lines).toEqual(['latency: file edits, 200 resources', 'latency: webhooks with --git-pull']);
