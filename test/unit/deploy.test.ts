@@ -172,7 +172,7 @@ describe('Dockerfile', () => {
   });
 
   it('caps the young generation, which Node 22+ would grow past the memory budget', () => {
-    expect(runtimeEnv()).toContain('NODE_OPTIONS="--enable-source-maps --max-semi-space-size=8"');
+    expect(runtimeEnv()).toContain('NODE_OPTIONS="--enable-source-maps --max-semi-space-size=4"');
   });
 });
 
