@@ -62,6 +62,7 @@ export interface PushToAppliedFigures {
   readonly startupMs: number;
   /** Peak RSS of each daemon process over its life (VmHWM), bytes; 0 where unknown. */
   readonly daemonPeakRssBytes: { readonly fileEdit: number; readonly webhook: number };
+  /** Each daemon's process tree at its peak during the cold start (`StartupMemory`). */
   readonly daemonStartupMemory: { readonly fileEdit: StartupMemory; readonly webhook: StartupMemory };
 }
 
@@ -123,7 +124,10 @@ export interface StartupMemory {
   childAnonBytes: number;
 }
 
-/** Samples `pid`'s tree every 10 ms into `peak` until `until` settles. */
+/**
+ * Samples `pid`'s tree every 10 ms until `until` settles. The object returned is updated in
+ * place while sampling; it is final once `until` has settled.
+ */
 function sampleTree(pid: number, until: Promise<unknown>): StartupMemory {
   const peak: StartupMemory = { bytes: 0, children: 0, childAnonBytes: 0 };
   const sample = (): void => {
