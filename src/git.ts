@@ -45,7 +45,31 @@ export async function gitPullFastForward(dir: string): Promise<void> {
   }
 }
 
-/** The revision shown everywhere: the git SHA when there is one, else `config:<digest prefix>`. */
-export async function resolveRevision(configDir: string, configDigest: string): Promise<string> {
-  return (await gitHead(configDir)) ?? `config:${configDigest.slice(0, 12)}`;
+/** A `git rev-parse HEAD` started before a load, and the real directory it asks about. */
+export interface PendingHead {
+  readonly dir: string;
+  readonly head: Promise<string | undefined>;
+}
+
+/**
+ * Starts asking HEAD of `dir` (a real path), so that the git process (15-30 ms in the daemon,
+ * most of a file-change run's time outside the reconcile) runs while the caller loads it.
+ */
+export function startGitHead(dir: string): PendingHead {
+  return { dir, head: gitHead(dir) };
+}
+
+/**
+ * The revision shown everywhere: the git SHA when there is one, else `config:<digest prefix>`.
+ * `pending` answers only if it asked the directory the load read: a git-sync swap of the
+ * link in between makes it the old checkout's, and then HEAD is asked again.
+ */
+export async function resolveRevision(
+  configDir: string,
+  configDigest: string,
+  pending?: PendingHead,
+): Promise<string> {
+  const head =
+    pending !== undefined && pending.dir === configDir ? await pending.head : await gitHead(configDir);
+  return head ?? `config:${configDigest.slice(0, 12)}`;
 }

@@ -29,7 +29,13 @@ import { reconcile } from '../engine/reconcile.js';
 import type { StateStore } from '../engine/state.js';
 import type { ChangeResult } from '../engine/types.js';
 import { ERROR_CODES, type ErrorCode, type ReconcileError, toReconcileError } from '../errors.js';
-import { gitHead, gitPullFastForward, isGitWorkTree, resolveRevision } from '../git.js';
+import {
+  gitPullFastForward,
+  isGitWorkTree,
+  type PendingHead,
+  resolveRevision,
+  startGitHead,
+} from '../git.js';
 import type { Logger } from '../log.js';
 import { type BackoffBounds, backoffDelay } from './backoff.js';
 import type { DaemonMetrics } from './metrics.js';
@@ -183,10 +189,10 @@ export function createController(options: ControllerOptions): Controller {
     trigger: string,
     startedAt: Date,
     started: number,
+    pendingHead: PendingHead | undefined,
   ): Promise<void> {
     const issues = (error.details?.issues ?? []) as ConfigIssue[];
-    const dir = realpathOrUndefined(options.configPath);
-    const revision = dir === undefined ? undefined : await gitHead(dir);
+    const revision = await pendingHead?.head;
     const at = new Date();
     if (revision !== undefined) status.attempted(revision);
     status.stalled(issues, { code: error.code, message: error.message, at: at.toISOString() });
@@ -325,6 +331,9 @@ export function createController(options: ControllerOptions): Controller {
     try {
       if (options.gitPull && [...request.reasons].some((r) => PULL_REASONS.has(r))) await pull();
       let loaded: LoadResult;
+      // The revision's git process runs beside the load, on the directory the load resolves to.
+      const realDir = realpathOrUndefined(options.configPath);
+      const pendingHead = realDir === undefined ? undefined : startGitHead(realDir);
       try {
         const loadStarted = performance.now();
         loaded = await loader.load(options.configPath);
@@ -339,10 +348,10 @@ export function createController(options: ControllerOptions): Controller {
       } catch (err) {
         const error = toReconcileError(err);
         if (error.code !== 'CONFIG_INVALID') throw error;
-        await onInvalid(error, trigger, startedAt, started);
+        await onInvalid(error, trigger, startedAt, started, pendingHead);
         return;
       }
-      const revision = await resolveRevision(loaded.state.configDir, loaded.state.digest);
+      const revision = await resolveRevision(loaded.state.configDir, loaded.state.digest, pendingHead);
       if (reportedIssues !== undefined) {
         logger.info({ event: 'config.valid', revision }, 'config valid again');
         reportedIssues = undefined;
