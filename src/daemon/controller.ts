@@ -165,12 +165,17 @@ export function createController(options: ControllerOptions): Controller {
     pendingRetry = { timer, scope: covered };
   }
 
+  // The real directory last found to be a work tree: asking git again costs a process spawn
+  // (~10 ms) on every webhook. A git-sync swap gives a new real path, which is asked afresh.
+  let knownWorkTree: string | undefined;
+
   async function pull(): Promise<void> {
     const dir = realpathOrUndefined(options.configPath);
-    if (dir === undefined || !(await isGitWorkTree(dir))) {
+    if (dir === undefined || (dir !== knownWorkTree && !(await isGitWorkTree(dir)))) {
       logger.debug({ event: 'git.pull.skipped' }, 'config directory is not a git work tree; nothing to pull');
       return;
     }
+    knownWorkTree = dir;
     const at = new Date().toISOString();
     try {
       await gitPullFastForward(dir);
