@@ -3,6 +3,7 @@
  * second clone that pushes. A webhook pulls first, and the commit SHA is the revision; a pull
  * that fails is reported and the last good revision stays.
  */
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { git } from '../../bench/git.js';
@@ -113,6 +114,21 @@ describe('--git-pull', () => {
     expect(metrics).toContain('edgesync_git_pull_failures_total 1');
     expect(d.output()).not.toContain('hunter2-token');
     expect(JSON.stringify(after)).not.toContain('hunter2-token');
+  });
+
+  it('a work tree that loses its .git fails its next pull visibly, it is not skipped', async () => {
+    const d = await start(fx);
+    await untilStatus(d, 'Ready');
+    // The start-up pull found a work tree; the daemon does not ask git that again.
+    rmSync(join(config, '.git'), { recursive: true, force: true });
+
+    const reply = await githubHook(d.url, 'push', push('0'.repeat(40)), SECRET);
+    const failed = await d.waitForEvent('git.pull.failed');
+    await d.waitForEvent('reconcile.finished', () => true, 2);
+
+    expect(reply.status).toBe(202);
+    expect(failed.level).toBe('warn');
+    expect(d.events('git.pull.skipped')).toEqual([]);
   });
 });
 
