@@ -126,10 +126,11 @@ export interface StartupMemory {
 
 /**
  * Samples `pid`'s tree every 10 ms until `until` settles. The object returned is updated in
- * place while sampling; it is final once `until` has settled.
+ * place while sampling; it is final once `until` has settled (all zero without a pid).
  */
-function sampleTree(pid: number, until: Promise<unknown>): StartupMemory {
+function sampleTree(pid: number | undefined, until: Promise<unknown>): StartupMemory {
   const peak: StartupMemory = { bytes: 0, children: 0, childAnonBytes: 0 };
+  if (pid === undefined) return peak;
   const sample = (): void => {
     const now = procTreeMemory(pid);
     if (now === undefined) return;
@@ -231,10 +232,7 @@ async function startDaemon(
   let url = '';
   // Registered before the start line is awaited: both lines may arrive in one chunk.
   const startupFinished = next((line) => line.event === 'reconcile.finished');
-  const startupMemory =
-    child.pid === undefined
-      ? { bytes: 0, children: 0, childAnonBytes: 0 }
-      : sampleTree(child.pid, Promise.race([startupFinished, exited]));
+  const startupMemory = sampleTree(child.pid, Promise.race([startupFinished, exited]));
   const started = next((line) => {
     if (line.event !== 'daemon.started') return false;
     url = String(line.listen);

@@ -77,13 +77,25 @@ export function median(values: readonly number[]): number {
 }
 
 /**
+ * The sizes /proc/<pid>/status gives in kB (VmHWM, RssAnon, …), in bytes. Throws where /proc
+ * cannot say (another platform, a process already gone).
+ */
+function procStatusBytes(pid: number | string): Record<string, number> {
+  const fields: Record<string, number> = {};
+  for (const line of readFileSync(`/proc/${pid}/status`, 'utf8').split('\n')) {
+    const match = /^(\w+):\s+(\d+) kB$/.exec(line);
+    if (match !== null) fields[match[1] as string] = Number(match[2]) * 1024;
+  }
+  return fields;
+}
+
+/**
  * A process's peak RSS (the kernel's VmHWM) in bytes, from /proc (Linux); undefined where
  * /proc cannot say (another platform, a process already gone).
  */
 export function procPeakRssBytes(pid: number | 'self'): number | undefined {
   try {
-    const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb === undefined ? undefined : Number(kb) * 1024;
+    return procStatusBytes(pid).VmHWM;
   } catch {
     return undefined;
   }
@@ -97,15 +109,6 @@ export interface TreeMemory {
   readonly childAnonBytes: readonly number[];
 }
 
-function statusKb(pid: number | string): Record<string, number> {
-  const fields: Record<string, number> = {};
-  for (const line of readFileSync(`/proc/${pid}/status`, 'utf8').split('\n')) {
-    const match = /^(RssAnon|RssFile|RssShmem):\s+(\d+) kB/.exec(line);
-    if (match !== null) fields[match[1] as string] = Number(match[2]) * 1024;
-  }
-  return fields;
-}
-
 /**
  * What `pid` and its direct children hold right now, or undefined where /proc cannot say.
  * Their file-backed pages are mostly the same Node binary, which a cgroup charges once, so
@@ -114,10 +117,10 @@ function statusKb(pid: number | string): Record<string, number> {
 export function procTreeMemory(pid: number): TreeMemory | undefined {
   try {
     const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/);
-    const all = [statusKb(pid)];
+    const all = [procStatusBytes(pid)];
     for (const child of children.filter((c) => c !== '')) {
       try {
-        all.push(statusKb(child));
+        all.push(procStatusBytes(child));
       } catch {
         // Exited between the two reads.
       }

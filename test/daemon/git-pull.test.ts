@@ -117,7 +117,10 @@ describe('--git-pull', () => {
   });
 
   it('a work tree that loses its .git fails its next pull visibly, it is not skipped', async () => {
-    const d = await start(fx);
+    // At debug level, so that a skipped pull (a debug line) would show.
+    const d = await fx.start(config, {
+      extra: ['--git-pull', '--webhook-secret-file', secretFile(SECRET), '--log-level', 'debug'],
+    });
     await untilStatus(d, 'Ready');
     // The start-up pull found a work tree; the daemon does not ask git that again.
     rmSync(join(config, '.git'), { recursive: true, force: true });
