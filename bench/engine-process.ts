@@ -99,10 +99,15 @@ export function engineNode(): { readonly execPath: string; readonly args: readon
   };
 }
 
-/** Forks `engine-child.js` on `engineNode()`; the child waits for requests. */
-export function startEngineProcess(): EngineProcess {
+/**
+ * Forks `engine-child.js` on `engineNode()`; the child waits for requests. `childScript` runs
+ * another build's child instead (`ab.ts` compares two builds).
+ */
+export function startEngineProcess(
+  childScript: URL = new URL('./engine-child.js', import.meta.url),
+): EngineProcess {
   const node = engineNode();
-  const child: ChildProcess = fork(new URL('./engine-child.js', import.meta.url), [], {
+  const child: ChildProcess = fork(childScript, [], {
     execArgv: [...node.args],
     execPath: node.execPath,
     serialization: 'advanced',
