@@ -19,12 +19,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { busyShare, startEmulatorHost } from './emulator-host.js';
+import { startEmulatorHost } from './emulator-host.js';
 import { type EngineProcess, startEngineProcess } from './engine-process.js';
 import { emulatorSeed, generateRepository } from './generate.js';
+import { applyRound } from './reconcile.js';
 import { count, MB, median } from './section.js';
-
-const ACCESS_KEY = 'bench-ab-access-key';
 
 /** One apply round of one side. */
 export interface AbRound {
@@ -98,14 +97,15 @@ export interface AbOptions {
 export async function runAb(options: AbOptions): Promise<{ rounds: AbRound[]; summary: AbSummary }> {
   const dir = mkdtempSync(join(tmpdir(), 'edgesync-bench-ab-'));
   const host = startEmulatorHost();
-  const engines: Partial<Record<'A' | 'B', EngineProcess>> = {};
+  const engines: Record<'A' | 'B', EngineProcess> = {
+    A: startEngineProcess(),
+    B: startEngineProcess(pathToFileURL(join(options.otherDist, 'bench', 'engine-child.js'))),
+  };
   try {
     // Every app writable, every resource drifted: one change per resource, as in the benchmark.
     const repo = generateRepository(dir, { resources: options.resources, reportOnlyShare: 0 });
     const drifted = emulatorSeed(repo, { drift: repo.resources.length });
     const changes = drifted.drifted.length;
-    engines.A = startEngineProcess();
-    engines.B = startEngineProcess(pathToFileURL(join(options.otherDist, 'bench', 'engine-child.js')));
     await engines.A.load(dir);
     await engines.B.load(dir);
 
@@ -114,30 +114,20 @@ export async function runAb(options: AbOptions): Promise<{ rounds: AbRound[]; su
       // Alternate which side goes first, so neither always runs on a host just warmed or slowed.
       const order: ('A' | 'B')[] = pair % 2 === 0 ? ['A', 'B'] : ['B', 'A'];
       for (const name of order) {
-        const engine = engines[name] as EngineProcess;
-        const emu = await host.start({ accessKey: ACCESS_KEY, seed: drifted.seed, journal: false });
-        const before = await host.loopTime();
-        const { runs } = await engine.reconcile({
-          url: emu.url,
-          accessKey: ACCESS_KEY,
+        const { emu, run, emulatorBusy } = await applyRound(host, engines[name], {
+          seed: drifted.seed,
+          changes,
           concurrency: options.concurrency,
-          runs: 1,
+          who: `side ${name}`,
         });
-        const after = await host.loopTime();
         await emu.stop();
-        const run = runs[0];
-        if (run === undefined || run.counts.applied !== changes || run.counts.failed !== 0) {
-          throw new Error(
-            `side ${name}: the apply did not make every change: ${JSON.stringify(run?.counts)}`,
-          );
-        }
         const round: AbRound = {
           side: name,
           pair,
           changesPerSecond: changes / (run.phases.applyMs / 1000),
           cpuMicrosPerChange: (run.cpuMs * 1000) / changes,
           peakRssBytes: run.peakRssBytes,
-          emulatorBusy: busyShare(before, after),
+          emulatorBusy,
         };
         rounds.push(round);
         options.log(
@@ -147,7 +137,7 @@ export async function runAb(options: AbOptions): Promise<{ rounds: AbRound[]; su
     }
     return { rounds, summary: pairedSummary(rounds) };
   } finally {
-    await Promise.all(Object.values(engines).map((engine) => engine.exit().catch(() => 0)));
+    await Promise.all([engines.A, engines.B].map((engine) => engine.exit().catch(() => 0)));
     await host.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -21,8 +21,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { busyShare, type EmulatorHost, type JournalSummary, startEmulatorHost } from './emulator-host.js';
-import { type ReconcileRun, startEngineProcess } from './engine-process.js';
+import type { EmulatorSeed } from '../src/emulator/index.js';
+import {
+  busyShare,
+  type EmulatorHost,
+  type HostedEmulator,
+  type JournalSummary,
+  type LoopTime,
+  startEmulatorHost,
+} from './emulator-host.js';
+import { type EngineProcess, type ReconcileRun, startEngineProcess } from './engine-process.js';
 import { emulatorSeed, generateRepository } from './generate.js';
 import { type LoadRequest, type LoadResult, runLoad } from './load-tool.js';
 import type { RawClientResult } from './raw-client.js';
@@ -164,6 +172,47 @@ function loadToolFigures(result: LoadResult, emulatorBusy: number): ApplyRound['
   };
 }
 
+/** One apply round: what the engine did, and the emulator it did it against, still running. */
+export interface AppliedRound {
+  readonly emu: HostedEmulator;
+  readonly run: ReconcileRun;
+  /** The E1 requests the engine sent, as many as asked for (`collectE1`). */
+  readonly e1: readonly LoadRequest[];
+  /** Share of the engine's reconcile the emulator thread was busy. */
+  readonly emulatorBusy: number;
+  /** The emulator thread's loop time when the engine finished, for what runs after it. */
+  readonly loopAfter: LoopTime;
+}
+
+/**
+ * One `reconcile(mode: 'apply')` against a fresh emulator from a fully drifted `seed`, checked
+ * to have made all `changes`. The emulator is left running: the caller may replay against it,
+ * and stops it. `who` names the engine in the error (`ab.ts` runs two).
+ */
+export async function applyRound(
+  host: EmulatorHost,
+  engine: EngineProcess,
+  round: { seed: EmulatorSeed; changes: number; concurrency: number; collectE1?: number; who?: string },
+): Promise<AppliedRound> {
+  const emu = await host.start({ accessKey: ACCESS_KEY, seed: round.seed, journal: false });
+  const before = await host.loopTime();
+  const { runs, e1 } = await engine.reconcile({
+    url: emu.url,
+    accessKey: ACCESS_KEY,
+    concurrency: round.concurrency,
+    runs: 1,
+    ...(round.collectE1 === undefined ? {} : { collectE1: round.collectE1 }),
+  });
+  const loopAfter = await host.loopTime();
+  const run = runs[0];
+  if (run === undefined || run.counts.applied !== round.changes || run.counts.failed !== 0) {
+    await emu.stop();
+    const who = round.who === undefined ? '' : `${round.who}: `;
+    throw new Error(`${who}the apply did not make every change: ${JSON.stringify(run?.counts)}`);
+  }
+  return { emu, run, e1, emulatorBusy: busyShare(before, loopAfter), loopAfter };
+}
+
 async function measureSize(
   host: EmulatorHost,
   resources: number,
@@ -196,20 +245,18 @@ async function measureSize(
     const changes = drifted.drifted.length;
     const applyRounds: ApplyRound[] = [];
     for (let round = 0; round < rounds; round += 1) {
-      const emu = await host.start({ accessKey: ACCESS_KEY, seed: drifted.seed, journal: false });
-      const before = await host.loopTime();
-      const { runs, e1: replayed } = await engine.reconcile({
-        url: emu.url,
-        accessKey: ACCESS_KEY,
+      const {
+        emu,
+        run,
+        e1: replayed,
+        emulatorBusy,
+        loopAfter: between,
+      } = await applyRound(host, engine, {
+        seed: drifted.seed,
+        changes,
         concurrency: options.concurrency,
-        runs: 1,
         collectE1: REPLAYED_E1,
       });
-      const between = await host.loopTime();
-      const run = runs[0] as ReconcileRun;
-      if (run.counts.applied !== changes || run.counts.failed !== 0) {
-        throw new Error(`the apply did not make every change: ${JSON.stringify(run.counts)}`);
-      }
       // The same emulator, now in sync: E1 bodies the engine just sent, replayed at the same
       // concurrency for as long as the engine ran (at least 3 s: autocannon needs about a
       // second to reach its pace, and stops on whole seconds).
@@ -232,7 +279,7 @@ async function measureSize(
       await emu.stop();
       applyRounds.push({
         engine: run,
-        emulatorBusyEngine: busyShare(before, between),
+        emulatorBusyEngine: emulatorBusy,
         loadTool: loadToolFigures(load, busyShare(between, after)),
         rawClient,
       });
