@@ -2,8 +2,11 @@
  * A paired comparison of the apply phase between two builds: this one (A) and another (B,
  * the `dist` directory of another checkout, e.g. a git worktree built at another commit).
  *
- *   npm run bench:ab -- OTHER_DIST [--rounds N] [--concurrency C]
+ *   npm run bench:ab -- OTHER_DIST [--rounds N] [--concurrency C] [--b-node-args="FLAGS"]
  *   (BENCH_SIZE=N resources, default 10,000)
+ *
+ * OTHER_DIST may be this build's own `dist`, with `--b-node-args` giving B's engine extra Node
+ * flags (after `BENCH_ENGINE_NODE_ARGS`, which both sides get): one build, two V8 settings.
  *
  * Why it exists: on these shared machines the rate of one apply round swings by ±30 % from
  * minute to minute, so two benchmark runs taken ten minutes apart cannot show a 10 % change.
@@ -90,6 +93,8 @@ export interface AbOptions {
   readonly pairs: number;
   readonly resources: number;
   readonly concurrency: number;
+  /** Node flags for B's engine only, after the ones both sides get. */
+  readonly bNodeArgs?: readonly string[];
   readonly log: (line: string) => void;
 }
 
@@ -99,15 +104,19 @@ export async function runAb(options: AbOptions): Promise<{ rounds: AbRound[]; su
   const host = startEmulatorHost();
   const engines: Record<'A' | 'B', EngineProcess> = {
     A: startEngineProcess(),
-    B: startEngineProcess(pathToFileURL(join(options.otherDist, 'bench', 'engine-child.js'))),
+    B: startEngineProcess(
+      pathToFileURL(join(options.otherDist, 'bench', 'engine-child.js')),
+      options.bNodeArgs ?? [],
+    ),
   };
   try {
     // Every app writable, every resource drifted: one change per resource, as in the benchmark.
     const repo = generateRepository(dir, { resources: options.resources, reportOnlyShare: 0 });
     const drifted = emulatorSeed(repo, { drift: repo.resources.length });
     const changes = drifted.drifted.length;
-    await engines.A.load(dir);
-    await engines.B.load(dir);
+    // Which Node and flags each side runs on: with --b-node-args the flags are the difference.
+    options.log(`A: ${(await engines.A.load(dir)).node}`);
+    options.log(`B: ${(await engines.B.load(dir)).node}`);
 
     const rounds: AbRound[] = [];
     for (let pair = 0; pair < options.pairs; pair += 1) {
@@ -161,16 +170,21 @@ async function main(): Promise<void> {
     options: {
       rounds: { type: 'string', default: '10' },
       concurrency: { type: 'string', default: '8' },
+      'b-node-args': { type: 'string', default: '' },
     },
   });
   const otherDist = positionals[0];
-  if (otherDist === undefined) throw new Error('usage: node dist/bench/ab.js OTHER_DIST [--rounds N]');
+  if (otherDist === undefined)
+    throw new Error(
+      'usage: node dist/bench/ab.js OTHER_DIST [--rounds N] [--concurrency C] [--b-node-args="FLAGS"]',
+    );
   const resources = Number(process.env.BENCH_SIZE ?? 10_000);
   const { summary } = await runAb({
     otherDist,
     pairs: Number(values.rounds),
     resources,
     concurrency: Number(values.concurrency),
+    bNodeArgs: values['b-node-args'].split(' ').filter((arg) => arg !== ''),
     log: (line) => console.log(line),
   });
   for (const line of summaryLines(summary)) console.log(line);

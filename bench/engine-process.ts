@@ -101,14 +101,16 @@ export function engineNode(): { readonly execPath: string; readonly args: readon
 
 /**
  * Forks `engine-child.js` on `engineNode()`; the child waits for requests. `childScript` runs
- * another build's child instead (`ab.ts` compares two builds).
+ * another build's child instead, and `extraArgs` go after `engineNode()`'s flags (`ab.ts`
+ * compares two builds, or two settings of one).
  */
 export function startEngineProcess(
   childScript: URL = new URL('./engine-child.js', import.meta.url),
+  extraArgs: readonly string[] = [],
 ): EngineProcess {
   const node = engineNode();
   const child: ChildProcess = fork(childScript, [], {
-    execArgv: [...node.args],
+    execArgv: [...node.args, ...extraArgs],
     execPath: node.execPath,
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

@@ -8,9 +8,10 @@
  * near the live set, for ~20–40 ms per collection.
  *
  * Its real price is larger: a full collection between two bursts of requests makes V8 throw
- * away the request path's optimised code (~380 recompiles a 10,000-change reconcile). Without
- * these collections its apply phase ran ~1.2× faster, and RSS climbed past 300 MB (README,
- * "The price of the RSS budget").
+ * away the request path's optimised code (~380 recompiles a 10,000-change reconcile), because
+ * objects that code embedded have died: per-run closures and the hidden classes of short-lived
+ * instances, undici's and Node's as well as ours. Without these collections its apply phase
+ * ran ~1.2× faster, and RSS climbed past 300 MB (README, "The price of the RSS budget").
  *
  * `gc` is not exposed without `--expose-gc`; setting that flag at run time makes it available
  * to contexts created afterwards, which is how it is fetched here. Where that fails, nothing

@@ -51,7 +51,7 @@ describe('pairedSummary', () => {
 });
 
 describe('runAb', () => {
-  it('alternates the sides, applies every change on each, and summarises the pairs', async () => {
+  it('alternates the sides, gives B its extra flags, applies every change on each, and summarises the pairs', async () => {
     requireBuild();
     const { runAb, summaryLines } = (await import(new URL('bench/ab.js', DIST).href)) as typeof Ab;
     const lines: string[] = [];
@@ -61,6 +61,7 @@ describe('runAb', () => {
       pairs: 2,
       resources: 200,
       concurrency: 4,
+      bNodeArgs: ['--max-semi-space-size=4'],
       log: (line) => lines.push(line),
     });
 
@@ -71,8 +72,12 @@ describe('runAb', () => {
       // A Node process alone holds more than 20 MB.
       expect(r.peakRssBytes).toBeGreaterThan(20 * 1024 * 1024);
     }
-    expect(lines).toHaveLength(4);
-    expect(lines[0]).toMatch(/^A pair 1: [\d,]+ changes\/s \(apply phase\), [\d,]+ µs CPU\/change/);
+    expect(lines).toHaveLength(6);
+    // Only B's engine got the extra flag.
+    expect(lines[0]).toMatch(/^A: v\d+\.\d+\.\d+/);
+    expect(lines[0]).not.toContain('--max-semi-space-size=4');
+    expect(lines[1]).toMatch(/^B: v\d+\.\d+\.\d+ .*--max-semi-space-size=4$/);
+    expect(lines[2]).toMatch(/^A pair 1: [\d,]+ changes\/s \(apply phase\), [\d,]+ µs CPU\/change/);
     expect(summary.ratios).toHaveLength(2);
     expect(summaryLines(summary)[3]).toMatch(/^median B ÷ A \d\.\d{3}; B faster in [0-2] of 2 pairs$/);
   }, 60_000);
