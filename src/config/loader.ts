@@ -37,6 +37,8 @@ export interface LoaderOptions {
    * of new YAML to parse; `0` always parses in this thread.
    */
   readonly workers?: number | 'auto';
+  /** With `workers: 'auto'`, how many processes a big load starts (`PoolOptions.autoWorkers`). */
+  readonly autoWorkers?: number;
   /**
    * False: with parse processes, this thread parses only the files it has parsed before, and
    * 'auto' starts one process per core instead. Slower, but the parse garbage stays out of
@@ -171,6 +173,7 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
       workers: options.workers ?? 'auto',
       thresholdBytes: options.workerThresholdBytes ?? DEFAULT_WORKER_THRESHOLD_BYTES,
       threadParsesNew: options.threadParsesNew,
+      autoWorkers: options.autoWorkers,
     });
     for (const [index, job] of jobs.entries()) {
       const result = deepFreeze(parsed.results[index] as FileResult);

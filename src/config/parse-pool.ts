@@ -74,6 +74,12 @@ function splitJobs(jobs: readonly ParseJob[]): Split {
 export interface PoolOptions {
   /** Parse processes: `'auto'` starts them for `thresholdBytes` of new YAML or more. */
   readonly workers: number | 'auto';
+  /**
+   * How many `'auto'` starts when it does, in place of one per core (at most three, less one
+   * when this thread parses too); 0 parses in this thread. An operator's cap: on a host whose
+   * cores are not the container's, one per core is too many for its memory.
+   */
+  readonly autoWorkers?: number;
   readonly thresholdBytes: number;
   /** Whether this thread parses new files beside the processes (default true). */
   readonly threadParsesNew?: boolean;
@@ -94,7 +100,8 @@ function workerCount(
   let bytes = 0;
   for (const index of fresh) bytes += jobs[index]?.text.length ?? 0;
   if (bytes < options.thresholdBytes) return 0;
-  return Math.min(availableParallelism() - threadTakes, MAX_AUTO_WORKERS, fresh.length - threadTakes);
+  const wanted = options.autoWorkers ?? Math.min(availableParallelism() - threadTakes, MAX_AUTO_WORKERS);
+  return Math.min(wanted, fresh.length - threadTakes);
 }
 
 /** Files sent to a parse process ahead of its replies. */

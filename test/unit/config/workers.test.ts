@@ -133,6 +133,35 @@ describe('parsing in parse processes', () => {
     expect(parseWorkersAlive()).toBe(0);
   });
 
+  it("'auto' starts as many processes as autoWorkers says, more than the cores too, and none below the threshold", async () => {
+    // `edgesync run --parse-processes N`: an operator's cap, whatever the host's core count.
+    const { parseFiles, parseWorkersAlive } = (await import(DIST_POOL.href)) as typeof Pool;
+    const { parseConfigFile } = (await import(DIST_PARSE_FILE.href)) as typeof ParseFile;
+    const { DEFAULT_LIMITS } = (await import(DIST_FILES.href)) as typeof Files;
+    const text = (i: number): string =>
+      `apiVersion: edgesync/v1\nkind: DnsZone\nmetadata:\n  name: zone-${i}\nspec:\n  id: ${i + 1}\n  dnssec: true\n`;
+    const jobs = Array.from({ length: 6 }, (_, i) => ({ file: `f${i}.yaml`, text: text(i) }));
+    const daemon = { workers: 'auto', thresholdBytes: 0, threadParsesNew: false } as const;
+    const bytes = jobs.reduce((sum, job) => sum + job.text.length, 0);
+
+    const beyondCores = await parseFiles(jobs, EXAMPLES, DEFAULT_LIMITS, { ...daemon, autoWorkers: 5 });
+    const one = await parseFiles(jobs, EXAMPLES, DEFAULT_LIMITS, { ...daemon, autoWorkers: 1 });
+    const none = await parseFiles(jobs, EXAMPLES, DEFAULT_LIMITS, { ...daemon, autoWorkers: 0 });
+    const small = await parseFiles(jobs, EXAMPLES, DEFAULT_LIMITS, {
+      ...daemon,
+      autoWorkers: 5,
+      thresholdBytes: bytes + 1,
+    });
+
+    expect([beyondCores.workers, beyondCores.inThread]).toEqual([5, 0]);
+    expect([one.workers, one.inThread]).toEqual([1, 0]);
+    expect([none.workers, none.inThread]).toEqual([0, 6]);
+    expect([small.workers, small.inThread]).toEqual([0, 6]);
+    const inThread = jobs.map((job) => parseConfigFile(EXAMPLES, job.file, job.text, DEFAULT_LIMITS));
+    for (const outcome of [beyondCores, one, none, small]) expect(outcome.results).toEqual(inThread);
+    expect(parseWorkersAlive()).toBe(0);
+  });
+
   it('fails the batch, not this process, when a parse process fails while this thread parses', async () => {
     const { parseFiles, parseWorkersAlive } = (await import(DIST_POOL.href)) as typeof Pool;
     const { DEFAULT_LIMITS } = (await import(DIST_FILES.href)) as typeof Files;
