@@ -9,6 +9,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ReconcileError } from '../errors.js';
 import { createLogger, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from '../log.js';
 import type { CliIo } from './io.js';
+import type { ConfigFlags } from './config-dir.js';
 
 export const DEFAULT_BASE_URL = 'https://api.bunny.net';
 export const STATE_DIR_NAME = '.edgesync-state';
@@ -22,8 +23,7 @@ export interface ApiFlags {
 }
 
 /** The flags of the commands that read the desired state and keep state (plan, apply, run). */
-export interface ConnectionFlags extends ApiFlags {
-  config?: string;
+export interface ConnectionFlags extends ApiFlags, ConfigFlags {
   stateDir?: string;
   concurrency: number;
 }

@@ -15,7 +15,7 @@ import { DEFAULT_SCHEDULE } from '../../daemon/scheduler.js';
 import { EMULATOR_SEED_PATH, type Emulator, loadSeedFile, startEmulator } from '../../emulator/index.js';
 import { ReconcileError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import { addConfigOption, configDirFrom } from '../config-dir.js';
+import { addConfigOption, configDirFrom, loaderOptionsFrom } from '../config-dir.js';
 import { type CliIo, waitForAbort } from '../io.js';
 import type { CommandRegistrar } from '../program.js';
 import type { ReconcileFlags } from '../reconcile-run.js';
@@ -51,7 +51,6 @@ interface RunFlags extends ReconcileFlags {
   gitPull?: boolean;
   debounceMs: number;
   shutdownTimeout: number;
-  parseProcesses?: number;
   emulator?: boolean;
 }
 
@@ -63,16 +62,6 @@ function cronExpression(value: string): string {
 function nonNegativeInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be an integer ≥ 0.');
-  return n;
-}
-
-/** Most parse processes `--parse-processes` accepts: each holds ~70 MB while a cold load runs. */
-const MAX_PARSE_PROCESSES = 16;
-
-function parseProcessCount(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > MAX_PARSE_PROCESSES)
-    throw new InvalidArgumentError(`must be an integer from 0 to ${MAX_PARSE_PROCESSES}.`);
   return n;
 }
 
@@ -123,11 +112,6 @@ export const registerRun: CommandRegistrar = (program, io, setExitCode) => {
       'on SIGTERM, how long the run in flight may take to finish before it is aborted',
       nonNegativeNumber,
       DEFAULT_SHUTDOWN_TIMEOUT_S,
-    )
-    .option(
-      '--parse-processes <n>',
-      'processes that parse a big cold load (default: one per core, at most 3; 0: the daemon parses it)',
-      parseProcessCount,
     )
     .option(
       '--emulator',
@@ -204,7 +188,7 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
       gitPull: flags.gitPull === true,
       debounceMs: flags.debounceMs,
       shutdownTimeoutMs: Math.round(flags.shutdownTimeout * 1000),
-      ...(flags.parseProcesses === undefined ? {} : { loader: { autoWorkers: flags.parseProcesses } }),
+      loader: loaderOptionsFrom(flags),
       logger,
       version: VERSION,
     });
