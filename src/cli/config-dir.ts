@@ -37,7 +37,10 @@ export interface ConfigDir {
 /** Adds --config and --parse-processes; used by every command that reads the desired state. */
 export function addConfigOption(command: Command): Command {
   return command
-    .option('--config <dir>', `desired-state directory (env EDGESYNC_CONFIG, default ./${DEFAULT_CONFIG_DIR})`)
+    .option(
+      '--config <dir>',
+      `desired-state directory (env EDGESYNC_CONFIG, default ./${DEFAULT_CONFIG_DIR})`,
+    )
     .option(
       '--parse-processes <n>',
       'processes that parse 1 MiB of YAML or more (default: one per core, at most 3; 0: none)',

@@ -8,8 +8,8 @@ import { dirname, join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ReconcileError } from '../errors.js';
 import { createLogger, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from '../log.js';
-import type { CliIo } from './io.js';
 import type { ConfigFlags } from './config-dir.js';
+import type { CliIo } from './io.js';
 
 export const DEFAULT_BASE_URL = 'https://api.bunny.net';
 export const STATE_DIR_NAME = '.edgesync-state';
