@@ -1,8 +1,8 @@
 /**
  * Where the config directory is: `--config DIR`, else `EDGESYNC_CONFIG` (empty counts as
  * unset), else `./config` (design §3). Every command that reads desired state takes
- * `addConfigOption` and resolves the directory with `configDirFrom`, so they all agree; and
- * how many processes parse a big load, `--parse-processes` (`loaderOptionsFrom`).
+ * `addConfigOption` and resolves the directory with `configDirFrom`, so they all agree. The
+ * same commands take `--parse-processes`, which `loaderOptionsFrom` hands to the loader.
  */
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
