@@ -24,7 +24,12 @@ import { formatIssue } from '../config/issues.js';
 import type { DesiredStateLoader, LoadResult } from '../config/loader.js';
 import type { ConfigIssue, DesiredResource } from '../config/types.js';
 import { desiredShieldZones, readApiGuardianTotals } from '../engine/api-guardian.js';
-import { releaseHeap } from '../engine/heap.js';
+import {
+  COMPACT_FROM_RESOURCES,
+  type RuntimeFlags,
+  releaseHeap,
+  youngGenerationUncapped,
+} from '../engine/heap.js';
 import { reconcile } from '../engine/reconcile.js';
 import type { StateStore } from '../engine/state.js';
 import type { ChangeResult } from '../engine/types.js';
@@ -74,6 +79,8 @@ export interface ControllerOptions {
   /** `component: audit`: the engine's reconcile events. */
   readonly audit: Logger;
   readonly random?: () => number;
+  /** The runtime whose heap flags the first big load checks (`youngGenerationUncapped`). */
+  readonly runtime?: RuntimeFlags;
 }
 
 /** The run loop of one daemon. */
@@ -116,6 +123,8 @@ export function createController(options: ControllerOptions): Controller {
   let reportedIssues: string | undefined;
   // Resources in the desired state at the last load (see the end of run()).
   let stateSize = 0;
+  // Said once: the first load big enough for the young generation's size to matter.
+  let heapFlagsChecked = false;
   /** The retry waiting for its timer, and what it covers: 'full', or these subjects. */
   let pendingRetry: { timer: NodeJS.Timeout; scope: 'full' | Set<string> } | undefined;
   let retryAttempt = 0;
@@ -362,6 +371,15 @@ export function createController(options: ControllerOptions): Controller {
         reportedIssues = undefined;
       }
       stateSize = loaded.state.resources.length;
+      if (!heapFlagsChecked && stateSize >= COMPACT_FROM_RESOURCES) {
+        heapFlagsChecked = true;
+        if (youngGenerationUncapped(options.runtime)) {
+          logger.warn(
+            { event: 'daemon.memory', resources: stateSize, node: process.version },
+            "V8's young generation is not capped: with this many resources the daemon may pass 200 MB of RSS; start it with NODE_OPTIONS=--max-semi-space-size=4, as the image does",
+          );
+        }
+      }
       status.loaded(revision);
       status.syncResources(loaded.state.resources);
       metrics.setConfigValid(true);

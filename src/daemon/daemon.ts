@@ -10,6 +10,7 @@
 import { connectionsFor, createApiClient } from '../api/client.js';
 import type { RetryOptions } from '../api/types.js';
 import { createDesiredStateLoader, type LoaderOptions } from '../config/loader.js';
+import type { RuntimeFlags } from '../engine/heap.js';
 import { openStateStore } from '../engine/state.js';
 import type { Logger } from '../log.js';
 import type { BackoffBounds } from './backoff.js';
@@ -51,6 +52,8 @@ export interface DaemonOptions extends ReconcileSettings {
   readonly version: string;
   readonly loader?: LoaderOptions;
   readonly random?: () => number;
+  /** Tests only: the runtime whose heap flags are checked (default: this process's). */
+  readonly runtime?: RuntimeFlags;
 }
 
 /** A running daemon. */
@@ -111,6 +114,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger: log,
       audit: logger.child({ component: 'audit' }),
       ...(options.random === undefined ? {} : { random: options.random }),
+      ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
     });
     watcher = await watchConfig({
       configPath: options.configPath,

@@ -121,3 +121,34 @@ export async function compactingWhile<T>(
     clearInterval(timer);
   }
 }
+
+/** What decides whether V8's young generation is capped (`youngGenerationUncapped`). */
+export interface RuntimeFlags {
+  /** `process.versions.v8`. */
+  readonly v8Version: string;
+  readonly execArgv: readonly string[];
+  /** The NODE_OPTIONS environment variable. */
+  readonly nodeOptions: string | undefined;
+}
+
+/** This process's RuntimeFlags. */
+export function currentRuntime(): RuntimeFlags {
+  return {
+    v8Version: process.versions.v8,
+    execArgv: process.execArgv,
+    nodeOptions: process.env.NODE_OPTIONS,
+  };
+}
+
+/**
+ * True when a big daemon runs without the semi-space cap it needs: on V8 12 and later (Node
+ * 22+) the young generation grows to 64 MB a semi-space on a host with memory to spare, and a
+ * 10,000-resource reconcile peaked at 268–292 MB there (README, Node 24). Node 20's V8 stops
+ * at 16 MB and keeps the budget without it. The image sets `--max-semi-space-size=4` in
+ * NODE_OPTIONS; V8 reads it only at start-up, so a running process can only say so.
+ */
+export function youngGenerationUncapped(runtime: RuntimeFlags = currentRuntime()): boolean {
+  if (Number(runtime.v8Version.split('.')[0]) < 12) return false;
+  const flags = [...runtime.execArgv, ...(runtime.nodeOptions ?? '').split(/\s+/)];
+  return !flags.some((flag) => /^--max[-_]semi[-_]space[-_]size(=|$)/.test(flag));
+}

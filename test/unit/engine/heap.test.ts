@@ -3,7 +3,9 @@ import {
   COMPACT_FROM_RESOURCES,
   compactHeap,
   compactingWhile,
+  currentRuntime,
   releaseHeap,
+  youngGenerationUncapped,
 } from '../../../src/engine/heap.js';
 import { countMajorCollections } from '../../helpers/gc.js';
 
@@ -79,5 +81,39 @@ describe('compactingWhile', () => {
     );
 
     expect([flat, small]).toEqual([0, 0]);
+  });
+});
+
+describe('youngGenerationUncapped', () => {
+  const node24 = { v8Version: '13.6.233.17-node.44', execArgv: [], nodeOptions: undefined };
+
+  it('is true on V8 12 and later without --max-semi-space-size', () => {
+    expect(youngGenerationUncapped(node24)).toBe(true);
+    expect(youngGenerationUncapped({ ...node24, v8Version: '12.4.254.21-node.33' })).toBe(true);
+    expect(youngGenerationUncapped({ ...node24, nodeOptions: '--enable-source-maps' })).toBe(true);
+    // A longer flag that merely starts with the name is not the cap.
+    expect(youngGenerationUncapped({ ...node24, execArgv: ['--max-semi-space-size-typo=4'] })).toBe(true);
+  });
+
+  it('is false with the flag in NODE_OPTIONS or on the command line, in any of its spellings', () => {
+    expect(
+      youngGenerationUncapped({ ...node24, nodeOptions: '--enable-source-maps --max-semi-space-size=4' }),
+    ).toBe(false);
+    expect(youngGenerationUncapped({ ...node24, execArgv: ['--max-semi-space-size=8'] })).toBe(false);
+    expect(youngGenerationUncapped({ ...node24, execArgv: ['--max_semi_space_size=4'] })).toBe(false);
+    expect(youngGenerationUncapped({ ...node24, execArgv: ['--max-semi-space-size', '4'] })).toBe(false);
+  });
+
+  it('is false on Node 20 (V8 11), whose young generation stops at 16 MB', () => {
+    expect(youngGenerationUncapped({ ...node24, v8Version: '11.3.244.8-node.30' })).toBe(false);
+  });
+
+  it("reads this process's version, flags and NODE_OPTIONS by default", () => {
+    expect(currentRuntime()).toEqual({
+      v8Version: process.versions.v8,
+      execArgv: process.execArgv,
+      nodeOptions: process.env.NODE_OPTIONS,
+    });
+    expect(youngGenerationUncapped()).toBe(youngGenerationUncapped(currentRuntime()));
   });
 });
