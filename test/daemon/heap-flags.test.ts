@@ -9,8 +9,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { COMPACT_FROM_RESOURCES, type RuntimeFlags } from '../../src/engine/heap.js';
-import { createLogger } from '../../src/log.js';
-import { dnsYaml, edit, type LogLine, until, writeDaemonConfig } from '../helpers/daemon.js';
+import {
+  dnsYaml,
+  edit,
+  inProcessDaemonOptions,
+  type LogLine,
+  until,
+  writeDaemonConfig,
+} from '../helpers/daemon.js';
 import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -48,27 +54,17 @@ async function start(
   const config = writeDaemonConfig(join(root, 'config'));
   edit(config, 'dns/many.yaml', zones(extraZones));
   const lines: LogLine[] = [];
-  daemon = await startDaemon({
-    configPath: config,
-    stateDir: join(root, 'state'),
-    api: { baseUrl: emu.url, accessKey: TEST_KEY },
-    concurrency: 4,
-    maxChangePercent: 30,
-    force: true,
-    driftMode: 'report',
-    schedule: '0 0 1 1 *',
-    listen: { host: '127.0.0.1', port: 0 },
-    gitBranch: 'main',
-    gitPull: false,
-    debounceMs: 50,
-    shutdownTimeoutMs: 5000,
-    logger: createLogger({
-      level: 'info',
-      destination: { write: (line: string) => lines.push(JSON.parse(line) as LogLine) },
-    }),
-    version: 'test',
-    runtime,
-  });
+  daemon = await startDaemon(
+    inProcessDaemonOptions(
+      {
+        configPath: config,
+        stateDir: join(root, 'state'),
+        api: { baseUrl: emu.url, accessKey: TEST_KEY },
+        lines,
+      },
+      { force: true, driftMode: 'report', runtime },
+    ),
+  );
   await until(() => lines.some((line) => line.event === 'reconcile.finished'), 'the start-up reconcile');
   return { lines, config };
 }

@@ -8,8 +8,15 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backoffDelay } from '../../src/daemon/backoff.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
 import type { Emulator } from '../../src/emulator/index.js';
-import { createLogger } from '../../src/log.js';
-import { dnsYaml, edit, type LogLine, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
+import {
+  dnsYaml,
+  edit,
+  inProcessDaemonOptions,
+  type LogLine,
+  ruleYaml,
+  until,
+  writeDaemonConfig,
+} from '../helpers/daemon.js';
 import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -37,29 +44,21 @@ async function start(
   const root = tempDir();
   configPath = writeDaemonConfig(join(root, 'config'));
   stateDir = join(root, 'state');
-  daemon = await startDaemon({
-    configPath,
-    stateDir,
-    // One attempt per request: the client's own retries would hide the 503s from the daemon.
-    api: { baseUrl: emu.url, accessKey: TEST_KEY, retry: { maxAttempts: 1 } },
-    concurrency: 4,
-    maxChangePercent: 30,
-    force: false,
-    driftMode: 'correct',
-    schedule: '0 0 1 1 *',
-    listen: { host: '127.0.0.1', port: 0 },
-    gitBranch: 'main',
-    gitPull: false,
-    debounceMs: 50,
-    shutdownTimeoutMs: 5000,
-    backoff: tuning.backoff ?? { baseMs: 20, maxMs: 40 },
-    ...(tuning.random === undefined ? {} : { random: tuning.random }),
-    logger: createLogger({
-      level: 'info',
-      destination: { write: (line: string) => lines.push(JSON.parse(line) as LogLine) },
-    }),
-    version: 'test',
-  });
+  daemon = await startDaemon(
+    inProcessDaemonOptions(
+      {
+        configPath,
+        stateDir,
+        // One attempt per request: the client's own retries would hide the 503s from the daemon.
+        api: { baseUrl: emu.url, accessKey: TEST_KEY, retry: { maxAttempts: 1 } },
+        lines,
+      },
+      {
+        backoff: tuning.backoff ?? { baseMs: 20, maxMs: 40 },
+        ...(tuning.random === undefined ? {} : { random: tuning.random }),
+      },
+    ),
+  );
   return daemon;
 }
 

@@ -9,9 +9,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import type { CliIo } from '../../src/cli/io.js';
 import { runCli } from '../../src/cli/program.js';
+import type { DaemonOptions } from '../../src/daemon/daemon.js';
 import { signBody } from '../../src/daemon/signatures.js';
 import type { DaemonPhase, StatusDocument } from '../../src/daemon/status.js';
 import { type Emulator, type EmulatorSeed, startEmulator } from '../../src/emulator/index.js';
+import { createLogger } from '../../src/log.js';
 import { TEST_KEY, TEST_SEED } from './emulator.js';
 import { tempDir, writeTree } from './temp-dir.js';
 
@@ -217,6 +219,38 @@ export function githubHook(url: string, event: string, body: string, secret: str
     },
     body,
   });
+}
+
+/**
+ * `startDaemon`'s options for a test that calls it directly: loopback, a schedule that never
+ * fires, a short debounce, reconcile settings as `edgesync run`'s defaults, and every log line
+ * pushed to `lines`. `overrides` replace any of them.
+ */
+export function inProcessDaemonOptions(
+  options: { configPath: string; stateDir: string; api: DaemonOptions['api']; lines: LogLine[] },
+  overrides: Partial<DaemonOptions> = {},
+): DaemonOptions {
+  return {
+    configPath: options.configPath,
+    stateDir: options.stateDir,
+    api: options.api,
+    concurrency: 4,
+    maxChangePercent: 30,
+    force: false,
+    driftMode: 'correct',
+    schedule: '0 0 1 1 *',
+    listen: { host: '127.0.0.1', port: 0 },
+    gitBranch: 'main',
+    gitPull: false,
+    debounceMs: 50,
+    shutdownTimeoutMs: 5000,
+    logger: createLogger({
+      level: 'info',
+      destination: { write: (line: string) => options.lines.push(JSON.parse(line) as LogLine) },
+    }),
+    version: 'test',
+    ...overrides,
+  };
 }
 
 /** Common flags of the daemon tests: loopback, a schedule that never fires in a test, a short debounce. */
