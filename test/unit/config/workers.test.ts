@@ -133,7 +133,7 @@ describe('parsing in parse processes', () => {
     expect(parseWorkersAlive()).toBe(0);
   });
 
-  it("'auto' starts as many processes as autoWorkers says, more than the cores too, and none below the threshold", async () => {
+  it("'auto' starts as many processes as autoWorkers says, more than its own count ever is (3), and none below the threshold", async () => {
     // `edgesync run --parse-processes N`: an operator's cap, whatever the host's core count.
     const { parseFiles, parseWorkersAlive } = (await import(DIST_POOL.href)) as typeof Pool;
     const { parseConfigFile } = (await import(DIST_PARSE_FILE.href)) as typeof ParseFile;
@@ -144,7 +144,7 @@ describe('parsing in parse processes', () => {
     const daemon = { workers: 'auto', thresholdBytes: 0, threadParsesNew: false } as const;
     const bytes = jobs.reduce((sum, job) => sum + job.text.length, 0);
 
-    const beyondCores = await parseFiles(jobs, EXAMPLES, DEFAULT_LIMITS, { ...daemon, autoWorkers: 5 });
+    const beyondDefault = await parseFiles(jobs, EXAMPLES, DEFAULT_LIMITS, { ...daemon, autoWorkers: 5 });
     const one = await parseFiles(jobs, EXAMPLES, DEFAULT_LIMITS, { ...daemon, autoWorkers: 1 });
     const none = await parseFiles(jobs, EXAMPLES, DEFAULT_LIMITS, { ...daemon, autoWorkers: 0 });
     const small = await parseFiles(jobs, EXAMPLES, DEFAULT_LIMITS, {
@@ -153,12 +153,12 @@ describe('parsing in parse processes', () => {
       thresholdBytes: bytes + 1,
     });
 
-    expect([beyondCores.workers, beyondCores.inThread]).toEqual([5, 0]);
+    expect([beyondDefault.workers, beyondDefault.inThread]).toEqual([5, 0]);
     expect([one.workers, one.inThread]).toEqual([1, 0]);
     expect([none.workers, none.inThread]).toEqual([0, 6]);
     expect([small.workers, small.inThread]).toEqual([0, 6]);
     const inThread = jobs.map((job) => parseConfigFile(EXAMPLES, job.file, job.text, DEFAULT_LIMITS));
-    for (const outcome of [beyondCores, one, none, small]) expect(outcome.results).toEqual(inThread);
+    for (const outcome of [beyondDefault, one, none, small]) expect(outcome.results).toEqual(inThread);
     expect(parseWorkersAlive()).toBe(0);
   });
 
