@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startEmulatorHost } from './emulator-host.js';
-import { type EngineProcess, startEngineProcess } from './engine-process.js';
+import { type EngineProcess, nodeArgs, startEngineProcess } from './engine-process.js';
 import { emulatorSeed, generateRepository } from './generate.js';
 import { applyRound } from './reconcile.js';
 import { count, MB, median } from './section.js';
@@ -184,7 +184,7 @@ async function main(): Promise<void> {
     pairs: Number(values.rounds),
     resources,
     concurrency: Number(values.concurrency),
-    bNodeArgs: values['b-node-args'].split(' ').filter((arg) => arg !== ''),
+    bNodeArgs: nodeArgs(values['b-node-args']),
     log: (line) => console.log(line),
   });
   for (const line of summaryLines(summary)) console.log(line);

@@ -95,8 +95,13 @@ export function engineNode(): { readonly execPath: string; readonly args: readon
   const execPath = process.env.BENCH_ENGINE_NODE;
   return {
     execPath: execPath === undefined || execPath === '' ? process.execPath : execPath,
-    args: (process.env.BENCH_ENGINE_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== ''),
+    args: nodeArgs(process.env.BENCH_ENGINE_NODE_ARGS),
   };
+}
+
+/** Node flags written as one space-separated string (an environment variable, a CLI option). */
+export function nodeArgs(text: string | undefined): string[] {
+  return (text ?? '').split(' ').filter((arg) => arg !== '');
 }
 
 /**

@@ -113,8 +113,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       metrics,
       logger: log,
       audit: logger.child({ component: 'audit' }),
-      ...(options.random === undefined ? {} : { random: options.random }),
-      ...(options.runtime === undefined ? {} : { runtime: options.runtime }),
+      random: options.random,
+      runtime: options.runtime,
     });
     watcher = await watchConfig({
       configPath: options.configPath,
