@@ -21,12 +21,17 @@ function repository(content: string): { dir: string; sha: string } {
 }
 
 describe('resolveRevision', () => {
-  it("takes the started rev-parse's answer for the directory it asked", async () => {
+  it("takes the started rev-parse's answer for the directory it asked, without asking again", async () => {
     const repo = repository('a: 1\n');
-
     const pending = startGitHead(repo.dir);
+    await pending.head;
+    // A commit after that answer: asking git again would give its SHA instead.
+    writeFileSync(join(repo.dir, 'zone.yaml'), 'a: 3\n');
+    git(repo.dir, 'commit', '--quiet', '-am', 'later');
 
     expect(await resolveRevision(repo.dir, 'f'.repeat(64), pending)).toBe(repo.sha);
+    expect(await resolveRevision(repo.dir, 'f'.repeat(64))).toBe(git(repo.dir, 'rev-parse', 'HEAD'));
+    expect(git(repo.dir, 'rev-parse', 'HEAD')).not.toBe(repo.sha);
   });
 
   it('asks again when the link moved to another checkout before the load read it', async () => {
