@@ -13,7 +13,13 @@ import { loadDesiredState } from '../src/config/loader.js';
 import type { DesiredState } from '../src/config/types.js';
 import { reconcile } from '../src/engine/reconcile.js';
 import { memoryStateStore } from '../src/engine/state.js';
-import type { EngineReply, EngineRequest, ReconcileJob, ReconcileRun } from './engine-process.js';
+import {
+  type EngineReply,
+  type EngineRequest,
+  type ReconcileJob,
+  type ReconcileRun,
+  splitWrites,
+} from './engine-process.js';
 import type { LoadRequest } from './load-tool.js';
 import { procPeakRssBytes } from './section.js';
 
@@ -71,11 +77,15 @@ function reply(message: EngineReply): void {
 async function runJob(job: ReconcileJob): Promise<{ runs: ReconcileRun[]; e1: LoadRequest[] }> {
   if (desired === undefined) throw new Error('load before reconcile');
   let events: RequestEvent[] = [];
+  let writeReplyTimes: number[] = [];
   const api = createApiClient({
     baseUrl: job.url,
     accessKey: job.accessKey,
     connections: connectionsFor(job.concurrency),
-    onRequest: (event) => events.push(event),
+    onRequest: (event) => {
+      events.push(event);
+      if (event.method !== 'GET') writeReplyTimes.push(performance.now());
+    },
   });
   const state = memoryStateStore();
   const runs: ReconcileRun[] = [];
@@ -83,6 +93,7 @@ async function runJob(job: ReconcileJob): Promise<{ runs: ReconcileRun[]; e1: Lo
   try {
     for (let run = 0; run < job.runs; run += 1) {
       events = [];
+      writeReplyTimes = [];
       let peakRssBytes = process.memoryUsage.rss();
       let peakHeapBytes = getHeapStatistics().used_heap_size;
       // Every 50 ms: reading RSS costs a /proc read, which would show in the figures at 10 ms.
@@ -125,7 +136,9 @@ async function runJob(job: ReconcileJob): Promise<{ runs: ReconcileRun[]; e1: Lo
         if (event.method !== 'GET') writes += 1;
         if (event.attempt > 1) retries += 1;
       }
+      const writeSplit = splitWrites(writeReplyTimes);
       runs.push({
+        ...(writeSplit === undefined ? {} : { writeSplit }),
         wallMs,
         cpuMs: (cpu.user + cpu.system) / 1000,
         phases: outcome.phases,

@@ -38,6 +38,33 @@ export interface ReconcileRun {
   readonly peakRssBytes: number;
   /** Highest V8 heap in use sampled during this reconcile, bytes. */
   readonly peakHeapBytes: number;
+  /** The writes' pace in two parts (`splitWrites`); undefined with fewer than 10 writes. */
+  readonly writeSplit?: WriteSplit;
+}
+
+/**
+ * An apply's writes in two parts, timed by their replies: the first fifth, then the rest. The
+ * first fifth is when V8 compiles the request path again after a full collection (or for the
+ * first time, in a fresh process); the rest is the pace once it has.
+ */
+export interface WriteSplit {
+  /** Replies after the first one, up to the end of the first fifth, and the ms they took. */
+  readonly firstWrites: number;
+  readonly firstMs: number;
+  /** Replies after that, to the last one, and the ms they took. */
+  readonly restWrites: number;
+  readonly restMs: number;
+}
+
+/** Splits the reply times of an apply's writes (ascending, ms) into `WriteSplit`'s two parts. */
+export function splitWrites(replyTimes: readonly number[]): WriteSplit | undefined {
+  const n = replyTimes.length;
+  if (n < 10) return undefined;
+  const fifth = Math.floor(n / 5);
+  const first = replyTimes[0] as number;
+  const cut = replyTimes[fifth - 1] as number;
+  const last = replyTimes[n - 1] as number;
+  return { firstWrites: fifth - 1, firstMs: cut - first, restWrites: n - fifth, restMs: last - cut };
 }
 
 /** A batch of reconciles against one emulator. */
