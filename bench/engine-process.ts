@@ -67,6 +67,14 @@ export function splitWrites(replyTimes: readonly number[]): WriteSplit | undefin
   return { firstWrites: fifth - 1, firstMs: cut - first, restWrites: n - fifth, restMs: last - cut };
 }
 
+/** Writes per second of each part of a `WriteSplit`. */
+export function splitRates(split: WriteSplit): { readonly first: number; readonly rest: number } {
+  return {
+    first: split.firstWrites / (split.firstMs / 1000),
+    rest: split.restWrites / (split.restMs / 1000),
+  };
+}
+
 /** A batch of reconciles against one emulator. */
 export interface ReconcileJob {
   readonly url: string;

@@ -33,6 +33,7 @@ import {
 import {
   type EngineProcess,
   type ReconcileRun,
+  splitRates,
   startEngineProcess,
   type WriteSplit,
 } from './engine-process.js';
@@ -301,8 +302,8 @@ async function measureSize(
     const applyPhaseRate = (r: ApplyRound): number => changes / (r.engine.phases.applyMs / 1000);
     // Rounds without a split (fewer than 10 writes) are left out of these two.
     const split = applyRounds.filter((r) => r.engine.writeSplit !== undefined);
-    const ratiosOf = (rate: (s: WriteSplit) => number): number[] =>
-      split.map((r) => rate(r.engine.writeSplit as WriteSplit) / r.loadTool.requestsPerSecond);
+    const ratiosOf = (part: 'first' | 'rest'): number[] =>
+      split.map((r) => splitRates(r.engine.writeSplit as WriteSplit)[part] / r.loadTool.requestsPerSecond);
     const wallMs = median(applyRounds.map((r) => r.engine.wallMs));
     const requestsPerSecond = median(applyRounds.map(requestRate));
     const loadToolRequestsPerSecond = median(applyRounds.map((r) => r.loadTool.requestsPerSecond));
@@ -317,8 +318,8 @@ async function measureSize(
       changes: perRound(changeRate),
       requests: perRound(requestRate),
       applyPhase: perRound(applyPhaseRate),
-      firstFifth: ratiosOf((s) => s.firstWrites / (s.firstMs / 1000)),
-      rest: ratiosOf((s) => s.restWrites / (s.restMs / 1000)),
+      firstFifth: ratiosOf('first'),
+      rest: ratiosOf('rest'),
       rawClient: perRound((r) => r.rawClient.requestsPerSecond),
     };
     const maxRssBytes = await engine.exit();
@@ -407,11 +408,11 @@ function details(f: ReconcileFigures): string[] {
     );
     for (const [i, r] of s.apply.rounds.entries()) {
       const { readMs, planMs, applyMs } = r.engine.phases;
-      const split = r.engine.writeSplit;
+      const rates = r.engine.writeSplit === undefined ? undefined : splitRates(r.engine.writeSplit);
       const parts =
-        split === undefined
+        rates === undefined
           ? ''
-          : ` (writes: first fifth ${count(split.firstWrites / (split.firstMs / 1000))}/s, rest ${count(split.restWrites / (split.restMs / 1000))}/s)`;
+          : ` (writes: first fifth ${count(rates.first)}/s, rest ${count(rates.rest)}/s)`;
       lines.push(
         `      round ${i + 1}: engine ${seconds(r.engine.wallMs)} (read ${seconds(readMs)}, plan ${seconds(planMs)}, apply ${seconds(applyMs)}${parts}; ${r.engine.requests.total} requests, engine CPU ${((r.engine.cpuMs * 1000) / s.apply.changes).toFixed(0)} µs/change, emulator busy ${(r.emulatorBusyEngine * 100).toFixed(0)} %), autocannon ${count(r.loadTool.requestsPerSecond)} req/s (${r.loadTool.requests} requests, non-2xx ${r.loadTool.non2xx}, errors ${r.loadTool.errors}, emulator busy ${(r.loadTool.emulatorBusy * 100).toFixed(0)} %), bare undici ${count(r.rawClient.requestsPerSecond)} req/s`,
       );

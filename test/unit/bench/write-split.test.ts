@@ -3,14 +3,17 @@
  * apply's writes (V8 compiling the request path) apart from the rest.
  */
 import { describe, expect, it } from 'vitest';
-import { splitWrites } from '../../../bench/engine-process.js';
+import { splitRates, splitWrites } from '../../../bench/engine-process.js';
 
 describe('splitWrites', () => {
   it('times the first fifth of the replies apart from the rest', () => {
     // 20 replies: the first 4 every 10 ms (a slow start), then every 2 ms.
     const times = [100, 110, 120, 130];
     for (let i = 1; i <= 16; i += 1) times.push(130 + 2 * i);
-    expect(splitWrites(times)).toEqual({ firstWrites: 3, firstMs: 30, restWrites: 16, restMs: 32 });
+    const split = splitWrites(times);
+    expect(split).toEqual({ firstWrites: 3, firstMs: 30, restWrites: 16, restMs: 32 });
+    // Writes per second: 3 in 30 ms, 16 in 32 ms.
+    expect(split === undefined ? undefined : splitRates(split)).toEqual({ first: 100, rest: 500 });
   });
 
   it('rounds the fifth down and keeps every reply after it in the rest', () => {
