@@ -300,10 +300,12 @@ async function measureSize(
     const changeRate = (r: ApplyRound): number => changes / (r.engine.wallMs / 1000);
     const requestRate = (r: ApplyRound): number => r.engine.requests.total / (r.engine.wallMs / 1000);
     const applyPhaseRate = (r: ApplyRound): number => changes / (r.engine.phases.applyMs / 1000);
-    // Rounds without a split (fewer than 10 writes) are left out of these two.
+    // The writes' two parts; rounds without a split (fewer than 10 writes) are left out of them.
     const split = applyRounds.filter((r) => r.engine.writeSplit !== undefined);
-    const ratiosOf = (part: 'first' | 'rest'): number[] =>
-      split.map((r) => splitRates(r.engine.writeSplit as WriteSplit)[part] / r.loadTool.requestsPerSecond);
+    const partRate =
+      (part: 'first' | 'rest') =>
+      (r: ApplyRound): number =>
+        splitRates(r.engine.writeSplit as WriteSplit)[part];
     const wallMs = median(applyRounds.map((r) => r.engine.wallMs));
     const requestsPerSecond = median(applyRounds.map(requestRate));
     const loadToolRequestsPerSecond = median(applyRounds.map((r) => r.loadTool.requestsPerSecond));
@@ -312,14 +314,14 @@ async function measureSize(
     // Ratios are taken within a round (the engine, then autocannon right after it on the same
     // emulator) and their median reported: the machine's load drifts between rounds, and a
     // ratio of two medians from different rounds would pair figures taken under different loads.
-    const perRound = (engineRate: (r: ApplyRound) => number): number[] =>
-      applyRounds.map((r) => engineRate(r) / r.loadTool.requestsPerSecond);
+    const perRound = (engineRate: (r: ApplyRound) => number, of = applyRounds): number[] =>
+      of.map((r) => engineRate(r) / r.loadTool.requestsPerSecond);
     const roundRatios: RoundRatios = {
       changes: perRound(changeRate),
       requests: perRound(requestRate),
       applyPhase: perRound(applyPhaseRate),
-      firstFifth: ratiosOf('first'),
-      rest: ratiosOf('rest'),
+      firstFifth: perRound(partRate('first'), split),
+      rest: perRound(partRate('rest'), split),
       rawClient: perRound((r) => r.rawClient.requestsPerSecond),
     };
     const maxRssBytes = await engine.exit();

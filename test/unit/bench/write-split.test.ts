@@ -25,5 +25,12 @@ describe('splitWrites', () => {
   it('gives no split for fewer than 10 writes', () => {
     expect(splitWrites([1, 2, 3, 4, 5, 6, 7, 8, 9])).toBeUndefined();
     expect(splitWrites([])).toBeUndefined();
+    // Ten is enough: a fifth of two, so one reply in the first part and eight in the rest.
+    expect(splitWrites([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])).toEqual({
+      firstWrites: 1,
+      firstMs: 1,
+      restWrites: 8,
+      restMs: 8,
+    });
   });
 });
