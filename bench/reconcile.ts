@@ -479,7 +479,7 @@ export const reconcileSection: BenchSection = {
           pass: batched(top),
         },
         {
-          // The target (design §6) rates the writes: see README, "What the throughput target measures".
+          // The target (design §6) rates the writes: see docs/performance.md, "What the throughput target measures".
           figure: `apply ${count(top.apply.changes)} changes: the writes (apply phase, first to last write), changes/s ÷ autocannon req/s right after, same emulator (E1 PATCH bodies, ${f.concurrency} connections); median of the rounds`,
           target: '≥ 0.70',
           measured: `${top.apply.applyPhaseRatio.toFixed(2)} (rounds ${ratioList(top.apply.roundRatios.applyPhase)}; medians ${count(top.apply.applyPhaseChangesPerSecond)} changes/s, ${count(top.apply.loadToolRequestsPerSecond)} req/s)`,

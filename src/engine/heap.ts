@@ -11,7 +11,7 @@
  * away the request path's optimised code (~380 recompiles a 10,000-change reconcile), because
  * objects that code embedded have died: per-run closures and the hidden classes of short-lived
  * instances, undici's and Node's as well as ours. Without these collections its apply phase
- * ran ~1.2× faster, and RSS climbed past 300 MB (README, "The price of the RSS budget").
+ * ran ~1.2× faster, and RSS climbed past 300 MB (docs/performance.md, "The price of the RSS budget").
  *
  * `gc` is not exposed without `--expose-gc`; setting that flag at run time makes it available
  * to contexts created afterwards, which is how it is fetched here. Where that fails, nothing
@@ -143,7 +143,7 @@ export function currentRuntime(): RuntimeFlags {
 /**
  * True when a big daemon runs without the semi-space cap it needs: on V8 12 and later (Node
  * 22+) the young generation grows to 64 MB a semi-space on a host with memory to spare, and a
- * 10,000-resource reconcile peaked at 268–292 MB there (README, Node 24). Node 20's V8 stops
+ * 10,000-resource reconcile peaked at 268–292 MB there (docs/performance.md, Node 24). Node 20's V8 stops
  * at 16 MB and keeps the budget without it. The image sets `--max-semi-space-size=4` in
  * NODE_OPTIONS; V8 reads it only at start-up, so a running process can only say so.
  */

@@ -1,7 +1,7 @@
 /**
  * The daemon's warning about V8's young generation: on Node 22 and later without
  * `--max-semi-space-size`, a big desired state can take the daemon past its 200 MB budget
- * (README, Node 24). Said once, at the first load that big; never for a small one, never with
+ * (docs/performance.md, Node 24). Said once, at the first load that big; never for a small one, never with
  * the flag. The runtime is passed in: this machine's Node 20 would never warn.
  */
 import { join } from 'node:path';
