@@ -26,6 +26,7 @@ import type { ConfigIssue, DesiredResource } from '../config/types.js';
 import { desiredShieldZones, readApiGuardianTotals } from '../engine/api-guardian.js';
 import {
   COMPACT_FROM_RESOURCES,
+  currentRuntime,
   type RuntimeFlags,
   releaseHeap,
   youngGenerationUncapped,
@@ -79,7 +80,7 @@ export interface ControllerOptions {
   /** `component: audit`: the engine's reconcile events. */
   readonly audit: Logger;
   readonly random?: () => number;
-  /** The runtime whose heap flags the first big load checks (`youngGenerationUncapped`). */
+  /** The runtime whose heap flags the first big load checks (default: this process's). */
   readonly runtime?: RuntimeFlags;
 }
 
@@ -373,7 +374,7 @@ export function createController(options: ControllerOptions): Controller {
       stateSize = loaded.state.resources.length;
       if (!heapFlagsChecked && stateSize >= COMPACT_FROM_RESOURCES) {
         heapFlagsChecked = true;
-        if (youngGenerationUncapped(options.runtime)) {
+        if (youngGenerationUncapped(options.runtime ?? currentRuntime())) {
           logger.warn(
             { event: 'daemon.memory', resources: stateSize, node: process.version },
             "V8's young generation is not capped: with this many resources the daemon may pass 200 MB of RSS; start it with NODE_OPTIONS=--max-semi-space-size=4, as the image does",

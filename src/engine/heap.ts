@@ -74,7 +74,12 @@ export function releaseHeap(resources: number): void {
   else collect?.();
 }
 
-const V8_MAJOR = Number(process.versions.v8.split('.')[0]);
+/** The major version of a V8 version string (`process.versions.v8`). */
+function v8Major(version: string): number {
+  return Number(version.split('.')[0]);
+}
+
+const V8_MAJOR = v8Major(process.versions.v8);
 
 /**
  * Old-generation growth during a big apply after which a full collection runs. An apply of
@@ -147,8 +152,8 @@ export function currentRuntime(): RuntimeFlags {
  * at 16 MB and keeps the budget without it. The image sets `--max-semi-space-size=4` in
  * NODE_OPTIONS; V8 reads it only at start-up, so a running process can only say so.
  */
-export function youngGenerationUncapped(runtime: RuntimeFlags = currentRuntime()): boolean {
-  if (Number(runtime.v8Version.split('.')[0]) < 12) return false;
+export function youngGenerationUncapped(runtime: RuntimeFlags): boolean {
+  if (v8Major(runtime.v8Version) < 12) return false;
   const flags = [...runtime.execArgv, ...(runtime.nodeOptions ?? '').split(/\s+/)];
   return !flags.some((flag) => /^--max[-_]semi[-_]space[-_]size(=|$)/.test(flag));
 }
