@@ -136,9 +136,8 @@ async function runJob(job: ReconcileJob): Promise<{ runs: ReconcileRun[]; e1: Lo
         if (event.method !== 'GET') writes += 1;
         if (event.attempt > 1) retries += 1;
       }
-      const writeSplit = splitWrites(writeReplyTimes);
       runs.push({
-        ...(writeSplit === undefined ? {} : { writeSplit }),
+        writeSplit: splitWrites(writeReplyTimes),
         wallMs,
         cpuMs: (cpu.user + cpu.system) / 1000,
         phases: outcome.phases,

@@ -213,7 +213,7 @@ export async function applyRound(
     accessKey: ACCESS_KEY,
     concurrency: round.concurrency,
     runs: 1,
-    ...(round.collectE1 === undefined ? {} : { collectE1: round.collectE1 }),
+    collectE1: round.collectE1,
   });
   const loopAfter = await host.loopTime();
   const run = runs[0];

@@ -55,7 +55,7 @@ async function start(
       },
       {
         backoff: tuning.backoff ?? { baseMs: 20, maxMs: 40 },
-        ...(tuning.random === undefined ? {} : { random: tuning.random }),
+        random: tuning.random,
       },
     ),
   );
