@@ -75,9 +75,10 @@ export interface PoolOptions {
   /** Parse processes: `'auto'` starts them for `thresholdBytes` of new YAML or more. */
   readonly workers: number | 'auto';
   /**
-   * How many `'auto'` starts when it does, in place of one per core (at most three, less one
-   * when this thread parses too); 0 parses in this thread. An operator's cap: on a host whose
-   * cores are not the container's, one per core is too many for its memory.
+   * How many `'auto'` starts when it does, as given (0: none, this thread parses), in place of
+   * its own count: one per core, at most three, less one when this thread parses too. An
+   * operator's number: on a host whose cores are not the container's, one per core is too
+   * many for its memory.
    */
   readonly autoWorkers?: number;
   readonly thresholdBytes: number;
