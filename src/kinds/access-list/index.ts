@@ -9,9 +9,7 @@
  */
 import { writeRequests } from '../../api/operations.js';
 import type { CustomAccessListWire } from '../../api/wire/shield.js';
-import type { DesiredResource } from '../../config/types.js';
 import { sha256Hex } from '../../domain/checksum.js';
-import type { FieldDiff } from '../../engine/types.js';
 import { ReconcileError } from '../../errors.js';
 import {
   type LiveConfiguration,
@@ -21,6 +19,7 @@ import {
 } from '../common/access-lists.js';
 import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
 import { found, notFound, readByZone } from '../common/read.js';
+import type { DesiredResource, FieldDiff } from '../types.js';
 import { type AccessListCanonical, accessListSpec, canonicalContent, canonicalLines } from './spec.js';
 
 /** Live content: known from a GET, or settled by the checksum hint without one. */
