@@ -10,7 +10,6 @@ import type { DesiredResource } from '../config/types.js';
 import { ReconcileError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { applyChanges } from './apply.js';
-import { compactHeap, compactingWhile } from './heap.js';
 import { buildPlan, type PlanOptions } from './plan.js';
 import { type ReadOptions, readLiveState } from './read.js';
 import type { StateStore } from './state.js';
@@ -163,11 +162,8 @@ export async function reconcile(
     concurrency: options.concurrency,
     hint: (subject: string) => options.state.hint(subject),
   };
-  // The load's garbage (or the previous run's) is dead now; then the live snapshot once planned.
-  compactHeap(resources.length);
   const readStarted = performance.now();
   const { plan, read, planned } = await readAndPlan(resources, readOptions, options);
-  compactHeap(resources.length);
   auditDrift(options.audit, plan);
   let applyMs = 0;
 
@@ -175,33 +171,31 @@ export async function reconcile(
   if (options.mode === 'apply') {
     const bySubject = new Map(resources.map((r) => [r.subject, r]));
     const applyStarted = performance.now();
-    apply = await compactingWhile(resources.length, () =>
-      applyChanges(plan.changes, {
-        api: options.api,
-        concurrency: options.concurrency,
-        signal: options.signal,
-        replan: async (change) => {
-          // Never fall back to `change` itself: resending an ambiguous create is what this avoids.
-          const resource = bySubject.get(change.subject);
-          if (resource === undefined)
-            throw new ReconcileError('INTERNAL', `no resource ${change.subject} to re-plan`);
-          const fresh = await readLiveState([resource], readOptions);
-          // The threshold was already passed by the whole plan; this is the same change re-read.
-          const replanned = buildPlan([resource], fresh, { ...planOptions(options), force: true });
-          const again = replanned.changes[0];
-          if (again === undefined)
-            throw new ReconcileError('INTERNAL', `re-planning ${change.subject} gave no change`);
-          return again;
-        },
-        onResult: (change, result) => {
-          if (result.outcome === 'applied' || result.outcome === 'unchanged') {
-            options.state.markInSync(change.subject, change.digest, options.revision, change.remember);
-          }
-          auditResult(options.audit, change, result);
-          options.onResult?.(change, result);
-        },
-      }),
-    );
+    apply = await applyChanges(plan.changes, {
+      api: options.api,
+      concurrency: options.concurrency,
+      signal: options.signal,
+      replan: async (change) => {
+        // Never fall back to `change` itself: resending an ambiguous create is what this avoids.
+        const resource = bySubject.get(change.subject);
+        if (resource === undefined)
+          throw new ReconcileError('INTERNAL', `no resource ${change.subject} to re-plan`);
+        const fresh = await readLiveState([resource], readOptions);
+        // The threshold was already passed by the whole plan; this is the same change re-read.
+        const replanned = buildPlan([resource], fresh, { ...planOptions(options), force: true });
+        const again = replanned.changes[0];
+        if (again === undefined)
+          throw new ReconcileError('INTERNAL', `re-planning ${change.subject} gave no change`);
+        return again;
+      },
+      onResult: (change, result) => {
+        if (result.outcome === 'applied' || result.outcome === 'unchanged') {
+          options.state.markInSync(change.subject, change.digest, options.revision, change.remember);
+        }
+        auditResult(options.audit, change, result);
+        options.onResult?.(change, result);
+      },
+    });
     applyMs = performance.now() - applyStarted;
   }
   const durationMs = Math.round(performance.now() - started);
