@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { ReconcileError } from '../errors.js';
+import type { CommandRegistrar } from './command.js';
 import { registerApply } from './commands/apply.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
 import { registerExport } from './commands/export.js';
@@ -15,10 +16,8 @@ import { registerValidate } from './commands/validate.js';
 import type { CliIo } from './io.js';
 import { VERSION } from './version.js';
 
+export type { CommandRegistrar } from './command.js';
 export type { CliIo } from './io.js';
-
-/** A sub-command module registers itself on the program and reports its exit code. */
-export type CommandRegistrar = (program: Command, io: CliIo, setExitCode: (code: number) => void) => void;
 
 const COMMANDS: readonly CommandRegistrar[] = [
   registerValidate,
@@ -66,12 +65,17 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
 }
 
-/** The real process as a CliIo; SIGTERM/SIGINT abort the signal once. */
+/**
+ * The real process as a CliIo; SIGTERM, SIGINT and SIGHUP abort the signal once, with the
+ * signal's name as the reason. SIGHUP is a graceful stop like SIGTERM, not a reload: a
+ * terminal that closes sends it, and a daemon killed mid-apply by it left no log line.
+ */
 export function processIo(): CliIo {
   const controller = new AbortController();
-  const onSignal = (): void => controller.abort();
+  const onSignal = (signal: NodeJS.Signals): void => controller.abort(signal);
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
+  process.once('SIGHUP', onSignal);
   return {
     stdout: process.stdout,
     stderr: process.stderr,

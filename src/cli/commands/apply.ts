@@ -4,12 +4,16 @@
  */
 import { renderApplyText, renderPlanText } from '../../engine/render.js';
 import { ReconcileError } from '../../errors.js';
+import type { CommandRegistrar } from '../command.js';
 import { addConfigOption } from '../config-dir.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../program.js';
-import { commonReadFailure, type ReconcileFlags, reconcileCommand } from '../reconcile-run.js';
+import {
+  addReconcileOptions,
+  commonReadFailure,
+  type ReconcileFlags,
+  reconcileCommand,
+} from '../reconcile-run.js';
 import { addConnectionOptions, useColor } from '../settings.js';
-import { addReconcileOptions } from './plan.js';
 
 interface ApplyFlags extends ReconcileFlags {
   json?: boolean;

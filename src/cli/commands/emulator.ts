@@ -9,8 +9,8 @@ import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { EmulatorOptions, EmulatorSeed, FaultOptions } from '../../emulator/index.js';
 import { loadSeedFile, startEmulator } from '../../emulator/index.js';
+import type { CommandRegistrar } from '../command.js';
 import { type CliIo, waitForAbort } from '../io.js';
-import type { CommandRegistrar } from '../program.js';
 import { configuredAccessKey, nonNegativeNumber } from '../settings.js';
 
 /** Default port: next to the daemon's default 8080, so both run side by side. */

@@ -3,33 +3,23 @@
  * Exit codes (Terraform's): 0 no changes, 1 error, 2 changes with --detailed-exitcode.
  * A refused change or a resource that could not be read is an error, even next to fine ones.
  */
-import { type Command, Option } from 'commander';
+import { Option } from 'commander';
 import { renderPlanMarkdown, renderPlanText } from '../../engine/render.js';
+import type { CommandRegistrar } from '../command.js';
 import { addConfigOption } from '../config-dir.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../program.js';
-import { commonReadFailure, type ReconcileFlags, reconcileCommand } from '../reconcile-run.js';
-import { addConnectionOptions, positiveInt, useColor } from '../settings.js';
+import {
+  addReconcileOptions,
+  commonReadFailure,
+  type ReconcileFlags,
+  reconcileCommand,
+} from '../reconcile-run.js';
+import { addConnectionOptions, useColor } from '../settings.js';
 
 export interface PlanFlags extends ReconcileFlags {
   json?: boolean;
   format?: 'text' | 'markdown' | 'json';
   detailedExitcode?: boolean;
-}
-
-/** Options shared by plan and apply. */
-export function addReconcileOptions(command: Command): Command {
-  return command
-    .option(
-      '--max-change-percent <n>',
-      'refuse a plan changing more than this share of ≥ 10 resources',
-      positiveInt('--max-change-percent'),
-      30,
-    )
-    .option('--force', 'apply even when the plan exceeds --max-change-percent')
-    .addOption(
-      new Option('--drift <mode>', 'correct drift, or only report it').choices(['correct', 'report']),
-    );
 }
 
 export const registerPlan: CommandRegistrar = (program, io, setExitCode) => {
