@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { git } from '../../bench/git.js';
-import { redactCredentials } from '../../src/daemon/controller.js';
+import { redactCredentials } from '../../src/daemon/git-pull.js';
 import {
   type DaemonFixture,
   edit,
