@@ -2,6 +2,9 @@
  * What `plan` and `apply` share: load and validate the desired state, open the state store,
  * build a client, reconcile, and turn the common failures into one clear line each.
  */
+
+import { existsSync } from 'node:fs';
+import { type Command, Option } from 'commander';
 import { connectionsFor } from '../api/client.js';
 import type { ApiClient } from '../api/types.js';
 import { formatIssue } from '../config/issues.js';
@@ -9,13 +12,29 @@ import { loadDesiredState } from '../config/loader.js';
 import type { ConfigIssue, DesiredState } from '../config/types.js';
 import { type ReconcileOutcome, reconcile } from '../engine/reconcile.js';
 import { openStateStore, type StateStore } from '../engine/state.js';
+import { lockStateDir, type StateLock } from '../engine/state-lock.js';
 import type { Plan } from '../engine/types.js';
 import { ReconcileError } from '../errors.js';
 import { resolveRevision } from '../git.js';
 import { createCliApiClient, resolveApiTarget } from './api-session.js';
 import { configDirFrom, loaderOptionsFrom } from './config-dir.js';
 import type { CliIo } from './io.js';
-import { type ConnectionFlags, commandLogger, stateDir } from './settings.js';
+import { type ConnectionFlags, commandLogger, positiveInt, stateDir } from './settings.js';
+
+/** Options shared by plan, apply and run. */
+export function addReconcileOptions(command: Command): Command {
+  return command
+    .option(
+      '--max-change-percent <n>',
+      'refuse a plan changing more than this share of ≥ 10 resources',
+      positiveInt('--max-change-percent'),
+      30,
+    )
+    .option('--force', 'apply even when the plan exceeds --max-change-percent')
+    .addOption(
+      new Option('--drift <mode>', 'correct drift, or only report it').choices(['correct', 'report']),
+    );
+}
 
 export interface ReconcileFlags extends ConnectionFlags {
   maxChangePercent: number;
@@ -58,6 +77,8 @@ interface PreparedRun {
   api: ApiClient;
   state: StateStore;
   revision: string;
+  /** The state directory's lock; undefined for a `plan` whose state directory does not exist. */
+  lock: StateLock | undefined;
 }
 
 /** Loads, opens state and connects; throws ReconcileError (USAGE, CONFIG_INVALID, STATE_IO). */
@@ -70,14 +91,27 @@ async function prepareRun(
   // Settings first: a missing key is reported before the config is even read.
   const target = await resolveApiTarget(flags, io);
   const desired = await loadDesiredState(dir.path, loaderOptionsFrom(flags));
-  const state = await openStateStore(stateDir(flags, desired.configDir, io), {
-    readOnly: !options.persistState,
-  });
-  if (state.warning !== undefined) io.stderr.write(`edgesync: warning: ${state.warning}\n`);
-  const revision = await resolveRevision(desired.configDir, desired.digest);
-  // Built last: nothing after it can throw, so the caller always gets it to close.
-  const api = createCliApiClient(target, flags, io, { connections: connectionsFor(flags.concurrency) });
-  return { desired, api, state, revision };
+  const directory = stateDir(flags, desired.configDir, io);
+  // One writer per state directory; `plan` creates nothing, so it locks one that exists only.
+  const lock =
+    options.persistState || existsSync(directory)
+      ? lockStateDir(directory, options.persistState ? 'apply' : 'plan', (previous) =>
+          io.stderr.write(
+            `edgesync: warning: took over the lock of pid ${previous.pid} on ${previous.host}, which is gone\n`,
+          ),
+        )
+      : undefined;
+  try {
+    const state = await openStateStore(directory, { readOnly: !options.persistState });
+    if (state.warning !== undefined) io.stderr.write(`edgesync: warning: ${state.warning}\n`);
+    const revision = await resolveRevision(desired.configDir, desired.digest);
+    // Built last: nothing after it can throw, so the caller always gets it to close.
+    const api = createCliApiClient(target, flags, io, { connections: connectionsFor(flags.concurrency) });
+    return { desired, api, state, revision, lock };
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
 }
 
 /** Runs the pipeline for a CLI command. */
@@ -128,5 +162,6 @@ export async function reconcileCommand(
     return report(await runReconcile(prepared, flags, io, mode));
   } finally {
     await prepared.api.close();
+    prepared.lock?.release();
   }
 }

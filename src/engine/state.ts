@@ -143,21 +143,29 @@ class FileBackedState implements StateStore {
   }
 }
 
-/** Writes `content` to `path` through a temporary file, fsync and rename. */
+/**
+ * Writes `content` to `path` through a temporary file, fsync and rename. Any failure (a full
+ * disk, a directory in the way, a read-only mount) is STATE_IO, and the temporary file is
+ * removed: a failing save retried every run must not fill the state directory.
+ */
 export async function writeFileAtomic(path: string, content: string): Promise<void> {
   const temporary = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const handle = await open(temporary, 'w', 0o600);
   try {
-    await handle.writeFile(content, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    const handle = await open(temporary, 'w', 0o600);
+    try {
+      await handle.writeFile(content, 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(temporary, path);
   } catch (err) {
     await unlink(temporary).catch(() => undefined);
-    throw err;
+    throw new ReconcileError(
+      'STATE_IO',
+      `cannot save ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      { cause: err },
+    );
   }
 }
 
