@@ -309,6 +309,8 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
       );
     }
     if (settings.onRequest === undefined) return;
+    const retryAfterMs =
+      outcome.kind === 'reply' ? parseRetryAfter(outcome.headers['retry-after'], Date.now()) : undefined;
     const event: RequestEvent = {
       operation: request.operation,
       route: OPERATIONS[request.operation].route,
@@ -316,6 +318,7 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
       status,
       attempt,
       durationMs,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     };
     try {
       settings.onRequest(event);

@@ -40,6 +40,8 @@ export interface RequestEvent {
   status: number;
   attempt: number;
   durationMs: number;
+  /** The reply's `Retry-After` in milliseconds, when it had one (the daemon waits at least that). */
+  retryAfterMs?: number;
 }
 
 /** Settings of `createApiClient`; validated once, bad values throw USAGE. */

@@ -13,7 +13,10 @@ export interface CliIo {
   stderr: OutputStream;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
-  /** Aborted on SIGTERM/SIGINT (process) or by a test, for the long-running commands. */
+  /**
+   * Aborted on SIGTERM/SIGINT/SIGHUP (process; the reason is the signal's name) or by a test,
+   * for the long-running commands.
+   */
   signal: AbortSignal;
 }
 

@@ -73,6 +73,12 @@ export interface ControllerOptions {
   readonly audit: Logger;
   readonly random?: () => number;
   readonly observers?: readonly RunObserver[];
+  /**
+   * Resolves once no file under the config directory is being written (the watcher's
+   * `settled`): every run waits for it before it reads, so no run, full or partial, reads a
+   * file mid-write and plans a deletion from it.
+   */
+  readonly settled?: () => Promise<void>;
 }
 
 /** The run loop of one daemon. */
@@ -250,6 +256,7 @@ export function createController(options: ControllerOptions): Controller {
       };
     };
     try {
+      await options.settled?.();
       if (options.gitPull && [...request.reasons].some((r) => PULL_REASONS.has(r))) await pull();
       const done = await load(trigger, startedAt, started);
       if (done === undefined) return;

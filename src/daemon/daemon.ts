@@ -2,21 +2,22 @@
  * `startDaemon`: wires the run loop to its triggers (cron, file watcher, webhooks) and to the
  * HTTP server, and takes them down in order on `stop()`.
  *
- * Start-up order: state store → controller → watcher (ready, so no edit is missed) → HTTP
- * server → schedule → `daemon.started` → the start-up full reconcile. Shutdown order: hooks
- * answer 503 → schedule, watcher stop → the run in flight finishes (bounded, then aborted) →
- * server closes → API client closes.
+ * Start-up order: state directory lock → state store → controller → watcher (ready, so no
+ * edit is missed) → HTTP server(s) → schedule → `daemon.started` → the start-up full
+ * reconcile. Shutdown order: hooks answer 503 → schedule, watcher stop → the run in flight
+ * finishes (bounded, then aborted) → servers close → API client closes → the lock is released.
  */
 import { connectionsFor, createApiClient } from '../api/client.js';
 import type { RetryOptions } from '../api/types.js';
 import { createDesiredStateLoader, type LoaderOptions } from '../config/loader.js';
-import type { RuntimeFlags } from '../engine/heap.js';
 import { openStateStore } from '../engine/state.js';
+import { lockStateDir, type StateLock } from '../engine/state-lock.js';
 import type { Logger } from '../log.js';
 import type { BackoffBounds } from './backoff.js';
 import { createController, type ReconcileSettings } from './controller.js';
 import { type DaemonHttpServer, startHttpServer } from './http-server.js';
 import { createDaemonMetrics } from './metrics.js';
+import type { RunObserver } from './run-summary.js';
 import { assertSchedule, type Schedule, scheduleIntervalMs, startSchedule } from './scheduler.js';
 import { createStatusBody, createStatusTracker, type StatusDocument } from './status.js';
 import { type ConfigWatcher, watchConfig } from './watcher.js';
@@ -24,6 +25,13 @@ import { createSecretSource, type SecretSource } from './webhook.js';
 
 /** Smallest retry delay after a retryable failure (design: "back off exponentially"). */
 export const DEFAULT_BACKOFF_BASE_MS = 2000;
+
+/**
+ * Default of `--settle-ms`: how long the files of a change must stay the same (size, mtime,
+ * inode) before a run reads them. Longer than the pauses of editors and scripts that write a
+ * file in steps (the half-written file of issue 23 had a 600 ms pause).
+ */
+export const DEFAULT_SETTLE_MS = 1000;
 
 /** Everything `edgesync run` decides from its flags. */
 export interface DaemonOptions extends ReconcileSettings {
@@ -39,11 +47,15 @@ export interface DaemonOptions extends ReconcileSettings {
   /** node-cron expression of the full reconciles. */
   readonly schedule: string;
   readonly listen: { readonly host: string; readonly port: number };
+  /** Where /healthz, /readyz, /metrics and /status listen; absent: on `listen` with the hooks. */
+  readonly metricsListen?: { readonly host: string; readonly port: number };
   /** One secret per line; absent = the hook routes answer 404. */
   readonly webhookSecretFile?: string;
   readonly gitBranch: string;
   readonly gitPull: boolean;
   readonly debounceMs: number;
+  /** How long changed files must stay unchanged before a run reads them (`--settle-ms`). */
+  readonly settleMs?: number;
   readonly shutdownTimeoutMs: number;
   /** Retry delays; default 2 s up to the schedule's interval. */
   readonly backoff?: Partial<BackoffBounds>;
@@ -52,19 +64,21 @@ export interface DaemonOptions extends ReconcileSettings {
   readonly version: string;
   readonly loader?: LoaderOptions;
   readonly random?: () => number;
-  /** Tests only: the runtime whose heap flags are checked (default: this process's). */
-  readonly runtime?: RuntimeFlags;
+  /** Told about every finished run (notifications). */
+  readonly observers?: readonly RunObserver[];
 }
 
 /** A running daemon. */
 export interface Daemon {
-  /** Base URL of the HTTP server as bound. */
+  /** Base URL of the hooks' HTTP server as bound. */
   readonly url: string;
+  /** Base URL of the operational routes (`url` unless `--metrics-listen`). */
+  readonly metricsUrl: string;
   status(): StatusDocument;
   /** Resolves when no run is in progress or queued. */
   idle(): Promise<void>;
-  /** Graceful shutdown (see the module comment); resolves when everything is closed. */
-  stop(): Promise<void>;
+  /** Graceful shutdown (see the module comment); `signal` is logged. Resolves when everything is closed. */
+  stop(signal?: string): Promise<void>;
 }
 
 /** Starts the daemon; throws ReconcileError USAGE for bad settings (schedule, secret file, address). */
@@ -78,21 +92,35 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       : await createSecretSource(options.webhookSecretFile, logger.child({ component: 'http' }));
   const metrics = createDaemonMetrics({ version: options.version });
   const status = createStatusTracker();
+  // Set once the controller exists: the API's Retry-After sets the floor of the next retry.
+  let noteRetryAfter: ((ms: number) => void) | undefined;
   const api = createApiClient({
     baseUrl: options.api.baseUrl,
     accessKey: options.api.accessKey,
     logger, // the client adds component "api" itself
     connections: connectionsFor(options.concurrency),
-    onRequest: (event) => metrics.observeApiRequest(event),
+    onRequest: (event) => {
+      metrics.observeApiRequest(event);
+      if (event.retryAfterMs !== undefined) noteRetryAfter?.(event.retryAfterMs);
+    },
     ...(options.api.retry === undefined ? {} : { retry: options.api.retry }),
     ...(options.api.timeoutMs === undefined ? {} : { timeoutMs: options.api.timeoutMs }),
   });
 
   let watcher: ConfigWatcher | undefined;
   let server: DaemonHttpServer | undefined;
+  let operations: DaemonHttpServer | undefined;
   let schedule: Schedule | undefined;
+  let lock: StateLock | undefined;
   let stopping = false;
   try {
+    // Locked before the state is read: a corrupt file is moved aside only by its one writer.
+    lock = lockStateDir(options.stateDir, 'run', (previous) =>
+      log.warn(
+        { event: 'state.lock.takenOver', pid: previous.pid, host: previous.host, since: previous.since },
+        'took over the state directory lock of a process that is gone',
+      ),
+    );
     const state = await openStateStore(options.stateDir);
     if (state.warning !== undefined)
       log.warn({ event: 'state.warning', warning: state.warning }, 'state store');
@@ -114,27 +142,42 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger: log,
       audit: logger.child({ component: 'audit' }),
       random: options.random,
-      runtime: options.runtime,
+      ...(options.observers === undefined ? {} : { observers: options.observers }),
+      settled: () => watcher?.settled() ?? Promise.resolve(),
     });
+    noteRetryAfter = (ms) => controller.noteRetryAfter(ms);
     watcher = await watchConfig({
       configPath: options.configPath,
       stateDir: options.stateDir,
       debounceMs: options.debounceMs,
+      settleMs: options.settleMs ?? DEFAULT_SETTLE_MS,
       logger: logger.child({ component: 'watcher' }),
       onChange: (info) => controller.request('file-change', info),
     });
-    server = await startHttpServer({
-      host: options.listen.host,
-      port: options.listen.port,
+    const serverOptions = {
       logger: logger.child({ component: 'http' }),
       metrics,
       secrets,
       branch: options.gitBranch,
       stopping: () => stopping,
       ready: () => status.ready,
+      degraded: () => status.degraded,
       statusBody: createStatusBody(status, () => state.runs()),
-      onHook: (trigger) => controller.request('webhook', trigger),
+      onHook: (trigger: Readonly<Record<string, unknown>>) => controller.request('webhook', trigger),
+    };
+    const separate = options.metricsListen !== undefined;
+    server = await startHttpServer({
+      ...serverOptions,
+      ...options.listen,
+      serves: { hooks: true, operations: !separate },
     });
+    if (options.metricsListen !== undefined) {
+      operations = await startHttpServer({
+        ...serverOptions,
+        ...options.metricsListen,
+        serves: { hooks: false, operations: true },
+      });
+    }
     schedule = startSchedule(options.schedule, () => controller.request('schedule'), log);
     metrics.setConfigValid(true);
     log.info(
@@ -142,6 +185,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         event: 'daemon.started',
         version: options.version,
         listen: server.url,
+        metricsListen: (operations ?? server).url,
         config: options.configPath,
         stateDir: options.stateDir,
         schedule: options.schedule,
@@ -154,24 +198,30 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     );
     controller.request('startup');
 
-    const running = { watcher, server, schedule };
+    const running = { watcher, server, operations, schedule, lock };
     let stopped: Promise<void> | undefined;
     return {
       url: server.url,
+      metricsUrl: (operations ?? server).url,
       status: () => status.document(state.runs()),
       idle: () => controller.idle(),
-      stop() {
+      stop(signal?: string) {
         stopped ??= (async () => {
           stopping = true;
           log.info(
-            { event: 'daemon.stopping', timeoutMs: options.shutdownTimeoutMs },
+            {
+              event: 'daemon.stopping',
+              timeoutMs: options.shutdownTimeoutMs,
+              ...(signal === undefined ? {} : { signal }),
+            },
             'stopping: triggers off, waiting for the run in flight',
           );
           await running.schedule.stop();
           await running.watcher.close();
           const { aborted } = await controller.stop(options.shutdownTimeoutMs);
-          await running.server.close();
+          await Promise.all([running.server.close(), running.operations?.close()]);
           await api.close();
+          running.lock.release();
           log.info({ event: 'daemon.stopped', aborted }, 'daemon stopped');
         })();
         return stopped;
@@ -182,7 +232,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await schedule?.stop();
     await watcher?.close();
     await server?.close();
+    await operations?.close();
     await api.close();
+    lock?.release();
     throw err;
   }
 }

@@ -1,8 +1,8 @@
 /**
- * The daemon's HTTP server (node:http): webhooks, health, readiness, metrics and status.
- *
- * Only `/hooks/*` is meant to face the internet (behind an ingress path rule); the other
- * routes are for the kubelet, Prometheus and operators, like any controller's metrics port.
+ * The daemon's HTTP servers (node:http): webhooks, and the operational routes (health,
+ * readiness, metrics, status). By default one server (`--listen`) serves both; with
+ * `--metrics-listen` the hooks stay on `--listen` and the operational routes move to a
+ * server of their own, so only the hooks need to face the internet.
  * Header and request timeouts are short: a hook body is small and a slow client is dropped.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { ReconcileError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { DaemonMetrics } from './metrics.js';
+import { createRejectionLog } from './rejections.js';
 import {
   decideGenericHook,
   decideGithubHook,
@@ -19,10 +20,12 @@ import {
   type SecretSource,
 } from './webhook.js';
 
-/** What the server needs from the daemon. */
+/** What a server needs from the daemon. */
 export interface HttpServerOptions {
   readonly host: string;
   readonly port: number;
+  /** Which routes this server answers: the hooks, the operational routes, or both. */
+  readonly serves: { readonly hooks: boolean; readonly operations: boolean };
   readonly logger: Logger;
   readonly metrics: DaemonMetrics;
   /** Undefined: no secret configured, the hook routes answer 404. */
@@ -32,6 +35,8 @@ export interface HttpServerOptions {
   /** True once the daemon is shutting down: hooks answer 503. */
   stopping(): boolean;
   ready(): boolean;
+  /** True while resources are failed or the last run failed (/readyz says so, still 200). */
+  degraded(): boolean;
   /** The status document, serialised in pieces (`createStatusBody`). */
   statusBody(): readonly Buffer[];
   /** Called for an accepted hook, after the 202 is sent. */
@@ -104,14 +109,14 @@ function sendTooLarge(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
-/** Parses `--listen`: `host:port`, `[v6]:port` or `:port` (all interfaces). */
-export function parseListen(value: string): { host: string; port: number } {
+/** Parses `--listen` (or `flag`): `host:port`, `[v6]:port` or `:port` (all interfaces). */
+export function parseListen(value: string, flag = '--listen'): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(value.trim());
   const port = Number(match?.[3]);
   if (match === null || !Number.isInteger(port) || port > 65535) {
     throw new ReconcileError(
       'USAGE',
-      `--listen ${JSON.stringify(value)} is not HOST:PORT (e.g. 0.0.0.0:8080)`,
+      `${flag} ${JSON.stringify(value)} is not HOST:PORT (e.g. 0.0.0.0:8080)`,
     );
   }
   const host = match[1] ?? match[2] ?? '';
@@ -121,6 +126,7 @@ export function parseListen(value: string): { host: string; port: number } {
 /** Starts the server; resolves once it listens. Throws USAGE when the address cannot be bound. */
 export async function startHttpServer(options: HttpServerOptions): Promise<DaemonHttpServer> {
   const { logger, metrics } = options;
+  const rejections = createRejectionLog(logger);
 
   function hook(name: 'github' | 'generic', source: SecretSource): Handler {
     return async (req, res) => {
@@ -129,10 +135,17 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Daemo
         sendJson(res, 503, { error: 'shutting down' }, { connection: 'close' });
         return;
       }
+      // An emptied or deleted secret file turns the hooks off: 404, like no secret at all.
+      const secrets = await source.current();
+      if (secrets.length === 0) {
+        metrics.countWebhook(name, 'disabled');
+        sendJson(res, 404, { error: 'not found' });
+        return;
+      }
       const read = await readBodyLimited(req, MAX_WEBHOOK_BYTES);
       if (read.kind === 'too-large') {
         metrics.countWebhook(name, 'too-large');
-        logger.warn({ event: 'webhook.rejected', hook: name, reason: 'too-large' }, 'webhook rejected');
+        rejections.record(name, 'too-large');
         sendTooLarge(req, res);
         return;
       }
@@ -140,14 +153,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Daemo
         metrics.countWebhook(name, 'aborted');
         return;
       }
-      const secrets = await source.current();
       const decision: HookDecision =
         name === 'github'
           ? decideGithubHook(req.headers, read.body, secrets, options.branch)
           : decideGenericHook(req.headers, read.body, secrets);
       metrics.countWebhook(name, decision.outcome);
       if (decision.outcome === 'unauthorized' || decision.outcome === 'bad-request') {
-        logger.warn({ event: 'webhook.rejected', hook: name, reason: decision.outcome }, 'webhook rejected');
+        rejections.record(name, decision.outcome);
       } else if (decision.trigger === undefined) {
         logger.debug({ event: 'webhook.ignored', hook: name, outcome: decision.outcome }, 'webhook ignored');
       }
@@ -164,21 +176,22 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Daemo
 
   // Hook routes do not exist without a secret, whatever the method: 404 like any unknown path.
   const hookRoutes: Record<string, Route> =
-    options.secrets === undefined
+    options.secrets === undefined || !options.serves.hooks
       ? {}
       : {
           '/hooks/github': { methods: ['POST'], handle: hook('github', options.secrets) },
           '/hooks/generic': { methods: ['POST'], handle: hook('generic', options.secrets) },
         };
-  const routes: Record<string, Route> = {
-    ...hookRoutes,
+  const operationRoutes: Record<string, Route> = {
     '/healthz': { methods: ['GET', 'HEAD'], handle: (_req, res) => sendJson(res, 200, { status: 'ok' }) },
+    // Ready once loaded, for good: an API outage (Degraded) must not take the pod out of the
+    // Service, or the webhook of the fix could not reach it. The body tells the two apart.
     '/readyz': {
       methods: ['GET', 'HEAD'],
-      handle: (_req, res) =>
-        options.ready()
-          ? sendJson(res, 200, { status: 'ready' })
-          : sendJson(res, 503, { status: 'not ready' }),
+      handle: (_req, res) => {
+        if (!options.ready()) sendJson(res, 503, { status: 'not ready' });
+        else sendJson(res, 200, { status: options.degraded() ? 'degraded' : 'ready' });
+      },
     },
     '/metrics': {
       methods: ['GET', 'HEAD'],
@@ -196,6 +209,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Daemo
       methods: ['GET', 'HEAD'],
       handle: (_req, res) => sendJsonBytes(res, 200, options.statusBody()),
     },
+  };
+  const routes: Record<string, Route> = {
+    ...hookRoutes,
+    ...(options.serves.operations ? operationRoutes : {}),
   };
 
   const server: Server = createServer(
@@ -252,6 +269,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Daemo
   return {
     url: `http://${shownHost}:${address.port}`,
     close() {
+      rejections.flush();
       closing ??= new Promise<void>((resolve) => {
         const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
         force.unref();

@@ -51,6 +51,8 @@ export interface DaemonMetrics {
   /** 1 while the desired state validates, 0 while the daemon is stalled on it. */
   setConfigValid(valid: boolean): void;
   countGitPullFailure(): void;
+  /** `edgesync_ready` (what /readyz answers) and `edgesync_degraded` (resources or the last run failed). */
+  setCondition(ready: boolean, degraded: boolean): void;
   /**
    * Sets the API Guardian gauges of one Shield Zone from E9's totals; a null or missing total
    * removes that zone's series rather than exporting a made-up zero.
@@ -144,6 +146,16 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
     help: '1 while the desired state validates, 0 while the daemon is stalled on an invalid config',
     registers,
   });
+  const ready = new Gauge({
+    name: 'edgesync_ready',
+    help: '1 once the desired state has loaded (what /readyz answers with 200), else 0',
+    registers,
+  });
+  const degraded = new Gauge({
+    name: 'edgesync_degraded',
+    help: '1 while resources are failed or the last run failed itself (an API outage), else 0',
+    registers,
+  });
   const gitPullFailures = new Counter({
     name: 'edgesync_git_pull_failures_total',
     help: 'git pull --ff-only runs that failed (the last good revision stays)',
@@ -161,6 +173,8 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
     ]),
   ) as Record<keyof ApiGuardianTotals, Gauge<'shield_zone'>>;
   const guardianZones = new Set<number>();
+  ready.set(0);
+  degraded.set(0);
 
   return {
     contentType: registry.contentType,
@@ -190,6 +204,10 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
     setLastSuccess: (at) => lastSuccess.set(at.getTime() / 1000),
     setConfigValid: (valid) => configValid.set(valid ? 1 : 0),
     countGitPullFailure: () => gitPullFailures.inc(),
+    setCondition(isReady, isDegraded) {
+      ready.set(isReady ? 1 : 0);
+      degraded.set(isDegraded ? 1 : 0);
+    },
     setApiGuardian(shieldZoneId, totals) {
       guardianZones.add(shieldZoneId);
       const labels = { shield_zone: String(shieldZoneId) };

@@ -1,8 +1,9 @@
 /**
  * What the daemon knows about itself and about every resource, for `GET /status`, the
- * resource gauge and `/readyz`. Flux's vocabulary: `Ready` (idle, waiting for a trigger),
- * `Reconciling` (a run is in progress), `Stalled` (the desired state does not validate;
- * nothing is written until the files change).
+ * resource gauge and `/readyz`. Flux's vocabulary: `Ready` (idle, waiting for a trigger,
+ * nothing failed), `Degraded` (idle, but the last runs left resources failed, or the last run
+ * itself failed: an API outage, the state directory), `Reconciling` (a run is in progress),
+ * `Stalled` (the desired state does not validate; nothing is written until the files change).
  *
  * Everything here is in memory and rebuilt after a restart by the first run; the reconcile
  * history comes from the state store.
@@ -13,7 +14,7 @@ import type { RunRecord } from '../engine/state.js';
 import type { ChangeResult, DriftCause, PlannedChange } from '../engine/types.js';
 
 /** The daemon's condition. */
-export type DaemonPhase = 'Ready' | 'Reconciling' | 'Stalled';
+export type DaemonPhase = 'Ready' | 'Degraded' | 'Reconciling' | 'Stalled';
 
 /**
  * One resource's state after the last run that covered it. `pending`: loaded, not reconciled
@@ -57,11 +58,24 @@ export interface PullStatus {
   readonly error?: string;
 }
 
+/** The pending retry: when, after which failure, and whether a Retry-After set the delay. */
+export interface RetryStatus {
+  readonly attempt: number;
+  readonly at: string;
+  readonly code: string;
+  /** `backoff`, or `retry-after` when the API's Retry-After was longer than the backoff. */
+  readonly reason: 'backoff' | 'retry-after';
+  /** The wait the API asked for (capped), when it asked. */
+  readonly retryAfterMs: number | null;
+}
+
 /** The whole `GET /status` document. */
 export interface StatusDocument {
   readonly status: DaemonPhase;
   /** True once the desired state has loaded successfully (what /readyz answers). */
   readonly ready: boolean;
+  /** Resources are failed, or the last run itself failed (shown even while `Reconciling`). */
+  readonly degraded: boolean;
   /** Revision of the desired state last loaded successfully: git SHA or `config:<digest>`. */
   readonly revision: string | null;
   readonly lastAttemptedRevision: string | null;
@@ -71,7 +85,7 @@ export interface StatusDocument {
   /** The config problems while `Stalled`, sorted; empty otherwise. */
   readonly issues: readonly StatusIssue[];
   readonly lastPull: PullStatus | null;
-  readonly retry: { readonly attempt: number; readonly at: string } | null;
+  readonly retry: RetryStatus | null;
   readonly lastSuccessAt: string | null;
   /** The last reconcile records of the state store, newest first. */
   readonly runs: readonly RunRecord[];
@@ -91,6 +105,8 @@ export interface StatusSnapshot {
 export interface StatusTracker {
   /** True once a load has succeeded (readiness never goes back). */
   readonly ready: boolean;
+  /** True while resources are failed or the last run failed itself. */
+  readonly degraded: boolean;
   /** Adds new subjects as `pending` and forgets the ones no longer declared. */
   syncResources(resources: readonly DesiredResource[]): void;
   /** Records one change's outcome of a run. */
@@ -105,10 +121,20 @@ export interface StatusTracker {
   loaded(revision: string): void;
   stalled(issues: readonly ConfigIssue[], error: StatusError): void;
   setLastError(error: StatusError | null): void;
+  /** The last run's own failure (not a resource's), or null after a run that completed. */
+  setRunError(error: StatusError | null): void;
   /** Nothing is failed after a run at `revision`; `at` (a run that reconciled) also moves lastSuccessAt. */
   applied(revision: string, at?: Date): void;
   setPull(pull: PullStatus): void;
-  setRetry(retry: { attempt: number; at: Date } | null): void;
+  setRetry(
+    retry: {
+      attempt: number;
+      at: Date;
+      code: string;
+      reason: RetryStatus['reason'];
+      retryAfterMs?: number;
+    } | null,
+  ): void;
   /** Counts per kind and state, for the resource gauge. */
   countsByKind(): Map<string, Map<string, number>>;
   document(runs: readonly RunRecord[]): StatusDocument;
@@ -152,14 +178,26 @@ export function createStatusTracker(): StatusTracker {
   let lastAttemptedRevision: string | null = null;
   let lastAppliedRevision: string | null = null;
   let lastError: StatusError | null = null;
+  let runError: StatusError | null = null;
   let lastPull: PullStatus | null = null;
   let retry: StatusDocument['retry'] = null;
   let lastSuccessAt: string | null = null;
   let writes = 0;
 
+  function failedCount(): number {
+    let n = 0;
+    for (const resource of resources.values()) if (resource.state === 'failed') n += 1;
+    return n;
+  }
+
+  function degraded(): boolean {
+    return runError !== null || failedCount() > 0;
+  }
+
   function phase(): DaemonPhase {
     if (reconciling) return 'Reconciling';
-    return stalledOn === undefined ? 'Ready' : 'Stalled';
+    if (stalledOn !== undefined) return 'Stalled';
+    return degraded() ? 'Degraded' : 'Ready';
   }
 
   function snapshot(runs: readonly RunRecord[]): StatusSnapshot {
@@ -170,6 +208,7 @@ export function createStatusTracker(): StatusTracker {
     const head = {
       status: phase(),
       ready: revision !== null,
+      degraded: degraded(),
       revision,
       lastAttemptedRevision,
       lastAppliedRevision,
@@ -187,6 +226,9 @@ export function createStatusTracker(): StatusTracker {
   return {
     get ready() {
       return revision !== null;
+    },
+    get degraded() {
+      return degraded();
     },
     get writes() {
       return writes;
@@ -247,11 +289,7 @@ export function createStatusTracker(): StatusTracker {
         lastCheckedAt: iso,
       });
     },
-    failedCount() {
-      let n = 0;
-      for (const resource of resources.values()) if (resource.state === 'failed') n += 1;
-      return n;
-    },
+    failedCount,
     runStarted() {
       writes += 1;
       reconciling = true;
@@ -279,6 +317,10 @@ export function createStatusTracker(): StatusTracker {
       writes += 1;
       lastError = error;
     },
+    setRunError(error) {
+      writes += 1;
+      runError = error;
+    },
     applied(appliedRevision, at) {
       writes += 1;
       lastAppliedRevision = appliedRevision;
@@ -290,7 +332,16 @@ export function createStatusTracker(): StatusTracker {
     },
     setRetry(next) {
       writes += 1;
-      retry = next === null ? null : { attempt: next.attempt, at: next.at.toISOString() };
+      retry =
+        next === null
+          ? null
+          : {
+              attempt: next.attempt,
+              at: next.at.toISOString(),
+              code: next.code,
+              reason: next.reason,
+              retryAfterMs: next.retryAfterMs ?? null,
+            };
     },
     countsByKind() {
       const out = new Map<string, Map<string, number>>();

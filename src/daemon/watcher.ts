@@ -10,11 +10,16 @@
  *   the tree watch is re-targeted to the new checkout. The same watch notices a config
  *   directory that is created after the daemon started (a sidecar's first sync).
  *
- * Events are debounced: a `git checkout` touching 200 files is one `onChange`. A change that
- * keeps going (a long copy) still fires every `maxWaitMs`, so it cannot starve the reconcile.
+ * Events are debounced: a `git checkout` touching 200 files is one `onChange`. Then the burst
+ * must *settle*: every file it touched must keep its size, modification time and inode for
+ * `settleMs` (and no new event arrive) before `onChange` fires. Editors, `cp` and scripts
+ * write a file in several steps; a file-change run that read the first step of an app file
+ * with `allowDeletions: true` deleted a container and created it again 0.6 s later. A file
+ * that never stops changing is never read by a file-change run. A symlink swap (git-sync
+ * publishes a finished checkout) fires at once. `settled()` lets other runs wait for the same.
  * The watcher never reads the files: the loader does, once per run, from one realpath.
  */
-import { realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { basename, dirname, relative, sep } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import type { Logger } from '../log.js';
@@ -26,6 +31,8 @@ export interface WatchOptions {
   /** Absolute path of the state directory; ignored when it lies inside the tree. */
   readonly stateDir: string;
   readonly debounceMs: number;
+  /** How long the changed files must stay unchanged before `onChange` (0: no wait). */
+  readonly settleMs: number;
   /** Called once per debounced burst, and at once when the symlink moved to a new target. */
   onChange(info: { files: number; swapped: boolean }): void;
   readonly logger: Logger;
@@ -33,7 +40,19 @@ export interface WatchOptions {
 
 /** A running watch. */
 export interface ConfigWatcher {
+  /** Resolves once no changed file is waiting to settle (at once when none is). */
+  settled(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Size, modification time and inode of a file; `gone` when it cannot be stat'ed. */
+function fingerprint(path: string): string {
+  try {
+    const s = statSync(path);
+    return `${s.size}:${s.mtimeMs}:${s.ino}`;
+  } catch {
+    return 'gone';
+  }
 }
 
 /** The real path of `path`, or undefined while it does not resolve (a sidecar's first sync). */
@@ -72,23 +91,64 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
   let timer: NodeJS.Timeout | undefined;
   let firstEventAt: number | undefined;
   let pendingFiles = 0;
+  // The files of the burst being settled, with their last fingerprint; and when one last changed.
+  const settling = new Map<string, string>();
+  let lastChangeAt = 0;
+  let settleTimer: NodeJS.Timeout | undefined;
+  let waiters: Array<() => void> = [];
+  const pollMs = Math.max(10, Math.min(100, Math.round(options.settleMs / 5)));
+
+  function release(): void {
+    const done = waiters;
+    waiters = [];
+    for (const resolve of done) resolve();
+  }
 
   function fire(swapped: boolean): void {
     if (timer !== undefined) clearTimeout(timer);
+    if (settleTimer !== undefined) clearTimeout(settleTimer);
     timer = undefined;
+    settleTimer = undefined;
     firstEventAt = undefined;
+    settling.clear();
     const files = pendingFiles;
     pendingFiles = 0;
     if (!closed) options.onChange({ files, swapped });
+    release();
   }
 
-  function schedule(): void {
+  /** True once every file of the burst kept its fingerprint for settleMs (stat'ing them again). */
+  function stable(): boolean {
+    const now = Date.now();
+    for (const [path, seen] of settling) {
+      const current = fingerprint(path);
+      if (current === seen) continue;
+      settling.set(path, current);
+      lastChangeAt = now;
+    }
+    return now - lastChangeAt >= options.settleMs;
+  }
+
+  /** Fires once the burst is stable. */
+  function settle(): void {
+    settleTimer = undefined;
+    if (stable()) fire(false);
+    else settleTimer = setTimeout(settle, pollMs);
+  }
+
+  function schedule(path: string): void {
     const now = Date.now();
     firstEventAt ??= now;
     pendingFiles += 1;
+    lastChangeAt = now;
+    settling.set(path, fingerprint(path));
+    if (settleTimer !== undefined) return; // Settling already: the poll sees this file too.
     if (timer !== undefined) clearTimeout(timer);
     const wait = Math.max(0, Math.min(options.debounceMs, firstEventAt + maxWaitMs - now));
-    timer = setTimeout(() => fire(false), wait);
+    timer = setTimeout(() => {
+      timer = undefined;
+      settle();
+    }, wait);
   }
 
   async function watchTree(root: string): Promise<FSWatcher> {
@@ -100,7 +160,7 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
     });
     watcher.on('all', (event, path) => {
       logger.trace({ event, path: relative(root, path) }, 'config file event');
-      schedule();
+      schedule(path);
     });
     watcher.on('error', (err) => logger.warn({ err }, 'config watcher error'));
     await ready(watcher);
@@ -147,9 +207,21 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
   });
 
   return {
+    // Waits for the files, not for the debounce: a run that reads everything needs no quiet
+    // period, only files that are complete.
+    async settled() {
+      while (!closed && settling.size > 0 && !stable()) {
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, pollMs);
+        });
+      }
+    },
     async close() {
       closed = true;
       if (timer !== undefined) clearTimeout(timer);
+      if (settleTimer !== undefined) clearTimeout(settleTimer);
+      release();
       await swapping;
       await Promise.all([link.close(), tree?.close()]);
     },

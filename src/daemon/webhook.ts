@@ -163,15 +163,16 @@ export function decideGenericHook(
 
 /** The webhook secrets, re-read when the file changes (rotation without a restart). */
 export interface SecretSource {
-  /** The current secrets; the last good ones when the file has become unreadable or empty. */
+  /** The current secrets; none (the hooks answer 404) while the file is unreadable, gone or empty. */
   current(): Promise<readonly string[]>;
 }
 
 /**
  * Reads `file` now (throws USAGE when it is unreadable or holds no secret) and again whenever
  * its inode, size or modification time change — a Kubernetes Secret volume swaps a symlink,
- * so a rotated secret arrives without a restart. A file that later breaks keeps the last good
- * secrets and logs a warning (without contents).
+ * so a rotated secret arrives without a restart. A file that later is emptied, deleted or
+ * unreadable disables the hooks until it holds a secret again: an operator who empties it
+ * means "no more hooks", and a revoked secret must never keep working.
  */
 export async function createSecretSource(file: string, logger: Logger): Promise<SecretSource> {
   async function fingerprint(): Promise<string | undefined> {
@@ -193,9 +194,10 @@ export async function createSecretSource(file: string, logger: Logger): Promise<
         secrets = await readSecretFile(file);
         logger.info({ event: 'webhook.secrets.reloaded', count: secrets.length }, 'webhook secrets reloaded');
       } catch {
+        secrets = [];
         logger.warn(
           { event: 'webhook.secrets.unreadable' },
-          'webhook secret file unreadable; keeping the last secrets',
+          'webhook secret file unreadable, gone or empty; the hooks answer 404 until it holds a secret',
         );
       }
       return secrets;

@@ -33,14 +33,17 @@ async function sendAll(change: PlannedChange, options: ApplyOptions, sent: Reque
   const kind = KINDS[change.kind];
   for (const request of change.requests) {
     options.onRequest?.(change, request);
-    const reply = await options.api.execute(request, { signal: options.signal });
-    const audit = kind.checkReply?.(request, reply);
-    sent.push({
+    // Recorded before it is sent: a request that fails may still have reached the API, and
+    // `change.failed` must list it.
+    const record: RequestRecord = {
       operation: request.operation,
       method: request.method,
       path: request.path,
-      ...(audit === undefined ? {} : { reply: audit }),
-    });
+    };
+    const index = sent.push(record) - 1;
+    const reply = await options.api.execute(request, { signal: options.signal });
+    const audit = kind.checkReply?.(request, reply);
+    if (audit !== undefined) sent[index] = { ...record, reply: audit };
   }
 }
 

@@ -3,7 +3,8 @@
  * `reconcile`; they differ only in `mode` and in what they do with the outcome.
  *
  * Audit events are emitted here, once, with a stable `event` field: `reconcile.started`,
- * `drift.detected`, `change.applied`, `change.failed`, `reconcile.finished`.
+ * `drift.detected`, `change.started` (before each write is sent, so a kill mid-write leaves
+ * evidence), `change.applied`, `change.failed`, `reconcile.finished`.
  */
 import type { ApiClient } from '../api/types.js';
 import type { DesiredResource } from '../config/types.js';
@@ -187,6 +188,18 @@ export async function reconcile(
         if (again === undefined)
           throw new ReconcileError('INTERNAL', `re-planning ${change.subject} gave no change`);
         return again;
+      },
+      onRequest: (change, request) => {
+        options.audit?.info(
+          {
+            event: 'change.started',
+            subject: change.subject,
+            operation: request.operation,
+            method: request.method,
+            path: request.path,
+          },
+          'sending a write',
+        );
       },
       onResult: (change, result) => {
         if (result.outcome === 'applied' || result.outcome === 'unchanged') {

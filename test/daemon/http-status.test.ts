@@ -205,6 +205,7 @@ describe('GET /status', () => {
     expect(Object.keys(doc)).toEqual([
       'status',
       'ready',
+      'degraded',
       'revision',
       'lastAttemptedRevision',
       'lastAppliedRevision',

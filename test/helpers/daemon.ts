@@ -243,6 +243,7 @@ export function inProcessDaemonOptions(
     gitBranch: 'main',
     gitPull: false,
     debounceMs: 50,
+    settleMs: 300,
     shutdownTimeoutMs: 5000,
     logger: createLogger({
       level: 'info',
@@ -273,6 +274,9 @@ export function daemonArgs(options: {
     '0 0 1 1 *',
     '--debounce-ms',
     '100',
+    // Shorter than the default: the tests' files are written in one step.
+    '--settle-ms',
+    '300',
     ...(options.extra ?? []),
   ];
 }

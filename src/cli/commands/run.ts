@@ -1,7 +1,7 @@
 /**
  * `edgesync run`: the daemon (design §4). Parses the flags, optionally starts the embedded
- * emulator (`--emulator`), starts the daemon, and on SIGTERM/SIGINT (`io.signal`) stops it
- * gracefully and exits 0. Logs are JSON lines on stdout (pretty on a terminal or with
+ * emulator (`--emulator`), starts the daemon, and on SIGTERM, SIGINT or SIGHUP (`io.signal`)
+ * stops it gracefully and exits 0. Logs are JSON lines on stdout (pretty on a terminal or with
  * `--log-format pretty`); neither the access key nor a webhook secret is ever printed.
  */
 import { randomBytes } from 'node:crypto';
@@ -9,16 +9,16 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { validate as validateCron } from 'node-cron';
-import { startDaemon } from '../../daemon/daemon.js';
+import { DEFAULT_SETTLE_MS, startDaemon } from '../../daemon/daemon.js';
 import { parseListen } from '../../daemon/http-server.js';
 import { DEFAULT_SCHEDULE } from '../../daemon/scheduler.js';
 import { EMULATOR_SEED_PATH, type Emulator, loadSeedFile, startEmulator } from '../../emulator/index.js';
 import { ReconcileError } from '../../errors.js';
 import type { Logger } from '../../log.js';
+import type { CommandRegistrar } from '../command.js';
 import { addConfigOption, configDirFrom, loaderOptionsFrom } from '../config-dir.js';
 import { type CliIo, waitForAbort } from '../io.js';
-import type { CommandRegistrar } from '../program.js';
-import type { ReconcileFlags } from '../reconcile-run.js';
+import { addReconcileOptions, type ReconcileFlags } from '../reconcile-run.js';
 import {
   accessKey,
   addConnectionOptions,
@@ -29,7 +29,6 @@ import {
   stateDir,
 } from '../settings.js';
 import { VERSION } from '../version.js';
-import { addReconcileOptions } from './plan.js';
 
 /** Default of `--listen`: every interface, port 8080 (the image's EXPOSE and HEALTHCHECK use it). */
 export const DEFAULT_LISTEN = '0.0.0.0:8080';
@@ -46,10 +45,12 @@ export const DEFAULT_SHUTDOWN_TIMEOUT_S = 30;
 interface RunFlags extends ReconcileFlags {
   schedule: string;
   listen: string;
+  metricsListen?: string;
   webhookSecretFile?: string;
   gitBranch: string;
   gitPull?: boolean;
   debounceMs: number;
+  settleMs: number;
   shutdownTimeout: number;
   emulator?: boolean;
 }
@@ -65,13 +66,15 @@ function nonNegativeInt(value: string): number {
   return n;
 }
 
-function listenAddress(value: string): string {
-  try {
-    parseListen(value);
-  } catch (err) {
-    throw new InvalidArgumentError((err as Error).message);
-  }
-  return value;
+function listenAddress(flag: string): (value: string) => string {
+  return (value) => {
+    try {
+      parseListen(value, flag);
+    } catch (err) {
+      throw new InvalidArgumentError((err as Error).message);
+    }
+    return value;
+  };
 }
 
 /** Registers `run` on the program. */
@@ -88,9 +91,14 @@ export const registerRun: CommandRegistrar = (program, io, setExitCode) => {
     )
     .option(
       '--listen <host:port>',
-      'address of the webhook, health and metrics server',
-      listenAddress,
+      'address of the webhook server (and of health, metrics and status without --metrics-listen)',
+      listenAddress('--listen'),
       DEFAULT_LISTEN,
+    )
+    .option(
+      '--metrics-listen <host:port>',
+      'serve /healthz, /readyz, /metrics and /status here instead, apart from the hooks',
+      listenAddress('--metrics-listen'),
     )
     .option(
       '--webhook-secret-file <file>',
@@ -106,6 +114,12 @@ export const registerRun: CommandRegistrar = (program, io, setExitCode) => {
       'quiet time after a file change before reconciling',
       nonNegativeInt,
       DEFAULT_DEBOUNCE_MS,
+    )
+    .option(
+      '--settle-ms <ms>',
+      'how long changed files must stay unchanged (size, mtime) before a run reads them',
+      nonNegativeInt,
+      DEFAULT_SETTLE_MS,
     )
     .option(
       '--shutdown-timeout <seconds>',
@@ -161,6 +175,8 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
   const logger = commandLogger(flags, io, { level: 'info', stream: 'stdout' });
   const config = configDirFrom(flags.config, io).path;
   const listen = parseListen(flags.listen);
+  const metricsListen =
+    flags.metricsListen === undefined ? undefined : parseListen(flags.metricsListen, '--metrics-listen');
   if (flags.emulator === true && flags.baseUrl !== undefined) {
     throw new ReconcileError('USAGE', '--emulator and --base-url cannot be used together');
   }
@@ -181,19 +197,22 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
       driftMode: flags.drift ?? 'correct',
       schedule: flags.schedule,
       listen,
+      ...(metricsListen === undefined ? {} : { metricsListen }),
       ...(flags.webhookSecretFile === undefined
         ? {}
         : { webhookSecretFile: resolve(io.cwd, flags.webhookSecretFile) }),
       gitBranch: flags.gitBranch,
       gitPull: flags.gitPull === true,
       debounceMs: flags.debounceMs,
+      settleMs: flags.settleMs,
       shutdownTimeoutMs: Math.round(flags.shutdownTimeout * 1000),
       loader: loaderOptionsFrom(flags),
       logger,
       version: VERSION,
     });
     await waitForAbort(io.signal);
-    await daemon.stop();
+    const reason: unknown = io.signal.reason;
+    await daemon.stop(typeof reason === 'string' ? reason : undefined);
   } finally {
     await emulator?.close();
     await flush(logger);

@@ -59,6 +59,7 @@ const WRITES: ReadonlyArray<[string, (t: StatusTracker) => void]> = [
   ['loaded', (t) => t.loaded('config:2')],
   ['stalled', (t) => t.stalled([], { code: 'CONFIG_INVALID', message: 'bad', at: RUN.startedAt })],
   ['setLastError', (t) => t.setLastError(null)],
+  ['setRunError', (t) => t.setRunError(null)],
   ['applied', (t) => t.applied('config:2', new Date(RUN.startedAt))],
   ['setPull', (t) => t.setPull({ ok: true, at: RUN.startedAt })],
   ['setRetry', (t) => t.setRetry(null)],
@@ -72,7 +73,12 @@ describe('the /status body', () => {
 
     const first = body();
     const again = body();
-    tracker.setRetry({ attempt: 2, at: new Date('2026-11-23T10:05:00.000Z') });
+    tracker.setRetry({
+      attempt: 2,
+      at: new Date('2026-11-23T10:05:00.000Z'),
+      code: 'API_UNAVAILABLE',
+      reason: 'backoff',
+    });
     const afterRetry = body();
     runs = [RUN];
     const afterRun = body();

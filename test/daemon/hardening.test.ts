@@ -1,0 +1,265 @@
+/**
+ * Issue 23's daemon invariants (design §9), with the built `edgesync run` in child processes
+ * against a real emulator: a file written in two steps is never applied half-written, one
+ * writer per state directory, SIGHUP, and a failed state save.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Emulator, startEmulator } from '../../src/emulator/index.js';
+import { LOCK_FILE } from '../../src/engine/state-lock.js';
+import { daemonArgs, edit, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
+import { TEST_KEY, TEST_SEED } from '../helpers/emulator.js';
+import { MAIN, REPO, spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
+import { tempDir, writeTree } from '../helpers/temp-dir.js';
+
+useSpawnedDaemons();
+
+let emu: Emulator;
+let root: string;
+beforeEach(async () => {
+  emu = await startEmulator({ accessKey: TEST_KEY, seed: TEST_SEED });
+  root = tempDir();
+});
+afterEach(async () => {
+  await emu.close();
+});
+
+const ENV = { EDGESYNC_ACCESS_KEY: TEST_KEY };
+
+/** The seed's app as YAML, split where a writer pausing after `web` would leave it. */
+const APP_HEAD = `apiVersion: edgesync/v1
+kind: ContainerApp
+metadata:
+  name: storefront
+spec:
+  appId: app1
+  allowDeletions: true
+  autoScaling: { min: 1, max: 4 }
+  containerTemplates:
+    - name: web
+`;
+const APP_TAIL = `    - name: worker
+`;
+
+describe('a file written in two steps', () => {
+  it('is read once it has settled: no container is deleted, one PATCH carries the whole file', async () => {
+    const config = writeTree(join(root, 'config'), {
+      'apps/storefront.yaml': (APP_HEAD + APP_TAIL).replace('max: 4', 'max: 3'),
+    });
+    const workerId = emu.state.app('app1')?.containerTemplates.find((c) => c.name === 'worker')?.id;
+    // The default --settle-ms (no override), the default-ish debounce of the tests.
+    const args = [
+      '--config',
+      config,
+      '--state-dir',
+      join(root, 'state'),
+      '--base-url',
+      emu.url,
+      '--listen',
+      '127.0.0.1:0',
+      '--schedule',
+      '0 0 1 1 *',
+      '--debounce-ms',
+      '100',
+    ];
+    const d = spawnRun(args, ENV);
+    await until(() => d.events('reconcile.finished')[0], 'the start-up run', 20_000);
+
+    const file = join(config, 'apps/storefront.yaml');
+    await writeFile(file, APP_HEAD);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    await appendFile(file, APP_TAIL);
+    const finished = await until(() => d.events('reconcile.finished')[1], 'the file-change run', 20_000);
+
+    expect(finished).toMatchObject({ trigger: 'file-change', counts: { applied: 1, failed: 0 } });
+    expect(emu.journal.writes().map((w) => [w.method, w.path, w.status])).toEqual([
+      ['PATCH', '/mc/apps/app1', 200],
+    ]);
+    const live = emu.state.app('app1');
+    expect(live?.containerTemplates.map((c) => [c.name, c.id])).toEqual([
+      ['web', 'tpl-web'],
+      ['worker', workerId],
+    ]);
+    expect(live?.autoScaling).toEqual({ min: 1, max: 4 });
+  }, 40_000);
+});
+
+/** Runs `edgesync <command> …` to its end; returns its exit code and output. */
+function runCommand(args: readonly string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      cwd: REPO,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...ENV },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+describe('one writer per state directory', () => {
+  it('a second daemon and an apply refuse, naming the holder; after it stops, apply runs', async () => {
+    const config = writeDaemonConfig(join(root, 'config'));
+    const stateDir = join(root, 'state');
+    const first = spawnRun(daemonArgs({ config, stateDir, baseUrl: emu.url }), ENV);
+    await until(() => first.events('reconcile.finished')[0], 'the first daemon', 20_000);
+
+    const second = spawnRun(daemonArgs({ config, stateDir, baseUrl: emu.url }), ENV);
+    const secondExit = await second.exit;
+    const apply = await runCommand([
+      'apply',
+      '--config',
+      config,
+      '--state-dir',
+      stateDir,
+      '--base-url',
+      emu.url,
+    ]);
+    first.child.kill('SIGTERM');
+    const firstExit = await first.exit;
+    const after = await runCommand([
+      'apply',
+      '--config',
+      config,
+      '--state-dir',
+      stateDir,
+      '--base-url',
+      emu.url,
+    ]);
+
+    const holder = `pid ${first.child.pid} on host ${hostname()} (edgesync run, since `;
+    expect(secondExit.code).toBe(1);
+    expect(second.output()).toContain(`edgesync: the state directory ${stateDir} is in use by ${holder}`);
+    expect(second.output()).toContain(`If that process is gone, delete ${join(stateDir, LOCK_FILE)}`);
+    expect(second.events('reconcile.started')).toEqual([]);
+    expect(apply.code).toBe(1);
+    expect(apply.output).toContain(`is in use by ${holder}`);
+    expect(firstExit.code).toBe(0);
+    expect(existsSync(join(stateDir, LOCK_FILE))).toBe(false);
+    expect(after.code).toBe(0);
+    expect(emu.journal.writes()).toEqual([]);
+  }, 60_000);
+
+  it('a lock left by a killed process is taken over', async () => {
+    const config = writeDaemonConfig(join(root, 'config'));
+    const stateDir = join(root, 'state');
+    const killed = spawnRun(daemonArgs({ config, stateDir, baseUrl: emu.url }), ENV);
+    await until(() => killed.events('reconcile.finished')[0], 'the first daemon', 20_000);
+    killed.child.kill('SIGKILL');
+    await killed.exit;
+    const left = existsSync(join(stateDir, LOCK_FILE));
+
+    const next = spawnRun(daemonArgs({ config, stateDir, baseUrl: emu.url }), ENV);
+    await until(() => next.events('reconcile.finished')[0], 'the second daemon', 20_000);
+
+    expect(left).toBe(true);
+    expect(next.events('state.lock.takenOver')).toMatchObject([
+      { level: 'warn', pid: killed.child.pid, host: hostname() },
+    ]);
+  }, 60_000);
+
+  it('a lock of a pid that no longer exists, written by hand, is taken over by apply', async () => {
+    const config = writeDaemonConfig(join(root, 'config'));
+    const stateDir = join(root, 'state');
+    // A process that has exited: its pid is free (pids are not reused this quickly).
+    const gone = Number(execFileSync(process.execPath, ['-p', 'process.pid'], { encoding: 'utf8' }));
+    mkdirSync(stateDir, { recursive: true });
+    const stale = {
+      pid: gone,
+      host: hostname(),
+      since: '2026-01-01T00:00:00.000Z',
+      command: 'run',
+      nonce: 'x',
+    };
+    writeFileSync(join(stateDir, LOCK_FILE), JSON.stringify(stale));
+
+    const apply = await runCommand([
+      'apply',
+      '--config',
+      config,
+      '--state-dir',
+      stateDir,
+      '--base-url',
+      emu.url,
+    ]);
+
+    expect(apply.code).toBe(0);
+    expect(apply.output).toContain(
+      `edgesync: warning: took over the lock of pid ${gone} on ${hostname()}, which is gone`,
+    );
+    expect(existsSync(join(stateDir, LOCK_FILE))).toBe(false);
+  }, 30_000);
+
+  it('a lock held on another host is refused (its life cannot be checked)', async () => {
+    const config = writeDaemonConfig(join(root, 'config'));
+    const stateDir = join(root, 'state');
+    mkdirSync(stateDir, { recursive: true });
+    const foreign = {
+      pid: 1,
+      host: 'other-host',
+      since: '2026-01-01T00:00:00.000Z',
+      command: 'run',
+      nonce: 'y',
+    };
+    writeFileSync(join(stateDir, LOCK_FILE), JSON.stringify(foreign));
+
+    const plan = await runCommand([
+      'plan',
+      '--config',
+      config,
+      '--state-dir',
+      stateDir,
+      '--base-url',
+      emu.url,
+    ]);
+
+    expect(plan.code).toBe(1);
+    expect(plan.output).toBe(
+      `edgesync: the state directory ${stateDir} is in use by pid 1 on host other-host (edgesync run, since 2026-01-01T00:00:00.000Z); two writers would undo each other's changes. If that process is gone, delete ${join(stateDir, LOCK_FILE)}\n`,
+    );
+  }, 30_000);
+});
+
+describe('signals', () => {
+  it('SIGHUP stops the daemon gracefully: a log line, exit 0, the lock released', async () => {
+    const config = writeDaemonConfig(join(root, 'config'));
+    const stateDir = join(root, 'state');
+    const d = spawnRun(daemonArgs({ config, stateDir, baseUrl: emu.url }), ENV);
+    await until(() => d.events('reconcile.finished')[0], 'the start-up run', 20_000);
+
+    d.child.kill('SIGHUP');
+    const exit = await d.exit;
+
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(d.events('daemon.stopping')).toMatchObject([{ signal: 'SIGHUP' }]);
+    expect(d.events('daemon.stopped')).toMatchObject([{ aborted: false }]);
+    expect(existsSync(join(stateDir, LOCK_FILE))).toBe(false);
+  }, 30_000);
+});
+
+describe('a failed state save', () => {
+  it('is STATE_IO, retried, and leaves no temporary file', async () => {
+    const config = writeDaemonConfig(join(root, 'config'));
+    const stateDir = join(root, 'state');
+    const d = spawnRun(daemonArgs({ config, stateDir, baseUrl: emu.url }), ENV);
+    await until(() => d.events('reconcile.finished')[0], 'the start-up run', 20_000);
+
+    // A directory where the state file goes: the rename over it fails.
+    rmSync(join(stateDir, 'state.json'));
+    mkdirSync(join(stateDir, 'state.json'));
+    edit(config, 'shield/rules.yaml', ruleYaml('Block SQLi (saved?)'));
+    const error = await until(() => d.events('reconcile.error')[0], 'reconcile.error', 20_000);
+    const retry = await until(() => d.events('retry.scheduled')[0], 'retry.scheduled', 20_000);
+
+    expect(error).toMatchObject({ code: 'STATE_IO' });
+    expect(String(error.error)).toMatch(/^cannot save .*state\.json: (EISDIR|ENOTEMPTY|EEXIST|EPERM)$/);
+    expect(retry).toMatchObject({ code: 'STATE_IO' });
+    expect(readdirSync(stateDir).sort()).toEqual([LOCK_FILE, 'state.json']);
+  }, 30_000);
+});
