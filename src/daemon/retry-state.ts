@@ -51,8 +51,9 @@ export function createRetryState(options: RetryStateOptions): RetryState {
   const now = options.now ?? Date.now;
   let pending: { timer: NodeJS.Timeout; scope: RetryScope } | undefined;
   let attempt = 0;
-  // Epoch ms before which the API asked us not to come back (the latest Retry-After seen).
+  // Epoch ms before which the API asked us not to come back, and the wait it asked (capped).
   let notBefore = 0;
+  let asked = 0;
 
   function cancel(): void {
     if (pending !== undefined) clearTimeout(pending.timer);
@@ -61,7 +62,10 @@ export function createRetryState(options: RetryStateOptions): RetryState {
 
   return {
     noteRetryAfter(ms) {
-      notBefore = Math.max(notBefore, now() + Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS));
+      const capped = Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
+      if (now() + capped <= notBefore) return;
+      notBefore = now() + capped;
+      asked = capped;
     },
     schedule(scope, code) {
       if (!options.active()) return;
@@ -71,9 +75,11 @@ export function createRetryState(options: RetryStateOptions): RetryState {
       cancel();
       attempt += 1;
       const backoffMs = backoffDelay(attempt, options.backoff, random);
-      const retryAfterMs = Math.max(0, notBefore - now());
-      const delayMs = Math.max(backoffMs, retryAfterMs);
-      const reason = retryAfterMs > backoffMs ? 'retry-after' : 'backoff';
+      const remainingMs = Math.max(0, notBefore - now());
+      const delayMs = Math.max(backoffMs, remainingMs);
+      const reason = remainingMs > backoffMs ? 'retry-after' : 'backoff';
+      // What the API asked for, while its wait is still running.
+      const retryAfterMs = remainingMs > 0 ? asked : 0;
       const at = new Date(now() + delayMs);
       options.status.setRetry({ attempt, at, code, reason, ...(retryAfterMs > 0 ? { retryAfterMs } : {}) });
       options.logger.info(

@@ -158,6 +158,31 @@ describe('module boundaries (ARCHITECTURE.md)', () => {
     ).toEqual(['../../config/types.js (config)']);
   });
 
+  it('has no import cycle between files, type-only imports included', () => {
+    const graph = new Map(
+      files.map((file) => [
+        file,
+        relativeImports(readFileSync(file, 'utf8')).map(({ specifier }) =>
+          resolve(dirname(file), specifier.replace(/\.js$/, '.ts')),
+        ),
+      ]),
+    );
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: string[]): void => {
+      state.set(file, 'open');
+      for (const next of graph.get(file) ?? []) {
+        if (state.get(next) === 'open') {
+          cycles.push([...path.slice(path.indexOf(next)), next].map((f) => relative(SRC, f)).join(' → '));
+        } else if (!state.has(next)) visit(next, [...path, next]);
+      }
+      state.set(file, 'done');
+    };
+    for (const file of files) if (!state.has(file)) visit(file, [file]);
+
+    expect(cycles).toEqual([]);
+  });
+
   it('knows every module under src/', () => {
     const unknown = [...new Set(files.map(moduleOf))].filter((m) => !(m in ALLOWED));
     expect(unknown).toEqual([]);
