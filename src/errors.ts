@@ -32,7 +32,14 @@ export const ERROR_CODES = {
   },
   READ_FAILED: { retryable: true, summary: 'live state of a resource could not be read' },
   APPLY_PARTIAL: { retryable: true, summary: 'some changes failed; the result lists each outcome' },
-  STATE_IO: { retryable: true, summary: 'the state directory could not be read or written' },
+  STATE_IO: {
+    retryable: true,
+    summary: 'the state directory could not be read or written, or another writer holds its lock',
+  },
+  CONFIG_IO: {
+    retryable: true,
+    summary: 'the config directory could not be read for a reason of the machine (EMFILE, EIO…)',
+  },
   INTERNAL: { retryable: false, summary: 'a bug in edgesync: please report it' },
 } as const satisfies Record<string, { retryable: boolean; summary: string }>;
 

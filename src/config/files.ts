@@ -39,6 +39,20 @@ function errnoCode(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : undefined;
 }
 
+/** Failures of the machine, not of the files: a later read may well succeed. */
+const TRANSIENT_IO = new Set(['EMFILE', 'ENFILE', 'EIO', 'EAGAIN', 'ENOMEM', 'EBUSY']);
+
+/**
+ * Throws CONFIG_IO (retried) for a transient I/O failure: reporting too many open files as
+ * an invalid config would stall the daemon on files that are fine.
+ */
+function throwIfTransient(err: unknown, path: string): void {
+  const code = errnoCode(err);
+  if (code !== undefined && TRANSIENT_IO.has(code)) {
+    throw new ReconcileError('CONFIG_IO', `cannot read ${path}: ${code}`, { cause: err });
+  }
+}
+
 /** The config directory's real path and its top-level entries, read once for both purposes. */
 export interface ConfigRoot {
   readonly path: string;
@@ -56,6 +70,7 @@ export function resolveConfigRoot(configDir: string): ConfigRoot {
     if (!statSync(path).isDirectory()) throw Object.assign(new Error('not a directory'), { code: 'ENOTDIR' });
     return { path, entries: readdirSync(path, { withFileTypes: true }) };
   } catch (err) {
+    throwIfTransient(err, configDir);
     const code = errnoCode(err);
     const reason =
       code === 'ENOENT'
@@ -97,6 +112,7 @@ export function listConfigFiles(configRoot: ConfigRoot): ConfigFileList {
     try {
       entries = listed === undefined ? readdirSync(absDir, { withFileTypes: true }) : [...listed];
     } catch (err) {
+      throwIfTransient(err, absDir);
       issues.push(
         fileIssue(relDir === '' ? '.' : relDir, `folder cannot be read (${errnoCode(err) ?? err})`),
       );
@@ -190,6 +206,7 @@ export function readLimited(absPath: string, maxFileBytes: number, stats?: BigIn
     if (bytes.length > maxFileBytes) return { error: tooLarge(bytes.length, maxFileBytes) };
     return { bytes };
   } catch (err) {
+    throwIfTransient(err, absPath);
     return { error: `cannot be read (${errnoCode(err) ?? String(err)})` };
   }
 }

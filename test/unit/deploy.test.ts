@@ -263,9 +263,17 @@ describe('deploy/kubernetes', () => {
     expect(secretVolume.secret.secretName).toBe('edgesync');
     expect(Object.keys(env).filter((name) => !KNOWN_ENV.includes(name))).toEqual([]);
     expect(mounts.find((m) => m.mountPath === env.EDGESYNC_STATE_DIR)?.readOnly).toBeUndefined();
-    expect(edgesync.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
-    expect(edgesync.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
-    expect(edgesync.ports).toEqual([{ name: 'http', containerPort: Number(DEFAULT_LISTEN.split(':')[1]) }]);
+    // The hooks alone on --listen; probes and metrics on --metrics-listen.
+    const portOf = (flag: string): number => Number(String(flags.get(flag)).split(':')[1]);
+    expect(edgesync.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
+    expect(edgesync.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'metrics' });
+    expect(edgesync.ports).toEqual([
+      { name: 'http', containerPort: portOf('--listen') },
+      { name: 'metrics', containerPort: portOf('--metrics-listen') },
+    ]);
+    expect(deployment.spec.template.metadata.annotations['prometheus.io/port']).toBe(
+      String(portOf('--metrics-listen')),
+    );
     expect(edgesync.resources.requests).toBeDefined();
     // The benchmark rates the daemon's cold start against this limit.
     expect(edgesync.resources.limits.memory).toBe(`${CONTAINER_LIMIT_MIB}Mi`);
