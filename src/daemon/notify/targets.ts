@@ -27,19 +27,40 @@ function urlSecrets(url: URL): string[] {
   ].filter((part) => part.length > 1);
 }
 
-/** A generic webhook: the payload as JSON, signed `X-Signature: sha256=<hex>` when a secret is set. */
+/**
+ * `Authorization: Basic` for a URL's `user:password@` (undici drops userinfo silently), and the
+ * URL without it.
+ */
+function splitUserinfo(url: URL): { href: string; headers: Record<string, string> } {
+  if (url.username === '' && url.password === '') return { href: url.href, headers: {} };
+  const bare = new URL(url.href);
+  bare.username = '';
+  bare.password = '';
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  return {
+    href: bare.href,
+    headers: { authorization: `Basic ${Buffer.from(credentials).toString('base64')}` },
+  };
+}
+
+/**
+ * A generic webhook: the payload as JSON, signed `X-Signature: sha256=<hex>` when a secret is
+ * set; a `user:password@` in the URL becomes basic authentication.
+ */
 export function webhookTarget(url: URL, secret: string | undefined, userAgent: string): EventTarget {
+  const { href, headers } = splitUserinfo(url);
   return {
     info: {
       name: 'webhook',
       label: url.origin,
-      secrets: [...urlSecrets(url), ...(secret === undefined ? [] : [secret])],
+      secrets: [...urlSecrets(url), ...Object.values(headers), ...(secret === undefined ? [] : [secret])],
     },
     requestFor(event) {
       const body = JSON.stringify(payloadOf(event));
       return {
-        url: url.href,
+        url: href,
         headers: {
+          ...headers,
           'user-agent': userAgent,
           'x-edgesync-event': event.event,
           ...(secret === undefined ? {} : { 'x-signature': signBody(secret, body) }),

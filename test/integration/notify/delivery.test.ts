@@ -10,11 +10,25 @@ import {
   scrub,
   type TargetInfo,
 } from '../../../src/daemon/notify/delivery.js';
+import { NO_COUNTS } from '../../../src/daemon/notify/run-summary.js';
+import { webhookTarget } from '../../../src/daemon/notify/targets.js';
+import type { NotifyEvent } from '../../../src/daemon/notify/transitions.js';
 import { createLogger } from '../../../src/log.js';
 import { until } from '../../helpers/daemon.js';
 import { hang, reply, sequence, startTestServer, type TestServer } from '../../helpers/http-server.js';
 
 const SECRET_PATH = '/services/T000/B000/XXXXsecretXXXX';
+const APPLIED: NotifyEvent = {
+  event: 'reconcile.applied',
+  revision: 'config:0123456789ab',
+  trigger: 'schedule',
+  startedAt: '2026-01-01T00:00:00.000Z',
+  durationMs: 1,
+  result: 'reconciled',
+  counts: { ...NO_COUNTS, applied: 1 },
+  subjects: [{ subject: 'A/a', outcome: 'applied' }],
+  failingTotal: 0,
+};
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -120,6 +134,26 @@ describe('notification delivery', () => {
 
     expect(counts).toEqual([['slack', 'failed']]);
     expect(output()).not.toContain('XXXXsecretXXXX');
+  });
+
+  it("sends a webhook URL's user:password as basic authentication, never in the request line", async () => {
+    const server = await receiver(reply(200));
+    const { delivery, counts } = setup();
+    const url = new URL(server.url);
+    url.username = 'edge';
+    url.password = 'p@ss:word';
+    url.pathname = '/hook';
+    const hook = webhookTarget(url, undefined, 'edgesync/test');
+
+    delivery.send(hook.info, hook.requestFor(APPLIED));
+    await until(() => counts.length > 0, 'the delivery to end');
+
+    expect(server.requests[0]?.path).toBe('/hook');
+    expect(server.requests[0]?.headers.authorization).toBe(
+      `Basic ${Buffer.from('edge:p@ss:word').toString('base64')}`,
+    );
+    expect(hook.info.label).toBe(server.url);
+    await delivery.close(1000);
   });
 
   it('scrubs every secret of the target from an error text, the longest first', () => {
