@@ -353,7 +353,7 @@ export function createController(options: ControllerOptions): Controller {
     // (the loader has already reported them as changed and will not report them again).
     let scoped: readonly string[] | undefined;
     let revision: string | undefined;
-    const tally = createRunTally();
+    const tally = createRunTally(request.full);
     const report = (fields: Pick<RunSummary, 'result' | 'error' | 'issues'>): void =>
       options.observer?.runFinished({
         revision,
@@ -361,8 +361,7 @@ export function createController(options: ControllerOptions): Controller {
         full: request.full,
         startedAt: startedAt.toISOString(),
         durationMs: Math.round(performance.now() - started),
-        counts: tally.counts,
-        subjects: tally.subjects,
+        ...tally.totals(),
         failingTotal: status.failedCount(),
         ...fields,
       });

@@ -340,7 +340,9 @@ describe('notifications (spawned daemon)', () => {
     expect(leaks(all)).toEqual([]);
   }, 90_000);
 
-  test('report-only drift: reported once, again only when it grows', async ({ emu }) => {
+  test('report-only drift: reported once, again when it grows or comes back after being resolved', async ({
+    emu,
+  }) => {
     const generic = await receiver();
     const root = tempDir();
     const config = writeDaemonConfig(join(root, 'config'));
@@ -374,10 +376,16 @@ describe('notifications (spawned daemon)', () => {
     );
     await waitFor(run, 'reconcile.finished', 3);
     await until(() => generic.requests.length === 2, 'the second drift report', 20_000);
+    // Back in sync (a file-change run finds it so: nothing to say), then the first drift again: news.
+    edit(config, 'shield/rules.yaml', ruleYaml('Block SQLi'));
+    await waitFor(run, 'reconcile.finished', 4);
+    edit(config, 'shield/rules.yaml', ruleYaml('Not what is live'));
+    await waitFor(run, 'reconcile.finished', 5);
+    await until(() => generic.requests.length === 3, 'the third drift report', 20_000);
     process.kill(run.child.pid as number, 'SIGTERM');
     expect((await run.exit).code).toBe(0);
 
-    expect(generic.requests.map((r) => r.headers['x-signature'])).toEqual([undefined, undefined]);
+    expect(generic.requests.map((r) => r.headers['x-signature'])).toEqual([undefined, undefined, undefined]);
     expect(generic.requests.map((r) => r.body)).toEqual([
       expect.objectContaining({
         event: 'drift.reported',
@@ -395,6 +403,11 @@ describe('notifications (spawned daemon)', () => {
             fields: ['ruleName', 'ruleDescription'],
           },
         ],
+      }),
+      expect.objectContaining({
+        event: 'drift.reported',
+        trigger: 'file-change',
+        subjects: [{ subject: 'WafCustomRule/block-sqli', outcome: 'drifted', fields: ['ruleName'] }],
       }),
     ]);
     expect(emu.journal.writes()).toEqual([]);

@@ -46,6 +46,11 @@ export interface RunSummary {
   readonly result: 'reconciled' | 'invalid' | 'error';
   readonly counts: RunCounts;
   readonly subjects: readonly AffectedSubject[];
+  /**
+   * A scoped run (not `full`): the subjects it found in sync, so drift it no longer sees is
+   * forgotten. A full run leaves this out: whatever it does not list as drifted is in sync.
+   */
+  readonly settled?: readonly string[];
   /** Resources failed across the whole desired state after this run (a scoped run sees only some). */
   readonly failingTotal: number;
   /** Invalid config or the run's own failure. */
@@ -65,16 +70,17 @@ export interface RunObserver {
 export interface RunTally {
   /** Adds one reconcile stage's plan and apply results. */
   add(plan: Plan, apply: ApplyResult | undefined): void;
-  readonly counts: RunCounts;
-  readonly subjects: readonly AffectedSubject[];
+  /** What the stages added up to, for the run's summary. */
+  totals(): Pick<RunSummary, 'counts' | 'subjects' | 'settled'>;
 }
 
 export const NO_COUNTS: RunCounts = { applied: 0, failed: 0, unchanged: 0, skipped: 0, drifted: 0 };
 
-/** An empty tally for one run. */
-export function createRunTally(): RunTally {
+/** An empty tally for one run; `full`: the run covers every resource. */
+export function createRunTally(full: boolean): RunTally {
   const counts = { ...NO_COUNTS };
   const subjects: AffectedSubject[] = [];
+  const settled: string[] = [];
   return {
     add(plan, apply) {
       const results = new Map((apply?.results ?? []).map((r) => [r.subject, r]));
@@ -82,6 +88,7 @@ export function createRunTally(): RunTally {
         const result = results.get(change.subject);
         if (result === undefined) continue;
         counts[result.outcome] += 1;
+        if (result.outcome === 'unchanged' && !full) settled.push(change.subject);
         if (result.outcome === 'applied') subjects.push({ subject: change.subject, outcome: 'applied' });
         else if (result.outcome === 'failed') {
           const error = result.error ?? change.error;
@@ -100,7 +107,6 @@ export function createRunTally(): RunTally {
         }
       }
     },
-    counts,
-    subjects,
+    totals: () => ({ counts, subjects, ...(full ? {} : { settled }) }),
   };
 }

@@ -23,7 +23,7 @@ export type NotifyEventName =
   | 'drift.reported';
 
 /** One notification: the run summary under an event name. */
-export interface NotifyEvent extends Omit<RunSummary, 'full'> {
+export interface NotifyEvent extends Omit<RunSummary, 'full' | 'settled'> {
   readonly event: NotifyEventName;
   /** `reconcile.failed` sent again for an unchanged failure after `--notify-repeat`. */
   readonly repeated?: true;
@@ -56,13 +56,19 @@ export function createTransitionTracker(options: { readonly repeatMs: number }):
     const drifted = summary.subjects.filter((s) => s.outcome === 'drifted');
     const seen = new Map(drifted.map((s) => [s.subject, (s.fields ?? []).join('\n')]));
     const fresh = [...seen].some(([subject, fields]) => reportedDrift.get(subject) !== fields);
-    // A full run saw every resource: drift it did not find is gone, and would be news again.
-    reportedDrift = summary.full ? seen : new Map([...reportedDrift, ...seen]);
+    // Drift a run no longer sees is gone, and would be news again: a full run saw every
+    // resource; a scoped one says which it found in sync, and which it changed or failed on.
+    if (summary.full) reportedDrift = seen;
+    else {
+      for (const subject of summary.settled ?? []) reportedDrift.delete(subject);
+      for (const s of summary.subjects) if (s.outcome !== 'drifted') reportedDrift.delete(s.subject);
+      for (const [subject, fields] of seen) reportedDrift.set(subject, fields);
+    }
     return fresh;
   }
 
   function eventOf(summary: RunSummary, event: NotifyEventName, repeated = false): NotifyEvent {
-    const { full: _full, ...rest } = summary;
+    const { full: _full, settled: _settled, ...rest } = summary;
     return { event, ...rest, ...(repeated ? { repeated: true as const } : {}) };
   }
 

@@ -141,10 +141,20 @@ describe('notification transitions', () => {
       'a scoped run without the drifted subject does not forget its drift',
       [
         [0, run({ subjects: [drifted('A/a', 'x')] })],
-        [1, run({ full: false })],
+        [1, run({ full: false, settled: ['A/b'] })],
         [2, run({ subjects: [drifted('A/a', 'x')] })],
       ],
       ['drift.reported', null, null],
+    ],
+    [
+      'a scoped run that finds the drifted subject in sync, or writes it, forgets its drift',
+      [
+        [0, run({ subjects: [drifted('A/a', 'x'), drifted('A/b', 'y')] })],
+        [1, run({ full: false, settled: ['A/a'], subjects: [applied('A/b')] })],
+        [2, run({ full: false, subjects: [drifted('A/a', 'x')] })],
+        [3, run({ full: false, subjects: [drifted('A/b', 'y')] })],
+      ],
+      ['drift.reported', 'reconcile.applied', 'drift.reported', 'drift.reported'],
     ],
   ])('%s', (_name, steps, expected) => {
     expect(events(steps)).toEqual(expected);
