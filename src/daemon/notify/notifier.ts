@@ -4,7 +4,7 @@
  * statuses (github-status.ts). Every call returns at once; delivery.ts sends in the background.
  */
 import type { Logger } from '../../log.js';
-import { createDelivery, type Delivery, type DeliveryOptions, type DeliveryResult } from './delivery.js';
+import { createDelivery, type Delivery, type DeliveryResult } from './delivery.js';
 import { createCommitStatuses } from './github-status.js';
 import type { RunObserver } from './run-summary.js';
 import type { NotifySettings } from './settings.js';
@@ -20,9 +20,6 @@ export interface NotifierOptions {
   readonly logger: Logger;
   /** `edgesync_notifications_total{target,result}`. */
   readonly count: (target: string, result: DeliveryResult) => void;
-  /** Tests: attempts, backoff and timeouts of the delivery queues. */
-  readonly delivery?: Partial<Omit<DeliveryOptions, 'logger' | 'count'>>;
-  readonly now?: () => number;
 }
 
 /** A running notifier. */
@@ -42,7 +39,7 @@ export function createNotifier(options: NotifierOptions): Notifier | undefined {
     ...(settings.slackUrl === undefined ? [] : [slackTarget(settings.slackUrl, userAgent)]),
   ];
   if (targets.length === 0 && settings.github === undefined) return undefined;
-  const delivery: Delivery = createDelivery({ ...options.delivery, logger, count: options.count });
+  const delivery: Delivery = createDelivery({ logger, count: options.count });
   const statuses =
     settings.github === undefined
       ? undefined
@@ -54,7 +51,6 @@ export function createNotifier(options: NotifierOptions): Notifier | undefined {
           logger,
         });
   const tracker = createTransitionTracker({ repeatMs: settings.repeatMs });
-  const now = options.now ?? Date.now;
   /** A notification is never worth a failed reconcile: a bug here is logged, not thrown into the run loop. */
   const guarded = (fn: () => void): void => {
     try {
@@ -75,7 +71,7 @@ export function createNotifier(options: NotifierOptions): Notifier | undefined {
     runFinished(summary) {
       guarded(() => {
         statuses?.runFinished(summary);
-        const event = tracker.next(summary, now());
+        const event = tracker.next(summary, Date.now());
         if (event === undefined) return;
         logger.info(
           {
