@@ -292,6 +292,8 @@ describe('notifications (spawned daemon)', () => {
         stateDir: join(root, 'state'),
         baseUrl: emu.url,
         extra: [
+          '--log-level',
+          'debug',
           '--notify-webhook',
           `${flaky.url}/a`,
           '--notify-webhook',
@@ -337,8 +339,47 @@ describe('notifications (spawned daemon)', () => {
       expect.objectContaining({ target: 'webhook', destination: dead.url, attempts: 3, error: 'HTTP 500' }),
     ]);
     expect(notificationCounts(all)).toEqual({ 'webhook success': 2, 'webhook failed': 2 });
+    expect(run.events('notify.retry').length).toBe(2 + 4);
     expect(leaks(all)).toEqual([]);
   }, 90_000);
+
+  test('SIGTERM lets a delivery in flight finish before the process exits', async ({ emu }) => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const generic = await receiver(async (_request, res) => {
+      await held;
+      send(res, 200, {});
+    });
+    const root = tempDir();
+    const config = writeDaemonConfig(join(root, 'config'));
+    edit(config, 'shield/rules.yaml', ruleYaml('Applied just before shutdown'));
+    const run = spawnRun(
+      daemonArgs({
+        config,
+        stateDir: join(root, 'state'),
+        baseUrl: emu.url,
+        extra: ['--log-level', 'debug', '--notify-webhook', generic.url],
+      }),
+      { EDGESYNC_ACCESS_KEY: TEST_KEY },
+    );
+
+    await until(() => generic.requests.length === 1, 'the delivery to arrive', 20_000);
+    process.kill(run.child.pid as number, 'SIGTERM');
+    await waitFor(run, 'daemon.stopping');
+    release();
+    const exit = await run.exit;
+
+    expect(exit).toEqual({ code: 0, signal: null });
+    const order = run
+      .lines()
+      .map((line) => line.event)
+      .filter((event) =>
+        ['daemon.stopping', 'notify.sent', 'notify.failed', 'daemon.stopped'].includes(event ?? ''),
+      );
+    expect(order).toEqual(['daemon.stopping', 'notify.sent', 'daemon.stopped']);
+  });
 
   test('report-only drift: reported once, again when it grows or comes back after being resolved', async ({
     emu,
