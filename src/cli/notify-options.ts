@@ -2,7 +2,7 @@
  * The notification flags of `edgesync run` (design §10; docs/daemon.md "Notifications"). The
  * secret ones take files: a flag value would show in `ps`.
  */
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import ms from 'ms';
 import { DEFAULT_GITHUB_API_URL, DEFAULT_NOTIFY_REPEAT, httpUrl } from '../daemon/notify/settings.js';
 
@@ -44,10 +44,9 @@ export function addNotifyOptions(command: Command): Command {
       apiUrl,
       DEFAULT_GITHUB_API_URL,
     )
-    .option(
-      '--notify-repeat <duration>',
-      'tell an unchanged failure again at most this often',
-      duration,
-      duration(DEFAULT_NOTIFY_REPEAT),
+    .addOption(
+      new Option('--notify-repeat <duration>', 'tell an unchanged failure again at most this often')
+        .argParser(duration)
+        .default(duration(DEFAULT_NOTIFY_REPEAT), DEFAULT_NOTIFY_REPEAT),
     );
 }
