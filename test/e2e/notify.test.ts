@@ -379,6 +379,8 @@ describe('notifications (spawned daemon)', () => {
         ['daemon.stopping', 'notify.sent', 'notify.failed', 'daemon.stopped'].includes(event ?? ''),
       );
     expect(order).toEqual(['daemon.stopping', 'notify.sent', 'daemon.stopped']);
+    // No --notify-webhook-secret-file: the POST goes out unsigned.
+    expect(generic.requests[0]?.headers['x-signature']).toBeUndefined();
   });
 
   test('report-only drift: reported once, again when it grows or comes back after being resolved', async ({
@@ -400,6 +402,8 @@ describe('notifications (spawned daemon)', () => {
           secretFile(HOOK_SECRET),
           '--notify-webhook',
           generic.url,
+          '--notify-webhook-secret-file',
+          secretFile(NOTIFY_SECRET),
         ],
       }),
       { EDGESYNC_ACCESS_KEY: TEST_KEY },
@@ -426,7 +430,7 @@ describe('notifications (spawned daemon)', () => {
     process.kill(run.child.pid as number, 'SIGTERM');
     expect((await run.exit).code).toBe(0);
 
-    expect(generic.requests.map((r) => r.headers['x-signature'])).toEqual([undefined, undefined, undefined]);
+    expect(generic.requests.map((r) => signatureOk(r, NOTIFY_SECRET))).toEqual([true, true, true]);
     expect(generic.requests.map((r) => r.body)).toEqual([
       expect.objectContaining({
         event: 'drift.reported',
