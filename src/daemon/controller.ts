@@ -15,26 +15,24 @@
  *    after its pull applies the push as fast as a file edit does.
  * 4. Reconcile (the engine emits the audit events), then record per-resource status, metrics,
  *    and on retryable failures a retry of just the failed subjects (`retry-state.ts`).
- * 5. Tell the observers: every finished run is summarised once (`RunSummary`), for whoever
- *    reports runs elsewhere (notifications).
+ * 5. Tell the observer (the notifier): when a run starts writing, and a plain summary of how
+ *    each run ended (`notify/run-summary.ts`).
  */
 import type { ApiClient } from '../api/types.js';
+import { formatIssue } from '../config/issues.js';
 import type { DesiredStateLoader, LoadResult } from '../config/loader.js';
-import type { DesiredResource } from '../config/types.js';
+import type { ConfigIssue, DesiredResource } from '../config/types.js';
 import { reconcile } from '../engine/reconcile.js';
 import type { StateStore } from '../engine/state.js';
-import type { ChangeOutcome, ChangeResult } from '../engine/types.js';
-import type { RunObserver, RunSummary } from './run-summary.js';
-
-export type { RunObserver, RunSummary } from './run-summary.js';
-
-import { ERROR_CODES, type ErrorCode, toReconcileError } from '../errors.js';
+import type { ChangeResult } from '../engine/types.js';
+import { ERROR_CODES, type ErrorCode, type ReconcileError, toReconcileError } from '../errors.js';
 import { resolveRevision, startGitHead } from '../git.js';
 import type { Logger } from '../log.js';
 import { refreshApiGuardianGauges } from './api-guardian-gauges.js';
 import type { BackoffBounds } from './backoff.js';
 import { createGitPuller } from './git-pull.js';
 import type { DaemonMetrics } from './metrics.js';
+import { createRunTally, type RunObserver, type RunSummary, type RunTally } from './notify/run-summary.js';
 import { createReconcileQueue, type RunRequest } from './queue.js';
 import { createRetryState } from './retry-state.js';
 import { createStalledReporter } from './stalled.js';
@@ -72,7 +70,8 @@ export interface ControllerOptions {
   /** `component: audit`: the engine's reconcile events. */
   readonly audit: Logger;
   readonly random?: () => number;
-  readonly observers?: readonly RunObserver[];
+  /** Told when a run starts writing and how each run ended (the notifier). */
+  readonly observer?: RunObserver;
   /**
    * Resolves once no file under the config directory is being written (the watcher's
    * `settled`): every run waits for it before it reads, so no run, full or partial, reads a
@@ -123,10 +122,6 @@ function stagesOf(request: RunRequest, loaded: LoadResult): readonly (readonly D
   return [changed, all.filter((resource) => !wanted.has(resource.subject))];
 }
 
-function emptyCounts(): Record<ChangeOutcome, number> {
-  return { applied: 0, unchanged: 0, skipped: 0, failed: 0 };
-}
-
 /** Creates the run loop; nothing runs until the first `request`. */
 export function createController(options: ControllerOptions): Controller {
   const { status, metrics, logger, loader, state } = options;
@@ -148,16 +143,6 @@ export function createController(options: ControllerOptions): Controller {
     },
   });
 
-  function tell(summary: RunSummary): void {
-    for (const observe of options.observers ?? []) {
-      try {
-        observe(summary);
-      } catch (err) {
-        logger.warn({ event: 'observer.failed', err }, 'a run observer threw');
-      }
-    }
-  }
-
   /**
    * One reconcile of `scope`: records each resource's status and the drift and change metrics.
    * Returns when it ended, its results, and the writes it planned (`writesBefore` counts them
@@ -169,6 +154,7 @@ export function createController(options: ControllerOptions): Controller {
     revision: string,
     trigger: string,
     writesBefore: number,
+    tally: RunTally,
   ): Promise<{ at: Date; results: ChangeResult[]; writes: number }> {
     const outcome = await reconcile(scope, {
       api: options.api,
@@ -184,7 +170,12 @@ export function createController(options: ControllerOptions): Controller {
       managedCount: loaded.state.resources.length,
       writesBefore,
       audit: options.audit,
+      beforeApply: (plan) => {
+        const writes = plan.summary.toUpdate;
+        if (writes > 0) options.observer?.applyStarting({ revision, trigger, writes });
+      },
     });
+    tally.add(outcome.plan, outcome.apply);
     const at = new Date();
     const bySubject = new Map((outcome.apply?.results ?? []).map((r) => [r.subject, r]));
     const results: ChangeResult[] = [];
@@ -200,12 +191,17 @@ export function createController(options: ControllerOptions): Controller {
     return { at, results, writes: outcome.plan.summary.toUpdate };
   }
 
-  /** Loads the desired state; undefined when it does not validate (reported as stalled). */
+  /**
+   * Loads the desired state. When it does not validate, reports it as stalled and returns the
+   * invalid error with the revision git gave (undefined when unknown).
+   */
   async function load(
     trigger: string,
     startedAt: Date,
     started: number,
-  ): Promise<{ loaded: LoadResult; revision: string } | undefined> {
+  ): Promise<
+    { loaded: LoadResult; revision: string } | { invalid: ReconcileError; revision: string | undefined }
+  > {
     // The revision's git process runs beside the load, on the directory the load resolves to.
     const realDir = realpathOrUndefined(options.configPath);
     const pendingHead = realDir === undefined ? undefined : startGitHead(realDir);
@@ -223,9 +219,8 @@ export function createController(options: ControllerOptions): Controller {
     } catch (err) {
       const error = toReconcileError(err);
       if (error.code !== 'CONFIG_INVALID') throw error;
-      const summary = await stalled.report(error, trigger, startedAt, started, pendingHead);
-      tell(summary);
-      return undefined;
+      await stalled.report(error, trigger, startedAt, started, pendingHead);
+      return { invalid: error, revision: await pendingHead?.head };
     }
   }
 
@@ -241,25 +236,33 @@ export function createController(options: ControllerOptions): Controller {
     let scoped: readonly string[] | undefined;
     let revision: string | undefined;
     const results: ChangeResult[] = [];
-    const summary = (result: RunSummary['result'], error?: RunSummary['error']): RunSummary => {
-      const counts = emptyCounts();
-      for (const r of results) counts[r.outcome] += 1;
-      return {
-        trigger,
+    const tally = createRunTally(request.full);
+    const report = (fields: Pick<RunSummary, 'result' | 'error' | 'issues'>): void =>
+      options.observer?.runFinished({
         revision,
-        result,
-        startedAt,
+        trigger,
+        full: request.full,
+        startedAt: startedAt.toISOString(),
         durationMs: Math.round(performance.now() - started),
-        counts,
-        changes: results.filter((r) => r.outcome !== 'unchanged'),
-        ...(error === undefined ? {} : { error }),
-      };
-    };
+        ...tally.totals(),
+        failingTotal: status.failedCount(),
+        ...fields,
+      });
     try {
       await options.settled?.();
       if (options.gitPull && [...request.reasons].some((r) => PULL_REASONS.has(r))) await pull();
       const done = await load(trigger, startedAt, started);
-      if (done === undefined) return;
+      if ('invalid' in done) {
+        const { invalid } = done;
+        revision = done.revision;
+        const issues = (invalid.details?.issues ?? []) as ConfigIssue[];
+        report({
+          result: 'invalid',
+          error: { code: invalid.code, message: invalid.message },
+          issues: issues.map((issue) => formatIssue(issue)),
+        });
+        return;
+      }
       const { loaded } = done;
       revision = done.revision;
       const stages = stagesOf(request, loaded);
@@ -273,13 +276,13 @@ export function createController(options: ControllerOptions): Controller {
         metrics.setResources(status.countsByKind());
         if (status.failedCount() === 0 && !retry.pending) status.applied(revision);
         status.setRunError(null);
-        tell(summary('skipped'));
+        report({ result: 'reconciled' });
         return;
       }
       let at = new Date();
       let writes = 0;
       for (const stage of stages) {
-        const staged = await reconcileStage(stage, loaded, revision, trigger, writes);
+        const staged = await reconcileStage(stage, loaded, revision, trigger, writes, tally);
         results.push(...staged.results);
         writes += staged.writes;
         at = staged.at;
@@ -302,6 +305,7 @@ export function createController(options: ControllerOptions): Controller {
         });
       }
       if (status.failedCount() === 0) status.applied(revision, at);
+      report({ result: 'reconciled' });
       // Full runs only: a file-change run reads just the changed resources (the push-to-applied path).
       if (request.full) {
         await refreshApiGuardianGauges(loaded.state.resources, {
@@ -322,7 +326,6 @@ export function createController(options: ControllerOptions): Controller {
         // A full run cancelled any pending retry when it started; a scoped run leaves one alone.
         retry.reset();
       }
-      tell(summary(failed.length > 0 ? 'failed' : 'success'));
     } catch (err) {
       const error = toReconcileError(err);
       const durationMs = Math.round(performance.now() - started);
@@ -335,9 +338,9 @@ export function createController(options: ControllerOptions): Controller {
         return;
       }
       logger.error({ event: 'reconcile.error', code: error.code, error: error.message }, 'reconcile failed');
+      report({ result: 'error', error: { code: error.code, message: error.message } });
       // Unexpected failures (state directory, file system) are retried like API outages.
       retry.schedule(request.full ? 'full' : (scoped ?? [...(request.subjects ?? [])]), error.code);
-      tell(summary('failed', { code: error.code, message: error.message }));
     } finally {
       status.runFinished();
       metrics.setCondition(status.ready, status.degraded);

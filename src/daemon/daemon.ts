@@ -17,7 +17,8 @@ import type { BackoffBounds } from './backoff.js';
 import { createController, type ReconcileSettings } from './controller.js';
 import { type DaemonHttpServer, startHttpServer } from './http-server.js';
 import { createDaemonMetrics } from './metrics.js';
-import type { RunObserver } from './run-summary.js';
+import { createNotifier } from './notify/notifier.js';
+import type { NotifySettings } from './notify/settings.js';
 import { assertSchedule, type Schedule, scheduleIntervalMs, startSchedule } from './scheduler.js';
 import { createStatusBody, createStatusTracker, type StatusDocument } from './status.js';
 import { type ConfigWatcher, watchConfig } from './watcher.js';
@@ -25,6 +26,8 @@ import { createSecretSource, type SecretSource } from './webhook.js';
 
 /** Smallest retry delay after a retryable failure (design: "back off exponentially"). */
 export const DEFAULT_BACKOFF_BASE_MS = 2000;
+/** At shutdown, how long queued notifications may take to go out (the last run's among them). */
+const NOTIFY_DRAIN_MS = 5000;
 
 /**
  * Default of `--settle-ms`: how long the files of a change must stay the same (size, mtime,
@@ -64,8 +67,8 @@ export interface DaemonOptions extends ReconcileSettings {
   readonly version: string;
   readonly loader?: LoaderOptions;
   readonly random?: () => number;
-  /** Told about every finished run (notifications). */
-  readonly observers?: readonly RunObserver[];
+  /** Notification targets (design §10); none when absent. */
+  readonly notify?: NotifySettings;
 }
 
 /** A running daemon. */
@@ -107,6 +110,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     ...(options.api.timeoutMs === undefined ? {} : { timeoutMs: options.api.timeoutMs }),
   });
 
+  const notifier =
+    options.notify === undefined
+      ? undefined
+      : createNotifier({
+          settings: options.notify,
+          configPath: options.configPath,
+          version: options.version,
+          logger: logger.child({ component: 'notify' }),
+          count: (target, result) => metrics.countNotification(target, result),
+        });
+
   let watcher: ConfigWatcher | undefined;
   let server: DaemonHttpServer | undefined;
   let operations: DaemonHttpServer | undefined;
@@ -142,8 +156,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger: log,
       audit: logger.child({ component: 'audit' }),
       random: options.random,
-      ...(options.observers === undefined ? {} : { observers: options.observers }),
       settled: () => watcher?.settled() ?? Promise.resolve(),
+      ...(notifier === undefined ? {} : { observer: notifier }),
     });
     noteRetryAfter = (ms) => controller.noteRetryAfter(ms);
     watcher = await watchConfig({
@@ -193,6 +207,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         gitBranch: options.gitBranch,
         gitPull: options.gitPull,
         drift: options.driftMode,
+        notify: notifier?.targets ?? [],
       },
       'daemon started',
     );
@@ -219,6 +234,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           await running.schedule.stop();
           await running.watcher.close();
           const { aborted } = await controller.stop(options.shutdownTimeoutMs);
+          await notifier?.close(Math.min(NOTIFY_DRAIN_MS, options.shutdownTimeoutMs));
           await Promise.all([running.server.close(), running.operations?.close()]);
           await api.close();
           running.lock.release();
@@ -234,6 +250,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await server?.close();
     await operations?.close();
     await api.close();
+    await notifier?.close(0);
     lock?.release();
     throw err;
   }

@@ -53,6 +53,8 @@ export interface DaemonMetrics {
   countGitPullFailure(): void;
   /** `edgesync_ready` (what /readyz answers) and `edgesync_degraded` (resources or the last run failed). */
   setCondition(ready: boolean, degraded: boolean): void;
+  /** One notification delivery ended: `success`, `failed` (after its retries), `dropped`. */
+  countNotification(target: string, result: string): void;
   /**
    * Sets the API Guardian gauges of one Shield Zone from E9's totals; a null or missing total
    * removes that zone's series rather than exporting a made-up zero.
@@ -161,6 +163,12 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
     help: 'git pull --ff-only runs that failed (the last good revision stays)',
     registers,
   });
+  const notifications = new Counter({
+    name: 'edgesync_notifications_total',
+    help: 'notification deliveries by target (webhook, slack, github) and result (success, failed, dropped)',
+    labelNames: ['target', 'result'],
+    registers,
+  });
   const guardian = Object.fromEntries(
     Object.entries(API_GUARDIAN_GAUGES).map(([field, suffix]) => [
       field,
@@ -208,6 +216,7 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
       ready.set(isReady ? 1 : 0);
       degraded.set(isDegraded ? 1 : 0);
     },
+    countNotification: (target, result) => notifications.labels(target, result).inc(),
     setApiGuardian(shieldZoneId, totals) {
       guardianZones.add(shieldZoneId);
       const labels = { shield_zone: String(shieldZoneId) };

@@ -11,19 +11,18 @@ import { type ReconcileError, toReconcileError } from '../errors.js';
 import type { PendingHead } from '../git.js';
 import type { Logger } from '../log.js';
 import type { DaemonMetrics } from './metrics.js';
-import type { RunSummary } from './run-summary.js';
 import type { StatusTracker } from './status.js';
 
 /** Reports invalid loads, and the first valid one after them. */
 export interface StalledReporter {
-  /** Records an invalid load and returns its run summary. */
+  /** Records an invalid load: /status, metrics, the state store's runs, the log. */
   report(
     error: ReconcileError,
     trigger: string,
     startedAt: Date,
     started: number,
     pendingHead: PendingHead | undefined,
-  ): Promise<RunSummary>;
+  ): Promise<void>;
   /** A load validated: logs `config.valid` when the daemon was stalled. */
   resolved(revision: string): void;
 }
@@ -46,7 +45,6 @@ export function createStalledReporter(options: {
     },
     async report(error, trigger, startedAt, started, pendingHead) {
       const issues = (error.details?.issues ?? []) as ConfigIssue[];
-      const lines = issues.map((issue) => formatIssue(issue));
       const revision = await pendingHead?.head;
       const at = new Date();
       if (revision !== undefined) status.attempted(revision);
@@ -54,24 +52,13 @@ export function createStalledReporter(options: {
       metrics.setConfigValid(false);
       const durationMs = Math.round(performance.now() - started);
       metrics.observeReconcile('invalid', durationMs);
-      const summary: RunSummary = {
-        trigger,
-        revision,
-        result: 'invalid',
-        startedAt,
-        durationMs,
-        counts: { applied: 0, unchanged: 0, skipped: 0, failed: 0 },
-        changes: [],
-        error: { code: error.code, message: error.message },
-        issues: lines,
-      };
       const key = JSON.stringify(issues);
       if (key === reportedIssues) {
         logger.debug(
           { event: 'config.still-invalid', trigger },
           'config still invalid; waiting for the files to change',
         );
-        return summary;
+        return;
       }
       reportedIssues = key;
       state.addRun({
@@ -97,11 +84,10 @@ export function createStalledReporter(options: {
           event: 'config.invalid',
           trigger,
           ...(revision === undefined ? {} : { revision }),
-          issues: lines,
+          issues: issues.map((issue) => formatIssue(issue)),
         },
         'config invalid; nothing is written until the files change',
       );
-      return summary;
     },
   };
 }

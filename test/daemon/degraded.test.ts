@@ -3,12 +3,10 @@
  * real HTTP: a retry waits at least the API's Retry-After (capped), `/status`, `/readyz` and
  * the metrics tell `Degraded` from `Ready`, and the audit log has a line before each write.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
 import { MAX_RETRY_AFTER_MS } from '../../src/daemon/retry-state.js';
-import type { RunSummary } from '../../src/daemon/run-summary.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import {
   inProcessDaemonOptions,
@@ -162,35 +160,5 @@ describe('the audit log around a write', () => {
     expect(emu.journal.writes().map((w) => [w.method, w.path, w.status])).toEqual([
       ['PATCH', '/shield/waf/custom-rule/1234', 400],
     ]);
-  });
-});
-
-describe('run observers', () => {
-  it('are told every finished run as a plain summary', async () => {
-    const summaries: RunSummary[] = [];
-    const root = tempDir();
-    const configPath = writeTree(join(root, 'config'), {
-      'shield/rules.yaml': ruleYaml('Block SQLi (observed)'),
-    });
-    daemon = await startDaemon(
-      inProcessDaemonOptions(
-        { configPath, stateDir: join(root, 'state'), api: { baseUrl: emu.url, accessKey: TEST_KEY }, lines },
-        { observers: [(summary) => summaries.push(summary)] },
-      ),
-    );
-
-    await until(() => summaries[0], 'the start-up summary');
-    writeFileSync(join(configPath, 'shield/rules.yaml'), 'kind: [');
-    await until(() => summaries[1], 'the invalid summary');
-
-    expect(summaries[0]).toMatchObject({
-      trigger: 'startup',
-      result: 'success',
-      counts: { applied: 1, unchanged: 0, skipped: 0, failed: 0 },
-      changes: [{ subject: 'WafCustomRule/block-sqli', outcome: 'applied' }],
-    });
-    expect(summaries[0]?.revision).toMatch(/^[0-9a-f]{40}$|^config:/);
-    expect(summaries[1]).toMatchObject({ trigger: 'file-change', result: 'invalid', changes: [] });
-    expect(summaries[1]?.issues?.[0]).toMatch(/^shield\/rules\.yaml:1:\d+: /);
   });
 });
