@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { AppWire } from '../../../src/api/wire/mc.js';
+import { stringifyRevealing } from '../../../src/domain/sensitive.js';
 import type { PlanContext } from '../../../src/kinds/common/kind.js';
 import { normalizeApp } from '../../../src/kinds/container-app/convert.js';
+import { NO_APP_SECRETS } from '../../../src/kinds/container-app/env.js';
 import { planApp } from '../../../src/kinds/container-app/plan.js';
 import type { ContainerAppSpec } from '../../../src/kinds/container-app/spec.js';
 import { desired } from '../../helpers/desired.js';
 
-const ctx: PlanContext = { remembered: () => undefined };
+const ctx: PlanContext = { remembered: () => undefined, keyedDigest: (data) => `keyed:${data}` };
 
 function liveApp(): AppWire {
   return {
@@ -60,10 +62,15 @@ function liveApp(): AppWire {
   };
 }
 
+/** A request body as the API client serialises it: SensitiveValues as their values. */
+function onTheWire(body: unknown): unknown {
+  return JSON.parse(stringifyRevealing(body));
+}
+
 function plan(spec: Record<string, unknown>, live: AppWire = liveApp(), context: PlanContext = ctx) {
   return planApp(
     desired<ContainerAppSpec>('ContainerApp', 'storefront', { appId: 'app1', ...spec }),
-    normalizeApp(live),
+    { app: normalizeApp(live), secrets: NO_APP_SECRETS },
     context,
   );
 }
@@ -127,7 +134,7 @@ describe('ContainerApp plan', () => {
       { path: 'containerTemplates[web].imageTag', live: '1.4.1', desired: '1.4.2' },
       { path: 'containerTemplates[cron]', live: undefined, desired: 'new container acme/cron:1.0' },
     ]);
-    expect(result.requests[0]?.body).toEqual({
+    expect(onTheWire(result.requests[0]?.body)).toEqual({
       containerTemplates: [
         {
           id: 'c-web',
@@ -227,7 +234,9 @@ describe('ContainerApp plan', () => {
       { path: 'containerTemplates[web].environmentVariables[LOG_LEVEL]', live: 'info', desired: 'debug' },
       { path: 'containerTemplates[web].environmentVariables[NEW]', live: undefined, desired: '' },
     ]);
-    const body = result.requests[0]?.body as { containerTemplates: { environmentVariables: unknown }[] };
+    const body = onTheWire(result.requests[0]?.body) as {
+      containerTemplates: { environmentVariables: unknown }[];
+    };
     expect(body.containerTemplates[0]?.environmentVariables).toEqual([
       { name: 'LOG_LEVEL', value: 'debug' },
       { name: 'REGION', value: 'eu' },
@@ -235,7 +244,7 @@ describe('ContainerApp plan', () => {
     ]);
   });
 
-  it('does not print values of secret-looking environment variables, but sends them', () => {
+  it('does not print values of secret-looking environment variables, even in the request, but sends them', () => {
     const result = plan({
       containerTemplates: [
         {
@@ -258,7 +267,8 @@ describe('ContainerApp plan', () => {
       },
     ]);
     expect(JSON.stringify(result.diffs)).not.toContain('hunter2');
-    expect(JSON.stringify(result.requests)).toContain('hunter2');
+    expect(JSON.stringify(result.requests)).not.toContain('hunter2');
+    expect(stringifyRevealing(result.requests)).toContain('hunter2');
   });
 
   it('does not print secret-looking values that change or go either', () => {
@@ -329,7 +339,7 @@ describe('ContainerApp plan', () => {
   it('diffs write-only nodeSelectors against what the last apply remembered', () => {
     const spec = { regionSettings: { nodeSelectors: { disk: 'ssd' } } };
     const first = plan(spec);
-    const again = plan(spec, liveApp(), { remembered: () => ({ nodeSelectors: { disk: 'ssd' } }) });
+    const again = plan(spec, liveApp(), { ...ctx, remembered: () => ({ nodeSelectors: { disk: 'ssd' } }) });
 
     expect(first.diffs).toEqual([
       { path: 'regionSettings.nodeSelectors', live: '(not readable from the API)', desired: { disk: 'ssd' } },
