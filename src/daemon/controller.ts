@@ -23,6 +23,7 @@ import type { ApiClient } from '../api/types.js';
 import { formatIssue } from '../config/issues.js';
 import type { DesiredStateLoader, LoadResult } from '../config/loader.js';
 import type { ConfigIssue, DesiredResource } from '../config/types.js';
+import type { SecretReader } from '../domain/secret-sources.js';
 import { desiredShieldZones, readApiGuardianTotals } from '../engine/api-guardian.js';
 import {
   COMPACT_FROM_RESOURCES,
@@ -61,6 +62,8 @@ export interface ReconcileSettings {
   readonly maxChangePercent: number;
   readonly force: boolean;
   readonly driftMode: 'correct' | 'report';
+  /** Where container secrets (`valueFrom`) are read from. */
+  readonly secrets?: SecretReader;
 }
 
 /** Everything a controller works with; the daemon builds these. */
@@ -293,6 +296,7 @@ export function createController(options: ControllerOptions): Controller {
       managedCount: loaded.state.resources.length,
       writesBefore,
       audit: options.audit,
+      ...(options.settings.secrets === undefined ? {} : { secrets: options.settings.secrets }),
     });
     const at = new Date();
     const results = new Map((outcome.apply?.results ?? []).map((r) => [r.subject, r]));

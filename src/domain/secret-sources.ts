@@ -8,7 +8,8 @@
 /** Prefix of the only environment variables a `valueFrom.env` may name. */
 export const SECRET_ENV_PREFIX = 'EDGESYNC_SECRET_';
 
-const SECRET_ENV_NAME = /^EDGESYNC_SECRET_[A-Za-z0-9_]+$/;
+/** The names a `valueFrom.env` may give. */
+export const SECRET_ENV_NAME = /^EDGESYNC_SECRET_[A-Za-z0-9_]+$/;
 
 /** Largest secret file read (bytes): a certificate chain fits, a misnamed dump does not. */
 export const MAX_SECRET_FILE_BYTES = 64 * 1024;

@@ -26,6 +26,7 @@ import {
   commandLogger,
   configuredAccessKey,
   nonNegativeNumber,
+  secretReaderFrom,
   stateDir,
 } from '../settings.js';
 import { VERSION } from '../version.js';
@@ -179,6 +180,7 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
       maxChangePercent: flags.maxChangePercent,
       force: flags.force === true,
       driftMode: flags.drift ?? 'correct',
+      secrets: secretReaderFrom(flags, io),
       schedule: flags.schedule,
       listen,
       ...(flags.webhookSecretFile === undefined

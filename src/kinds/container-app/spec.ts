@@ -8,6 +8,8 @@
 import { z } from 'zod';
 import { IMAGE_PULL_POLICIES, PORT_PROTOCOLS, RUNTIME_TYPES } from '../../domain/enums.js';
 import {
+  SECRET_ENV_NAME,
+  SECRET_ENV_PREFIX,
   type SecretSource,
   secretEnvNameProblem,
   secretFilePathProblem,
@@ -152,10 +154,7 @@ export const ValueFromSpec = z
   .strictObject({
     env: z
       .string()
-      .superRefine((name, ctx) => {
-        const problem = secretEnvNameProblem(name);
-        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-      })
+      .regex(SECRET_ENV_NAME, { error: (iss) => secretEnvNameProblem(String(iss.input)) })
       .optional(),
     file: z
       .string()
@@ -163,7 +162,17 @@ export const ValueFromSpec = z
         const problem = secretFilePathProblem(path);
         if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
       })
+      // The gist of secretFilePathProblem for editors: relative, no empty or dot-led segment.
+      .meta({ pattern: /^[^/.\\][^/\\]*(\/[^/.\\][^/\\]*)*$/.source })
       .optional(),
+  })
+  .meta({
+    description: `a secret: env names an ${SECRET_ENV_PREFIX}* variable of edgesync's environment, file a file of --secrets-dir`,
+    // Strict JSON Schema validators want each required key declared beside it.
+    oneOf: [
+      { properties: { env: true }, required: ['env'] },
+      { properties: { file: true }, required: ['file'] },
+    ],
   })
   .refine((v) => (v.env === undefined) !== (v.file === undefined), {
     message: 'give exactly one of env or file',
@@ -185,8 +194,14 @@ export const EnvironmentVariableSpec = z
       .transform((v) => v ?? '')
       .optional(),
     valueFrom: ValueFromSpec.optional(),
-    sensitive: z.boolean().optional(),
+    sensitive: z
+      .boolean()
+      .meta({
+        description: 'true: the value is never printed (plans, logs, /status); valueFrom values always are',
+      })
+      .optional(),
   })
+  .meta({ not: { properties: { value: true, valueFrom: true }, required: ['value', 'valueFrom'] } })
   .superRefine(
     (v, ctx) => {
       if (v.value !== undefined && v.valueFrom !== undefined) {
