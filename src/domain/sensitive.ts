@@ -54,3 +54,29 @@ export function stringifyRevealing(value: unknown): string {
 export function revealed(value: string | SensitiveValue): string {
   return typeof value === 'string' ? value : value.reveal();
 }
+
+/** The real values of every SensitiveValue inside `value` (objects and arrays, any depth). */
+export function sensitiveValuesIn(value: unknown, out: string[] = []): string[] {
+  if (value instanceof SensitiveValue) {
+    if (value.reveal() !== '') out.push(value.reveal());
+  } else if (Array.isArray(value)) {
+    for (const item of value) sensitiveValuesIn(item, out);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const key in value) sensitiveValuesIn((value as Record<string, unknown>)[key], out);
+  }
+  return out;
+}
+
+/**
+ * `text` with every occurrence of a sensitive value of `carrier` (a request, a list of them)
+ * replaced by `(sensitive)`: an API that quotes the body it refused must not put a secret in
+ * an error message, the audit log or /status.
+ */
+export function redactSensitive(text: string, carrier: unknown): string {
+  let out = text;
+  // Longest first, so a secret that contains another is cut whole.
+  for (const secret of sensitiveValuesIn(carrier).sort((a, b) => b.length - a.length)) {
+    out = out.split(secret).join(SENSITIVE);
+  }
+  return out;
+}

@@ -196,6 +196,20 @@ describe('container secrets', () => {
     expect(leaks(rotation.stdout + edit.stdout + filesOf(stateDir))).toEqual([]);
   });
 
+  it('keeps a secret the API quotes in its refusal out of the error, the audit log and the output', async () => {
+    emu.faults.script({
+      operation: 'patchApp',
+      reply: { status: 400, body: { title: 'Bad Request', detail: `value ${DESIRED_DB} is not allowed` } },
+    });
+
+    const apply = await cli(['apply', '--log-level', 'info'], { env });
+
+    expect(apply.code).toBe(1);
+    expect(apply.stdout).toMatch(/failed {4}ContainerApp\/storefront: .*value \(sensitive\) is not allowed/);
+    expect(apply.stderr).toContain('"event":"change.failed"');
+    expect(leaks(apply.stdout + apply.stderr + filesOf(stateDir))).toEqual([]);
+  });
+
   const PREFIX = `! ContainerApp/storefront storefront.yaml:1\n    error: environment variable`;
   it.each([
     [
