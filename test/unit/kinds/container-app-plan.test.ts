@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { AppWire } from '../../../src/api/wire/mc.js';
+import { sha256Hex } from '../../../src/domain/checksum.js';
 import { stringifyRevealing } from '../../../src/domain/sensitive.js';
 import type { PlanContext } from '../../../src/kinds/common/kind.js';
 import { normalizeApp } from '../../../src/kinds/container-app/convert.js';
 import { NO_APP_SECRETS } from '../../../src/kinds/container-app/env.js';
 import { planApp } from '../../../src/kinds/container-app/plan.js';
 import type { ContainerAppSpec } from '../../../src/kinds/container-app/spec.js';
+import { ephemeralInstallKey } from '../../../src/secrets/install-key.js';
 import { desired } from '../../helpers/desired.js';
 
 const ctx: PlanContext = { remembered: () => undefined, keyedDigest: (data) => `keyed:${data}` };
@@ -303,6 +305,93 @@ describe('ContainerApp plan', () => {
       },
     ]);
     expect(JSON.stringify(result.diffs)).not.toMatch(/old-token|new-token|Bearer/);
+  });
+
+  it('hides a sensitive literal and the live value of a name-only sensitive variable, everywhere but on the wire', () => {
+    const result = plan({
+      containerTemplates: [
+        {
+          name: 'web',
+          environmentVariables: [
+            { name: 'REGION', sensitive: true },
+            { name: 'LEGACY', value: 'literal-value', sensitive: true },
+            { name: 'LOG_LEVEL', value: 'debug' },
+          ],
+        },
+        { name: 'worker' },
+      ],
+    });
+
+    expect(result.diffs).toEqual([
+      {
+        path: 'containerTemplates[web].environmentVariables[LEGACY]',
+        live: undefined,
+        desired: '(sensitive)',
+      },
+      { path: 'containerTemplates[web].environmentVariables[LOG_LEVEL]', live: 'info', desired: 'debug' },
+    ]);
+    const printed = JSON.parse(JSON.stringify(result.requests[0]?.body));
+    const wire = onTheWire(result.requests[0]?.body) as typeof printed;
+    expect(printed.containerTemplates[0].environmentVariables).toEqual([
+      { name: 'REGION', value: '(sensitive)' },
+      { name: 'LEGACY', value: '(sensitive)' },
+      { name: 'LOG_LEVEL', value: 'debug' },
+    ]);
+    expect(wire.containerTemplates[0].environmentVariables).toEqual([
+      { name: 'REGION', value: 'eu' },
+      { name: 'LEGACY', value: 'literal-value' },
+      { name: 'LOG_LEVEL', value: 'debug' },
+    ]);
+  });
+
+  it('keys the digest of an app with secrets: stable for the same values, new for a rotated one', () => {
+    const key = ephemeralInstallKey();
+    const context: PlanContext = { ...ctx, keyedDigest: key.digest };
+    const resource = desired<ContainerAppSpec>('ContainerApp', 'storefront', {
+      appId: 'app1',
+      containerTemplates: [
+        { name: 'web', environmentVariables: [{ name: 'DB', valueFrom: { env: 'EDGESYNC_SECRET_DB' } }] },
+        { name: 'worker' },
+      ],
+    });
+    const read = (value: string) => ({
+      app: normalizeApp(liveApp()),
+      secrets: { values: new Map([['env:EDGESYNC_SECRET_DB', value]]), problems: [] },
+    });
+
+    const first = planApp(resource, read('db-secret-one'), context);
+    const same = planApp(resource, read('db-secret-one'), context);
+    const rotated = planApp(resource, read('db-secret-two'), context);
+    const plain = plan({ containerTemplates: [{ name: 'web' }, { name: 'worker' }] });
+
+    expect(first.digest).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+    expect(same.digest).toBe(first.digest);
+    expect(rotated.digest).not.toBe(first.digest);
+    expect(first.digest).not.toContain(sha256Hex('db-secret-one'));
+    expect(plain.digest).toBeUndefined();
+  });
+
+  it('plans nothing for an app whose secret could not be read', () => {
+    const resource = desired<ContainerAppSpec>('ContainerApp', 'storefront', {
+      appId: 'app1',
+      name: 'renamed',
+      containerTemplates: [
+        { name: 'web', environmentVariables: [{ name: 'DB', valueFrom: { file: 'db' } }] },
+      ],
+    });
+    const problems = ['environment variable DB of container web: secret file "db" is empty'];
+
+    const result = planApp(
+      resource,
+      { app: normalizeApp(liveApp()), secrets: { values: new Map(), problems } },
+      ctx,
+    );
+
+    expect(result).toEqual({
+      diffs: [],
+      requests: [],
+      error: { code: 'SECRET_UNAVAILABLE', message: problems[0] },
+    });
   });
 
   it('sends volumes whole when one changes and refuses removing one without allowDeletions', () => {
