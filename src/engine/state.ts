@@ -100,12 +100,14 @@ class FileBackedState implements StateStore {
   readonly dir: string | undefined;
   readonly warning: string | undefined;
   readonly keyedDigest: KeyedDigest;
+  private readonly key: InstallKey;
   private state: StateFile;
 
   /** `dir` undefined: nothing is ever written (in-memory or read-only store). */
   constructor(dir: string | undefined, state: StateFile, key: InstallKey, warning?: string) {
     this.dir = dir;
     this.state = state;
+    this.key = key;
     this.keyedDigest = key.digest;
     this.warning = [warning, key.warning].filter((w) => w !== undefined).join('; ') || undefined;
   }
@@ -149,6 +151,8 @@ class FileBackedState implements StateStore {
 
   async save(): Promise<void> {
     if (this.dir === undefined) return;
+    // The key first: a record digested with a key that was never written would be lost labels.
+    await this.key.persist();
     await writeFileAtomic(join(this.dir, STATE_FILE), `${JSON.stringify(this.state)}\n`);
   }
 }

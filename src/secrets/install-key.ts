@@ -14,25 +14,50 @@ export const INSTALL_KEY_FILE = 'install.key';
 /** HMAC-SHA256 of `data` under the install key, as `hmac-sha256:<hex>`. */
 export type KeyedDigest = (data: string) => string;
 
-/** The key's digest function, and a warning when the key had to be replaced or could not be read. */
+/** The key's digest function, how to keep a new key, and a warning when the file was not a key. */
 export interface InstallKey {
   readonly digest: KeyedDigest;
+  /**
+   * Writes the key to the state directory (mode 0600) if this process made it and used it; a
+   * no-op otherwise. The state store calls it before it writes a record digested with it, so
+   * the directory holds a key only once some app has secrets.
+   */
+  persist(): Promise<void>;
   readonly warning?: string;
 }
 
 const KEY_TEXT = /^[0-9a-f]{64}$/;
 
-function digestWith(key: Buffer): KeyedDigest {
+function hmacWith(key: Buffer): KeyedDigest {
   return (data) => `hmac-sha256:${createHmac('sha256', key).update(data).digest('hex')}`;
+}
+
+/** A key of this process only; `path` given: written there by `persist` once used. */
+function newKey(path: string | undefined, warning?: string): InstallKey {
+  const key = randomBytes(32);
+  const hmac = hmacWith(key);
+  let used = false;
+  let written = false;
+  return {
+    digest: (data) => {
+      used = true;
+      return hmac(data);
+    },
+    async persist() {
+      if (path === undefined || !used || written) return;
+      await writeKeyFile(path, key);
+      written = true;
+    },
+    ...(warning === undefined ? {} : { warning }),
+  };
 }
 
 /** A key that lives as long as the process: for in-memory state stores and read-only plans. */
 export function ephemeralInstallKey(): InstallKey {
-  return { digest: digestWith(randomBytes(32)) };
+  return newKey(undefined);
 }
 
-async function writeNewKey(path: string): Promise<Buffer> {
-  const key = randomBytes(32);
+async function writeKeyFile(path: string, key: Buffer): Promise<void> {
   const temporary = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const handle = await open(temporary, 'wx', 0o600);
   try {
@@ -47,38 +72,32 @@ async function writeNewKey(path: string): Promise<Buffer> {
     await unlink(temporary).catch(() => undefined);
     throw err;
   }
-  return key;
 }
 
 /**
- * Opens the install key of state directory `dir`, creating it (mode 0600) when missing or
- * unreadable, and tightening a looser mode. With `readOnly` (`plan`) nothing is written: a
- * missing key gives an ephemeral one, so a plan before the first apply labels nothing wrongly
- * (there is nothing recorded to compare with).
+ * Opens the install key of state directory `dir`, tightening a looser mode than 0600. A
+ * missing or broken key is replaced by a new one, written by `persist` once it was used. With
+ * `readOnly` (`plan`) nothing is ever written: the new key is ephemeral, and a plan before the
+ * first apply labels nothing wrongly (there is no record to compare with).
  */
 export async function openInstallKey(dir: string, options: { readOnly?: boolean } = {}): Promise<InstallKey> {
+  const readOnly = options.readOnly === true;
   const path = join(dir, INSTALL_KEY_FILE);
   let text: string | undefined;
   try {
     text = (await readFile(path, 'utf8')).trim();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && options.readOnly !== true) throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT' && !readOnly) throw err;
   }
   if (text !== undefined && KEY_TEXT.test(text)) {
-    if (options.readOnly !== true && ((await stat(path)).mode & 0o077) !== 0) await chmod(path, 0o600);
-    return { digest: digestWith(Buffer.from(text, 'hex')) };
+    if (!readOnly && ((await stat(path)).mode & 0o077) !== 0) await chmod(path, 0o600);
+    return { digest: hmacWith(Buffer.from(text, 'hex')), persist: async () => undefined };
   }
-  const broken = text !== undefined;
-  if (options.readOnly === true) {
-    return broken
-      ? { ...ephemeralInstallKey(), warning: `${path} is not a key: drift causes of secrets are unknown` }
-      : ephemeralInstallKey();
-  }
-  const key = await writeNewKey(path);
-  return broken
-    ? {
-        digest: digestWith(key),
-        warning: `${path} was not a key and was replaced: drift causes of secrets are unknown once`,
-      }
-    : { digest: digestWith(key) };
+  const warning =
+    text === undefined
+      ? undefined
+      : readOnly
+        ? `${path} is not a key: drift causes of secrets are unknown`
+        : `${path} is not a key and is replaced: drift causes of secrets are unknown once`;
+  return newKey(readOnly ? undefined : path, warning);
 }
