@@ -107,16 +107,16 @@ describe('container secrets', () => {
     expect(text.stdout).toBe(
       [
         '~ ContainerApp/storefront storefront.yaml:1 (cause: unknown)',
-        `    ${VARIABLE}[DATABASE_URL]: "(sensitive)" → "(sensitive)"`,
-        `    ${VARIABLE}[STRIPE_KEY]: "(sensitive)" → "(sensitive)"`,
-        `    ${VARIABLE}[LEGACY]: (absent) → "(sensitive)"`,
+        `    ${VARIABLE}[DATABASE_URL]: (sensitive) → (sensitive)`,
+        `    ${VARIABLE}[STRIPE_KEY]: (sensitive) → (sensitive)`,
+        `    ${VARIABLE}[LEGACY]: (absent) → (sensitive)`,
         '',
         'Plan: 1 to change, 0 unchanged.',
         '',
       ].join('\n'),
     );
     expect(markdown.stdout).toContain(
-      `| ✏️ | \`ContainerApp/storefront\` | \`${VARIABLE}[DATABASE_URL]\` | \`"(sensitive)"\` | \`"(sensitive)"\` |`,
+      `| ✏️ | \`ContainerApp/storefront\` | \`${VARIABLE}[DATABASE_URL]\` | \`(sensitive)\` | \`(sensitive)\` |`,
     );
     const change = JSON.parse(json.stdout).changes[0];
     expect(change.requests[0].body.containerTemplates[0].environmentVariables).toEqual([
@@ -177,7 +177,7 @@ describe('container secrets', () => {
     expect(rotation.stdout).toBe(
       [
         '~ ContainerApp/storefront storefront.yaml:1 (cause: desired-changed)',
-        `    ${VARIABLE}[DATABASE_URL]: "(sensitive)" → "(sensitive)"`,
+        `    ${VARIABLE}[DATABASE_URL]: (sensitive) → (sensitive)`,
         '',
         'Plan: 1 to change, 0 unchanged.',
         '',
@@ -187,7 +187,7 @@ describe('container secrets', () => {
     expect(edit.stdout).toBe(
       [
         '~ ContainerApp/storefront storefront.yaml:1 (cause: out-of-band)',
-        `    ${VARIABLE}[STRIPE_KEY]: "(sensitive)" → "(sensitive)"`,
+        `    ${VARIABLE}[STRIPE_KEY]: (sensitive) → (sensitive)`,
         '',
         'Plan: 1 to change, 0 unchanged.',
         '',
