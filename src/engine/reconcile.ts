@@ -39,6 +39,8 @@ export interface ReconcileOptions {
   /** Where container secrets (`valueFrom`) are read; without it every `valueFrom` is an error. */
   secrets?: SecretReader;
   onResult?(change: PlannedChange, result: ChangeResult): void;
+  /** `apply` mode: called with the plan just before its writes are sent (the daemon's notifier). */
+  beforeApply?(plan: Plan): void;
 }
 
 /** Wall time of each phase of one reconcile (milliseconds, not rounded). */
@@ -179,6 +181,7 @@ export async function reconcile(
   let apply: ApplyResult | undefined;
   if (options.mode === 'apply') {
     const bySubject = new Map(resources.map((r) => [r.subject, r]));
+    options.beforeApply?.(plan);
     const applyStarted = performance.now();
     apply = await compactingWhile(resources.length, () =>
       applyChanges(plan.changes, {
