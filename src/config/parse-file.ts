@@ -2,8 +2,8 @@
  * One YAML file → its documents, validated and canonical, with every problem located.
  *
  * This is the expensive, per-file part of a load, and it is self-contained: plain data in
- * (root, relative path, text, limits), plain data out. So the same function runs in the
- * loader's thread or in a parse process, and its result can be cached by file content.
+ * (root, relative path, text, limits), plain data out, so its result can be cached by file
+ * content.
  *
  * A file is parsed one document at a time (split at `---` lines, which end any YAML
  * construct), so that when a file changes, the documents whose text did not change are
