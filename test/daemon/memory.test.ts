@@ -15,8 +15,7 @@ import { useDaemonFixture } from '../helpers/daemon.js';
 import { countMajorCollections } from '../helpers/gc.js';
 import { useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 
-// One repository for the file (tempDir's are removed after each test); the second test edits
-// a rule, after the first has loaded it.
+// One repository for the file (tempDir's are removed after each test).
 const repoRoot = mkdtempSync(join(tmpdir(), 'edgesync-memory-'));
 const repo = generateRepository(join(repoRoot, 'config'), {
   resources: COMPACT_FROM_RESOURCES,
