@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { cliAgainst } from '../helpers/cli.js';
 import { withEmulator } from '../helpers/emulator.js';
-import { INVALID_TREES } from '../helpers/invalid-trees.js';
+import { GIT_CONFIG_TOKEN, INVALID_TREES } from '../helpers/invalid-trees.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const CORPUS = fileURLToPath(new URL('../fixtures/desired/invalid/', import.meta.url));
@@ -36,7 +36,7 @@ describe('the invalid-input corpus through apply', () => {
 
   it('covers every committed case and every runtime-built one', () => {
     expect(committed.length).toBeGreaterThanOrEqual(40);
-    expect(INVALID_TREES.length).toBe(8);
+    expect(INVALID_TREES.length).toBe(10);
   });
 
   it.each(committed)('%s: exit 1, no request at all, no state written', async (name) => {
@@ -65,5 +65,7 @@ describe('the invalid-input corpus through apply', () => {
     // Its lines and nothing else, then the one-line summary; nothing on stdout.
     expect(run.stderr.trimEnd().split('\n')).toEqual([...tree.lines, expect.stringMatching(/^edgesync: /)]);
     expect(run.stdout).toBe('');
+    // Issue 23: a `.git/config` named as an entriesFile never shows its token anywhere.
+    expect(run.stderr).not.toContain(GIT_CONFIG_TOKEN);
   });
 });
