@@ -20,10 +20,16 @@ export interface LoaderLimits {
   readonly maxFileBytes: number;
   /** Most alias expansions per anchor in a document (yaml's maxAliasCount); beyond it the document is refused. */
   readonly maxAliasCount: number;
+  /** Most collections nested in one another in a document; a deeper one is refused before it is parsed. */
+  readonly maxDepth: number;
 }
 
-/** 4 MiB per file and yaml's own default of 100 aliases. */
-export const DEFAULT_LIMITS: LoaderLimits = { maxFileBytes: 4 * 1024 * 1024, maxAliasCount: 100 };
+/** 4 MiB per file, yaml's own default of 100 aliases, and 64 levels (far beyond any real document). */
+export const DEFAULT_LIMITS: LoaderLimits = {
+  maxFileBytes: 4 * 1024 * 1024,
+  maxAliasCount: 100,
+  maxDepth: 64,
+};
 
 const YAML_FILE = /\.ya?ml$/;
 

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { type Document, isAlias, type LineCounter, visit } from 'yaml';
 import { KIND_SPECS, type KindName } from '../kinds/specs.js';
 import { resourceDigest } from './canonical.js';
+import { tooDeepAt } from './depth.js';
 import {
   KIND_ENVELOPES,
   type MetadataSpec,
@@ -225,7 +226,7 @@ export function parseConfigFile(
         issues.push(delta === 0 ? issue : shiftLocation(issue, delta));
       }
       dependencies.push(...oldDependencies);
-    } else {
+    } else if (!refusedTooDeep(chunk)) {
       lineOffset = chunk.line;
       const { documents: docs, lineCounter } = parseYamlFile(chunk.text);
       for (const doc of docs) {
@@ -243,6 +244,27 @@ export function parseConfigFile(
     });
   }
   return { file, documents, issues, dependencies, chunks };
+
+  /** Refuses a chunk nested deeper than the cap, before it is parsed (`depth.ts`). */
+  function refusedTooDeep(chunk: Chunk): boolean {
+    const offset = tooDeepAt(chunk.text, limits.maxDepth);
+    if (offset === undefined) return false;
+    let line = chunk.line + 1;
+    let lineStart = 0;
+    for (let at = chunk.text.indexOf('\n'); at !== -1 && at < offset; at = chunk.text.indexOf('\n', at + 1)) {
+      line += 1;
+      lineStart = at + 1;
+    }
+    issues.push({
+      file,
+      line,
+      col: offset - lineStart + 1,
+      path: '',
+      message: `YAML nested deeper than ${limits.maxDepth} levels (collections inside collections); refused unparsed as a guard against documents built to exhaust memory`,
+      severity: 'error',
+    });
+    return true;
+  }
 
   /** A position of the current chunk's LineCounter, as a position in the file. */
   function inFile(position: { line: number; col: number }): { line: number; col: number } {
