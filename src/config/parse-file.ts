@@ -43,6 +43,8 @@ export interface DocumentResult {
   readonly identity?: { readonly subject: string; readonly at: SourceLocation };
   /** Set when the spec is valid: the live object it targets (`Kind target`), and where that is written. */
   readonly target?: { readonly key: string; readonly at: SourceLocation; readonly path: string };
+  /** Other names of that live object, shared across kinds (`KindSpecModule.aliases`). */
+  readonly aliases?: readonly { readonly key: string; readonly at: SourceLocation; readonly path: string }[];
   /** Set only when the document has no error at all. */
   readonly resource?: DesiredResource;
 }
@@ -130,6 +132,9 @@ function shiftDocument(doc: DocumentResult, delta: number): DocumentResult {
     source,
     ...(doc.identity && { identity: { ...doc.identity, at: shiftLocation(doc.identity.at, delta) } }),
     ...(doc.target && { target: { ...doc.target, at: shiftLocation(doc.target.at, delta) } }),
+    ...(doc.aliases && {
+      aliases: doc.aliases.map((alias) => ({ ...alias, at: shiftLocation(alias.at, delta) })),
+    }),
     ...(doc.resource && { resource: { ...doc.resource, source } }),
   };
 }
@@ -385,7 +390,12 @@ export function parseConfigFile(
       at: { file, ...inFile(locate(doc, lc, targetPath)) },
       path: formatPath(targetPath),
     };
-    if (errors > 0) return { source, ...(identity && { identity }), target };
+    const aliases = module.aliases?.(spec).map((alias) => {
+      const path = ['spec', ...alias.path];
+      return { key: alias.key, at: { file, ...inFile(locate(doc, lc, path)) }, path: formatPath(path) };
+    });
+    const named = { ...(identity && { identity }), target, ...(aliases?.length && { aliases }) };
+    if (errors > 0) return { source, ...named };
 
     const meta: ResourceMetadata = {
       name: envelope.metadata.name,
@@ -401,6 +411,6 @@ export function parseConfigFile(
       source,
       digest: resourceDigest(kind, meta, spec),
     };
-    return { source, ...(identity && { identity }), target, resource };
+    return { source, ...named, resource };
   }
 }

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { sha256Hex } from '../../domain/checksum.js';
 import { AccessListAction, AccessListType } from '../../domain/enums.js';
 import { enumField, IntId, whenValid } from '../common/fields.js';
+import { listConfigurationKey } from '../common/live-keys.js';
 import type { KindSpecModule, ResolveContext } from '../common/spec-module.js';
 import { entryProblem } from './entries.js';
 
@@ -175,4 +176,8 @@ export const accessListSpec: KindSpecModule<AccessListSpec, AccessListCanonical>
   target: (spec) => `shield-zone:${spec.shieldZoneId}/access-list:${spec.id}`,
   targetPath: () => ['id'],
   shieldZoneId: (spec) => spec.shieldZoneId,
+  aliases: (spec) =>
+    spec.configurationId === undefined
+      ? []
+      : [{ key: listConfigurationKey(spec.shieldZoneId, spec.configurationId), path: ['configurationId'] }],
 };
