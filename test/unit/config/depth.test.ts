@@ -26,12 +26,17 @@ const indent = (n: number): string => ' '.repeat(n);
 const SHAPES: Record<string, (n: number) => string> = {
   'flow sequences': (n) => `${'['.repeat(n)}${']'.repeat(n)}\n`,
   'flow mappings': (n) => `${'{a: '.repeat(n - 1)}{a: 1}${'}'.repeat(n - 1)}\n`,
-  'block mappings': (n) => Array.from({ length: n }, (_, i) => `${indent(i)}k${i}:${i === n - 1 ? ' v' : ''}`).join('\n'),
+  'block mappings': (n) =>
+    Array.from({ length: n }, (_, i) => `${indent(i)}k${i}:${i === n - 1 ? ' v' : ''}`).join('\n'),
   'compact sequences': (n) => `${'- '.repeat(n)}x\n`,
   'sequences as values at the key column': (n) =>
-    Array.from({ length: n / 2 }, (_, i) => `${indent(2 * i)}- k${i}:`).join('\n').replace(/^- /, 'k: !!map\n- ').replace(/:$/, ': v'),
+    Array.from({ length: n / 2 }, (_, i) => `${indent(2 * i)}- k${i}:`)
+      .join('\n')
+      .replace(/^- /, 'k: !!map\n- ')
+      .replace(/:$/, ': v'),
   'explicit keys': (n) => `${'? '.repeat(n)}x\n`,
-  'block then flow': (n) => `${Array.from({ length: n / 2 }, (_, i) => `${indent(i)}k${i}:`).join('\n')} ${'['.repeat(n / 2)}${']'.repeat(n / 2)}\n`,
+  'block then flow': (n) =>
+    `${Array.from({ length: n / 2 }, (_, i) => `${indent(i)}k${i}:`).join('\n')} ${'['.repeat(n / 2)}${']'.repeat(n / 2)}\n`,
   'anchors and tags between levels': (n) =>
     `${Array.from({ length: n }, (_, i) => `${indent(2 * i)}- &a${i} !!seq`).join('\n')}\n${indent(2 * n)}- x\n`,
 };

@@ -37,7 +37,9 @@ describe('AccessList entries by type', () => {
 
     const state = await loadDesiredState(dir);
 
-    expect((state.resources[0]?.spec as { content: string }).content).toBe('[core]\nAS13335\n10.0.0.0/8');
+    expect((state.resources[0]?.spec as { content?: string } | undefined)?.content).toBe(
+      '[core]\nAS13335\n10.0.0.0/8',
+    );
   });
 
   it('reports ten wrong entries of a file and counts the rest, never quoting them', async () => {
