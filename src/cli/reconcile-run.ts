@@ -17,9 +17,9 @@ import type { Plan } from '../engine/types.js';
 import { ReconcileError } from '../errors.js';
 import { resolveRevision } from '../git.js';
 import { createCliApiClient, resolveApiTarget } from './api-session.js';
-import { configDirFrom, loaderOptionsFrom } from './config-dir.js';
+import { configDirFrom } from './config-dir.js';
 import type { CliIo } from './io.js';
-import { type ConnectionFlags, commandLogger, positiveInt, stateDir } from './settings.js';
+import { type ConnectionFlags, commandLogger, positiveInt, secretReaderFrom, stateDir } from './settings.js';
 
 /** Options shared by plan, apply and run. */
 export function addReconcileOptions(command: Command): Command {
@@ -90,7 +90,7 @@ async function prepareRun(
   const dir = configDirFrom(flags.config, io);
   // Settings first: a missing key is reported before the config is even read.
   const target = await resolveApiTarget(flags, io);
-  const desired = await loadDesiredState(dir.path, loaderOptionsFrom(flags));
+  const desired = await loadDesiredState(dir.path);
   const directory = stateDir(flags, desired.configDir, io);
   // One writer per state directory; `plan` creates nothing, so it locks one that exists only.
   const lock =
@@ -135,6 +135,7 @@ async function runReconcile(
     driftMode: flags.drift ?? 'correct',
     signal: io.signal,
     audit: logger.child({ component: 'audit' }),
+    secrets: secretReaderFrom(flags, io),
   });
 }
 

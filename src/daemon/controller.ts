@@ -22,6 +22,8 @@ import type { ApiClient } from '../api/types.js';
 import { formatIssue } from '../config/issues.js';
 import type { DesiredStateLoader, LoadResult } from '../config/loader.js';
 import type { ConfigIssue, DesiredResource } from '../config/types.js';
+import type { SecretReader } from '../domain/secret-sources.js';
+import { withConflictPeers } from '../engine/conflicts.js';
 import { reconcile } from '../engine/reconcile.js';
 import type { StateStore } from '../engine/state.js';
 import type { ChangeResult } from '../engine/types.js';
@@ -51,6 +53,8 @@ export interface ReconcileSettings {
   readonly maxChangePercent: number;
   readonly force: boolean;
   readonly driftMode: 'correct' | 'report';
+  /** Where container secrets (`valueFrom`) are read from. */
+  readonly secrets?: SecretReader;
 }
 
 /** Everything a controller works with; the daemon builds these. */
@@ -116,10 +120,15 @@ function sleep(ms: number): { promise: Promise<void>; cancel(): void } {
 function stagesOf(request: RunRequest, loaded: LoadResult): readonly (readonly DesiredResource[])[] {
   const all = loaded.state.resources;
   const wanted = new Set([...loaded.changes.added, ...loaded.changes.changed, ...(request.subjects ?? [])]);
-  const changed = all.filter((resource) => wanted.has(resource.subject));
+  // With the documents that may reach the same live object: their conflict must show here too.
+  const changed = withConflictPeers(
+    all.filter((resource) => wanted.has(resource.subject)),
+    all,
+  );
   if (!request.full) return [changed];
   if (changed.length === 0 || changed.length === all.length) return [all];
-  return [changed, all.filter((resource) => !wanted.has(resource.subject))];
+  const first = new Set(changed.map((resource) => resource.subject));
+  return [changed, all.filter((resource) => !first.has(resource.subject))];
 }
 
 /** Creates the run loop; nothing runs until the first `request`. */
@@ -174,6 +183,7 @@ export function createController(options: ControllerOptions): Controller {
         const writes = plan.summary.toUpdate;
         if (writes > 0) options.observer?.applyStarting({ revision, trigger, writes });
       },
+      ...(options.settings.secrets === undefined ? {} : { secrets: options.settings.secrets }),
     });
     tally.add(outcome.plan, outcome.apply);
     const at = new Date();

@@ -8,6 +8,7 @@
  */
 import type { ApiClient } from '../api/types.js';
 import type { DesiredResource } from '../config/types.js';
+import type { SecretReader } from '../domain/secret-sources.js';
 import { ReconcileError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { applyChanges } from './apply.js';
@@ -35,6 +36,8 @@ export interface ReconcileOptions {
   writesBefore?: number;
   /** Receives the audit events; silent when absent. */
   audit?: Logger;
+  /** Where container secrets (`valueFrom`) are read; without it every `valueFrom` is an error. */
+  secrets?: SecretReader;
   onResult?(change: PlannedChange, result: ChangeResult): void;
   /** `apply` mode: called with the plan just before its writes are sent (the daemon's notifier). */
   beforeApply?(plan: Plan): void;
@@ -69,6 +72,7 @@ function planOptions(options: ReconcileOptions): PlanOptions {
     ...(options.managedCount === undefined ? {} : { managedCount: options.managedCount }),
     ...(options.writesBefore === undefined ? {} : { writesBefore: options.writesBefore }),
     record: (subject) => options.state.resource(subject),
+    keyedDigest: options.state.keyedDigest,
   };
 }
 
@@ -164,6 +168,7 @@ export async function reconcile(
     signal: options.signal,
     concurrency: options.concurrency,
     hint: (subject: string) => options.state.hint(subject),
+    ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
   };
   const readStarted = performance.now();
   const { plan, read, planned } = await readAndPlan(resources, readOptions, options);

@@ -17,7 +17,7 @@ import { EMULATOR_SEED_PATH, type Emulator, loadSeedFile, startEmulator } from '
 import { ReconcileError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { CommandRegistrar } from '../command.js';
-import { addConfigOption, configDirFrom, loaderOptionsFrom } from '../config-dir.js';
+import { addConfigOption, configDirFrom } from '../config-dir.js';
 import { type CliIo, waitForAbort } from '../io.js';
 import { addNotifyOptions } from '../notify-options.js';
 import { addReconcileOptions, type ReconcileFlags } from '../reconcile-run.js';
@@ -28,6 +28,7 @@ import {
   commandLogger,
   configuredAccessKey,
   nonNegativeNumber,
+  secretReaderFrom,
   stateDir,
 } from '../settings.js';
 import { VERSION } from '../version.js';
@@ -198,6 +199,7 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
       maxChangePercent: flags.maxChangePercent,
       force: flags.force === true,
       driftMode: flags.drift ?? 'correct',
+      secrets: secretReaderFrom(flags, io),
       schedule: flags.schedule,
       listen,
       ...(metricsListen === undefined ? {} : { metricsListen }),
@@ -209,7 +211,6 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
       debounceMs: flags.debounceMs,
       settleMs: flags.settleMs,
       shutdownTimeoutMs: Math.round(flags.shutdownTimeout * 1000),
-      loader: loaderOptionsFrom(flags),
       notify,
       logger,
       version: VERSION,
