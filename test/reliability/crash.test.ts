@@ -89,6 +89,7 @@ function config(): Record<string, string> {
 useSpawnedDaemons();
 
 describe('kill -9 during apply', () => {
+  // Eleven daemons start and stop: on a loaded 2-core host that alone took ~17 s, hence 60 s.
   it(`converges after ${KILLS} kills at random moments and the state file always parses`, async () => {
     const emu = await withEmulator(seed());
     onTestFinished(() => emu.close());
@@ -146,5 +147,5 @@ describe('kill -9 during apply', () => {
     // A blind retry of a create that had landed would be refused as a duplicate name (400).
     expect(emu.journal.writes().filter((w) => w.status === 400)).toEqual([]);
     expect(JSON.parse(readFileSync(join(stateDir, STATE_FILE), 'utf8')).version).toBe(1);
-  });
+  }, 60_000);
 });
