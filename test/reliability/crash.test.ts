@@ -89,7 +89,7 @@ function config(): Record<string, string> {
 useSpawnedDaemons();
 
 describe('kill -9 during apply', () => {
-  // Eleven daemons start and stop: on a loaded 2-core host that alone took ~17 s, hence 60 s.
+  // Eleven daemons start and stop: on a loaded 2-core host that alone nears the default 20 s.
   it(`converges after ${KILLS} kills at random moments and the state file always parses`, async () => {
     const emu = await withEmulator(seed());
     onTestFinished(() => emu.close());
