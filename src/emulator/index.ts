@@ -15,6 +15,7 @@ import { Router } from './router.js';
 import { DNS_ROUTES } from './routes/dns.js';
 import { MC_ROUTES } from './routes/mc.js';
 import { SHIELD_ROUTES } from './routes/shield.js';
+import { SHIELD_LIFECYCLE_ROUTES } from './routes/shield-lifecycle.js';
 import type { EmulatorSeed } from './seed.js';
 import { stateFromSeed } from './seed.js';
 import { startServer } from './server.js';
@@ -48,6 +49,11 @@ export interface EmulatorOptions {
    * with an integer `Retry-After`. Default: unlimited. Change it later with `rateLimiter.set`.
    */
   rateLimit?: number;
+  /**
+   * Refuse unknown fields in request bodies (400 naming each). Default false: they are
+   * ignored, as the real server (ASP.NET) ignores them.
+   */
+  strict?: boolean;
 }
 
 /** A running emulator. */
@@ -64,7 +70,7 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
-const ROUTES = [...SHIELD_ROUTES, ...MC_ROUTES, ...DNS_ROUTES];
+const ROUTES = [...SHIELD_ROUTES, ...SHIELD_LIFECYCLE_ROUTES, ...MC_ROUTES, ...DNS_ROUTES];
 
 /** Starts an emulator; resolves once it accepts connections. */
 export async function startEmulator(options: EmulatorOptions): Promise<Emulator> {
@@ -76,7 +82,15 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   const faults = new FaultController(options.faults);
   const rateLimiter = new RateLimiter(options.rateLimit);
   const running = await startServer(
-    { router: new Router(ROUTES), state, journal, faults, rateLimiter, accessKey: options.accessKey },
+    {
+      router: new Router(ROUTES),
+      state,
+      journal,
+      faults,
+      rateLimiter,
+      accessKey: options.accessKey,
+      strict: options.strict ?? false,
+    },
     options.port ?? 0,
     options.host ?? '127.0.0.1',
   );

@@ -32,6 +32,8 @@ export interface ServerDeps {
   faults: FaultController;
   rateLimiter: RateLimiter;
   accessKey: string;
+  /** Refuse unknown body fields instead of ignoring them. */
+  strict: boolean;
 }
 
 /** Unmatched routes and 405s: ASP.NET answers both with an empty body. */
@@ -183,6 +185,7 @@ export async function startServer(deps: ServerDeps, port: number, host: string):
       rawQuery: pending.rawQuery,
       body,
       state: deps.state,
+      strict: deps.strict,
       fail: (kind, failure) => fail(pending, kind, failure),
     };
     return pending.route.handle(ctx);
