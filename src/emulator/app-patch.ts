@@ -222,14 +222,7 @@ function templateErrors(
     }
     seenIds.add(item.id);
   }
-  errors.push(
-    ...checkUnique(
-      items,
-      (t) => t.name,
-      (i) => `containerTemplates[${i}].name`,
-      'container name',
-    ),
-  );
+  // Template names may repeat: templates are matched by id, and no source says names are unique.
   // Endpoint display names identify endpoints app-wide (PUT /apps/{id}/endpoints/{displayName}).
   const seenEndpoints = new Set<string>();
   for (const [i, item] of items.entries()) {
@@ -348,15 +341,8 @@ export function patchApp(
 
   if (patch.name !== undefined && patch.name !== null) next.name = patch.name;
   if (patch.runtimeType !== undefined) next.runtimeType = patch.runtimeType;
-  if (patch.autoScaling !== undefined) {
-    if (patch.autoScaling.min > patch.autoScaling.max) {
-      errors.push({
-        field: 'autoScaling.max',
-        message: 'The field max must be greater than or equal to min.',
-      });
-    }
-    next.autoScaling = { ...patch.autoScaling };
-  }
+  // min > max is not refused: no source states that rule (design §5b).
+  if (patch.autoScaling !== undefined) next.autoScaling = { ...patch.autoScaling };
   if (patch.regionSettings !== undefined) {
     const merged = mergeRegionSettings(live.regionSettings, liveSelectors, patch.regionSettings);
     next.regionSettings = merged.settings;

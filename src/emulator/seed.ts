@@ -23,7 +23,7 @@ import {
   ShieldPlanType,
 } from '../domain/enums.js';
 import { createApp } from './app-patch.js';
-import { defaultOptimalRegion, defaultWafCatalog } from './defaults.js';
+import { defaultOptimalRegion, defaultRegions, defaultWafCatalog } from './defaults.js';
 import type { ZoneLimitOverrides } from './records.js';
 import { envelopeOk } from './replies.js';
 import { EmulatorState } from './store.js';
@@ -200,6 +200,8 @@ export const EmulatorSeedSpec = z.strictObject({
   apps: z.array(AppSeed).default([]),
   dnsZones: z.array(DnsZoneSeed).default([]),
   optimalRegion: RegionSeed.optional(),
+  /** The `GET /mc/regions` catalogue (default: eight regions). */
+  regions: z.array(RegionSeed).optional(),
   wafCatalog: WafCatalogSeed.optional(),
 });
 
@@ -269,6 +271,7 @@ function populate(seed: ParsedSeed, state: EmulatorState): RawIssue[] {
   const issues: RawIssue[] = [];
   const ruleIds = new Set<number>();
   if (seed.optimalRegion !== undefined) state.optimalRegion = seed.optimalRegion;
+  if (seed.regions !== undefined) state.regions = seed.regions;
   if (seed.wafCatalog !== undefined) state.wafCatalog = seed.wafCatalog;
 
   for (const [zi, zone] of seed.shieldZones.entries()) {
@@ -502,7 +505,11 @@ function validate(
 }
 
 function newState(): EmulatorState {
-  return new EmulatorState({ optimalRegion: defaultOptimalRegion(), wafCatalog: defaultWafCatalog() });
+  return new EmulatorState({
+    optimalRegion: defaultOptimalRegion(),
+    regions: defaultRegions(),
+    wafCatalog: defaultWafCatalog(),
+  });
 }
 
 /**

@@ -134,4 +134,25 @@ describe('edgesync emulator', () => {
     expect(code).toBe(1);
     expect(cli.err()).toContain("option '--rate-limit <n>' argument '0' is invalid");
   });
+
+  it('--strict refuses unknown body fields; without it they are ignored', async () => {
+    const cli = capture({ EDGESYNC_ACCESS_KEY: 'k' });
+
+    const running = runCli(
+      ['emulator', '--port', '0', '--strict', '--seed', 'src/emulator/examples/seed.yaml'],
+      cli.io,
+    );
+    await waitFor(() => cli.out().includes('\n'));
+    const url = cli.out().trim().replace('listening on ', '');
+    const result = await fetch(`${url}/shield/shield-zone/42/access-lists/configurations/19001`, {
+      method: 'PATCH',
+      headers: { AccessKey: 'k', 'content-type': 'application/json' },
+      body: JSON.stringify({ isEnabled: true, junk: 1 }),
+    });
+    cli.abort();
+
+    expect(result.status).toBe(400);
+    expect(await result.json()).toMatchObject({ errors: { junk: [expect.any(String)] } });
+    expect(await running).toBe(0);
+  });
 });

@@ -49,6 +49,12 @@ function message(issue: z.core.$ZodIssue): string {
     const clr = CLR_TYPES[issue.expected] ?? 'System.Object';
     return `The JSON value could not be converted to ${clr}. Path: ${jsonPath(path)}.`;
   }
+  if (issue.code === 'custom' && typeof issue.params?.clrType === 'string') {
+    const allowed = Array.isArray(issue.params.allowed)
+      ? ` Allowed: ${issue.params.allowed.join(', ')}.`
+      : '';
+    return `The JSON value could not be converted to ${issue.params.clrType}. Path: ${jsonPath(path)}.${allowed}`;
+  }
   if (!LIBRARY_WORDING.test(issue.message)) return issue.message;
   return `The field ${displayName(path)} is invalid.`;
 }
