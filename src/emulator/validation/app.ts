@@ -173,7 +173,10 @@ export const ContainerRequest = z.strictObject({
     .regex(IMAGE_DIGEST_PATTERN, matches('imageDigest', 'sha256:[a-z0-9]{64}'))
     .nullable()
     .optional(),
-  imageRegistryId: text('imageRegistryId', 1),
+  // Required, but "" is accepted although the spec says minLength 1: the official bunny CLI
+  // sends "" for every container whose bunny.jsonc names no registry (`apps push`, `deploy
+  // --image`), and the API's owner would not ship a client the API refuses.
+  imageRegistryId: z.string(),
   imagePullPolicy: caseInsensitiveEnum('ImagePullPolicy', IMAGE_PULL_POLICIES).optional(),
   entryPoint: EntryPointRequest.optional(),
   probes: z
