@@ -222,7 +222,17 @@ function templateErrors(
     }
     seenIds.add(item.id);
   }
-  // Template names may repeat: templates are matched by id, and no source says names are unique.
+  // Names identify containers to every known client (the CLI matches them by name, Terraform
+  // sorts by them: api-notes §4.3); a repeat is refused, which also makes a blindly retried
+  // create visible as a 400.
+  errors.push(
+    ...checkUnique(
+      items,
+      (t) => t.name,
+      (i) => `containerTemplates[${i}].name`,
+      'container name',
+    ),
+  );
   // Endpoint display names identify endpoints app-wide (PUT /apps/{id}/endpoints/{displayName}).
   const seenEndpoints = new Set<string>();
   for (const [i, item] of items.entries()) {

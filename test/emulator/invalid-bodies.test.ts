@@ -431,6 +431,15 @@ const CASES: Case[] = [
     field: 'containerTemplates[0].id',
   },
   {
+    label: 'E4 duplicate template names',
+    path: E4,
+    body: { containerTemplates: [WEB, { ...TEMPLATE }] },
+    status: 400,
+    shape: 'extended',
+    field: 'containerTemplates[1].name',
+    message: "Duplicate container name 'web'.",
+  },
+  {
     label: 'E4 empty containerTemplates',
     path: E4,
     body: { containerTemplates: [] },
