@@ -22,6 +22,7 @@ import type {
   PortMappingRequest,
   ProbeRequest,
 } from './validation/app.js';
+import { checkUnique } from './validation/issues.js';
 import type {
   Application,
   ContainerEndpoint,
@@ -178,23 +179,6 @@ function buildTemplate(
   };
 }
 
-/** Unique-name check over a list; reports every repeat at `field(i)`. */
-function checkUnique<T>(
-  items: readonly T[],
-  key: (item: T) => string,
-  field: (i: number) => string,
-  what: string,
-): FieldError[] {
-  const seen = new Set<string>();
-  const errors: FieldError[] = [];
-  for (const [i, item] of items.entries()) {
-    const k = key(item);
-    if (seen.has(k)) errors.push({ field: field(i), message: `Duplicate ${what} '${k}'.` });
-    seen.add(k);
-  }
-  return errors;
-}
-
 function templateErrors(
   appId: string,
   items: readonly ContainerRequest[],
@@ -222,9 +206,8 @@ function templateErrors(
     }
     seenIds.add(item.id);
   }
-  // Names identify containers to every known client (the CLI matches them by name, Terraform
-  // sorts by them: api-notes §4.3); a repeat is refused, which also makes a blindly retried
-  // create visible as a 400.
+  // Every known client identifies containers by name (api-notes §4.3); a repeat is refused,
+  // which also shows a blindly retried create as a 400.
   errors.push(
     ...checkUnique(
       items,

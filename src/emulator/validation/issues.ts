@@ -133,3 +133,20 @@ export function check<T>(schema: z.ZodType<T>, input: unknown, strict = false): 
     errors: [{ field: '$', message: 'The request body nests unknown fields too deeply.' }],
   };
 }
+
+/** Unique-name check over a list; reports every repeat at `field(i)`. */
+export function checkUnique<T>(
+  items: readonly T[],
+  key: (item: T) => string,
+  field: (i: number) => string,
+  what: string,
+): FieldError[] {
+  const seen = new Set<string>();
+  const errors: FieldError[] = [];
+  for (const [i, item] of items.entries()) {
+    const k = key(item);
+    if (seen.has(k)) errors.push({ field: field(i), message: `Duplicate ${what} '${k}'.` });
+    seen.add(k);
+  }
+  return errors;
+}
