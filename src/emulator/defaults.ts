@@ -7,6 +7,7 @@ import type {
   ApiGuardianActivity,
   ApiGuardianMetrics,
   BotCategorizationGroup,
+  DnsZoneModel,
   Region,
   WafRuleMainGroupModel,
   WafRulesByPlanModel,
@@ -15,6 +16,27 @@ import type {
 /** E7 default: Frankfurt. */
 export function defaultOptimalRegion(): Region {
   return { id: 'DE', name: 'Frankfurt', group: 'Europe', hasAnycastSupport: true, hasCapacity: true };
+}
+
+/** `GET /mc/regions` default: a few real bunny.net region codes, Frankfurt (E7's default) first. */
+export function defaultRegions(): Region[] {
+  const region = (id: string, name: string, group: string, hasAnycastSupport = true): Region => ({
+    id,
+    name,
+    group,
+    hasAnycastSupport,
+    hasCapacity: true,
+  });
+  return [
+    region('DE', 'Frankfurt', 'Europe'),
+    region('UK', 'London', 'Europe'),
+    region('SE', 'Stockholm', 'Europe', false),
+    region('NY', 'New York', 'North America'),
+    region('LA', 'Los Angeles', 'North America'),
+    region('SG', 'Singapore', 'Asia'),
+    region('SYD', 'Sydney', 'Oceania', false),
+    region('BR', 'Sao Paulo', 'South America', false),
+  ];
 }
 
 /** E6 default: three categories with a few well-known bots. */
@@ -148,5 +170,32 @@ export function defaultApiGuardianMetrics(shieldZoneId: number, today = new Date
     totalFailedRequestValidation: totals.validation,
     totalFailedAuthenticationEnforcement: totals.auth,
     overviewPastTwentyEightDays: overview,
+  };
+}
+
+/** A DNS zone as a fresh account has it: bunny's nameservers, logging off, no records. */
+export function newDnsZoneModel(
+  id: number,
+  domain: string,
+  dnsSecEnabled: boolean,
+  created: string,
+): DnsZoneModel {
+  return {
+    Id: id,
+    Domain: domain,
+    Records: [],
+    DateModified: created,
+    DateCreated: created,
+    NameserversDetected: true,
+    CustomNameserversEnabled: false,
+    Nameserver1: 'kiki.bunny.net',
+    Nameserver2: 'coco.bunny.net',
+    SoaEmail: `hostmaster@${domain}`,
+    NameserversNextCheck: created,
+    LoggingEnabled: false,
+    LoggingIPAnonymizationEnabled: true,
+    LogAnonymizationType: 0,
+    DnsSecEnabled: dnsSecEnabled,
+    CertificateKeyType: 0,
   };
 }

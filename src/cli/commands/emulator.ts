@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { EmulatorOptions, EmulatorSeed, FaultOptions } from '../../emulator/index.js';
-import { loadSeedFile, startEmulator } from '../../emulator/index.js';
+import { checkRateLimit, loadSeedFile, startEmulator } from '../../emulator/index.js';
 import type { CommandRegistrar } from '../command.js';
 import { type CliIo, waitForAbort } from '../io.js';
 import { configuredAccessKey, nonNegativeNumber } from '../settings.js';
@@ -29,6 +29,8 @@ interface EmulatorFlags {
   dropRate?: number;
   dropAfterRate?: number;
   retryAfter?: number;
+  rateLimit?: number;
+  strict?: boolean;
 }
 
 function parsePort(value: string): number {
@@ -41,6 +43,15 @@ function parseRate(value: string): number {
   const rate = Number(value);
   if (!(rate >= 0 && rate <= 1)) throw new InvalidArgumentError('must be a share between 0 and 1.');
   return rate;
+}
+
+/** Requests per second per key: a positive number. */
+function parseRateLimit(value: string): number {
+  try {
+    return checkRateLimit(Number(value));
+  } catch {
+    throw new InvalidArgumentError('must be a positive number of requests per second.');
+  }
 }
 
 /** `50` or `20-200` (uniform in the range). */
@@ -94,6 +105,8 @@ async function run(flags: EmulatorFlags, io: CliIo): Promise<number> {
   try {
     if (flags.seed !== undefined) seed = await loadSeedFile(resolve(io.cwd, flags.seed));
     if (seed !== undefined) options.seed = seed;
+    if (flags.rateLimit !== undefined) options.rateLimit = flags.rateLimit;
+    if (flags.strict === true) options.strict = true;
     const faults = faultOptions(flags);
     if (faults !== undefined) options.faults = faults;
   } catch (err) {
@@ -145,6 +158,13 @@ export const registerEmulatorCommand: CommandRegistrar = (program: Command, io: 
         nonNegativeNumber,
       ),
     )
+    .addOption(
+      new Option(
+        '--rate-limit <n>',
+        'requests/s per access key (token bucket, burst N); past it 429 + Retry-After',
+      ).argParser(parseRateLimit),
+    )
+    .option('--strict', 'refuse unknown fields in request bodies (the real API ignores them)')
     .action(async (flags: EmulatorFlags) => {
       setExitCode(await run(flags, io));
     });
