@@ -11,13 +11,16 @@
  *   a flaky proxy) answer a share of 429s at any pace, and pacing against them only slows down.
  * - then paces at the rate the API accepted over the last second, which is what its bucket
  *   refills at once the burst is spent;
- * - cuts the pace by CUT_FACTOR on a 429 to a request sent at the current pace (at most every
- *   CUT_INTERVAL_MS: replies to requests sent before a cut say nothing about the new pace), and
- *   raises it by GROWTH_PER_REPLY for every accepted reply while the pace is what holds the
- *   requests back. The seconds below the limit fill the API's bucket, the seconds above spend
- *   it, so the average stays at the limit with a 429 every few seconds;
- * - forgets the pace when its cuts take it below half the rate it learned: 429s that a slower
- *   pace does not cure are not a rate limit (or the limit changed: the next burst learns anew).
+ * - on a 429 to a request sent at the current pace (replies to requests sent before a cut say
+ *   nothing about the new pace), cuts the pace to CUT_FACTOR of itself, or to what the API
+ *   accepted over the last second if that is less (a pace learned from a burst that took a
+ *   while to spend overshoots); and raises it by GROWTH_PER_REPLY for every accepted reply while
+ *   the pace is what holds the requests back. The seconds below the limit fill the API's
+ *   bucket, the seconds above spend it, so the average stays at the limit with a 429 every few
+ *   seconds;
+ * - forgets the pace after STREAK_CUTS cuts each within a second of the last: 429s that a
+ *   slower pace does not cure are not a rate limit (or the limit changed: the next burst learns
+ *   anew).
  *
  * Requests are spaced `1000 / pace` ms apart in call order (no burst of its own), so concurrent
  * lanes share the pace fairly. The user's cap spaces them the same way.
@@ -52,7 +55,8 @@ export interface Pacer {
 const RECENT = 16;
 const LEARN_429S = 5;
 const CUT_FACTOR = 0.85;
-const CUT_INTERVAL_MS = 500;
+const STREAK_CUTS = 5;
+const STREAK_MS = 1000;
 /** Per accepted reply: the pace grows by 5 % a second while it is what holds requests back. */
 const GROWTH_PER_REPLY = 0.05;
 /** The pace never goes below this (requests per second). */
@@ -64,7 +68,7 @@ const BUCKETS = 1000 / BUCKET_MS;
 export function createPacer(capRps: number | undefined, clock: PaceClock): Pacer {
   const cap = capRps ?? Number.POSITIVE_INFINITY;
   let learned: number | undefined;
-  let learnedFrom = 0;
+  let streak = 0;
   let lastCutAt = Number.NEGATIVE_INFINITY;
   let nextSlot = Number.NEGATIVE_INFINITY;
   let throttled = 0;
@@ -133,14 +137,15 @@ export function createPacer(capRps: number | undefined, clock: PaceClock): Pacer
       if (learned === undefined) {
         if (recent429 < LEARN_429S) return;
         learned = Math.max(MIN_RPS, sum(accepted));
-        learnedFrom = learned;
         lastCutAt = now;
+        streak = 0;
         return;
       }
-      if (sentAt < lastCutAt || now - lastCutAt < CUT_INTERVAL_MS) return;
+      if (sentAt < lastCutAt) return;
+      streak = now - lastCutAt < STREAK_MS ? streak + 1 : 1;
       lastCutAt = now;
-      learned = Math.max(MIN_RPS, learned * CUT_FACTOR);
-      if (learned < learnedFrom / 2) learned = undefined;
+      learned = Math.max(MIN_RPS, Math.min(learned * CUT_FACTOR, sum(accepted)));
+      if (streak >= STREAK_CUTS) learned = undefined;
     },
 
     reading() {
