@@ -5,16 +5,21 @@
  * random 429s that no pace would cure do not make it pace at all; the user's cap applies.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { type Emulator, startEmulator } from '../../../src/emulator/index.js';
 import { createTestClient, type TestClient } from '../../helpers/api-client.js';
+import { TEST_KEY, TEST_SEED } from '../../helpers/emulator.js';
 import { type Handler, send, startTestServer, type TestServer } from '../../helpers/http-server.js';
 import { RULE_ID, rule, updateRuleBody } from './fixtures.js';
 
 let server: TestServer | undefined;
 let test: TestClient | undefined;
+let emulator: Emulator | undefined;
 
 afterEach(async () => {
   await test?.dispose();
   await server?.close();
+  await emulator?.close();
+  [server, test, emulator] = [undefined, undefined, undefined];
 });
 
 /** A token bucket of `rate` tokens a second, burst `rate`: a 429 with Retry-After when empty. */
@@ -67,6 +72,24 @@ describe('pacing against a rate-limited API', () => {
     const pace = test.client.pacing().rps;
     expect(pace).toBeGreaterThan(0.7 * rate);
     expect(pace).toBeLessThan(1.3 * rate);
+  }, 30_000);
+
+  it("converges to the emulator's --rate-limit too: every write applied, the rule as written", async () => {
+    const rate = 50;
+    emulator = await startEmulator({ accessKey: TEST_KEY, seed: TEST_SEED, rateLimit: rate });
+    test = createTestClient(emulator.url, {
+      accessKey: TEST_KEY,
+      retry: { maxAttempts: 6, maxRetryAfterMs: 5_000 },
+    });
+
+    const failures = await writeAll(test.client, 300, 8);
+
+    expect(failures).toEqual([]);
+    const { admitted, limited } = emulator.rateLimiter.counts();
+    expect(admitted).toBe(300);
+    expect(limited).toBe(test.client.pacing().throttled);
+    expect(limited / (admitted + limited)).toBeLessThanOrEqual(0.05);
+    expect(await test.client.getCustomWafRule(RULE_ID)).toMatchObject({ ruleName: updateRuleBody.ruleName });
   }, 30_000);
 
   it('does not pace for 429s that come at any pace (one request in 14)', async () => {
