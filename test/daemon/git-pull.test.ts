@@ -6,7 +6,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { git } from '../../bench/git.js';
+import { git } from '../helpers/git.js';
 import { redactCredentials } from '../../src/daemon/controller.js';
 import {
   type DaemonFixture,

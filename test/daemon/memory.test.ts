@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emulatorSeed, generateRepository } from '../../bench/generate.js';
+import { emulatorSeed, generateRepository } from '../helpers/generate.js';
 import { COMPACT_FROM_RESOURCES } from '../../src/engine/heap.js';
 import { daemonArgs, until, useDaemonFixture } from '../helpers/daemon.js';
 import { TEST_KEY } from '../helpers/emulator.js';

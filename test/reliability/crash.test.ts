@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { prng } from '../../bench/generate.js';
+import { prng } from '../helpers/generate.js';
 import type { EmulatorSeed } from '../../src/emulator/index.js';
 import { STATE_FILE } from '../../src/engine/state.js';
 import { cliAgainst } from '../helpers/cli.js';
