@@ -2,43 +2,14 @@
  * What the config loader produces: the desired state as validated, canonical resources, each
  * remembering where it was declared so every message can name its file and line.
  */
-import type { KindName } from '../kinds/common/spec-module.js';
+import type { DesiredResource } from '../kinds/types.js';
 
-/** Where something is written: a file of the config directory and a 1-based position in it. */
-export interface SourceLocation {
-  /** Path relative to the config directory, with `/` separators. */
-  readonly file: string;
-  /** 1-based. */
-  readonly line: number;
-  /** 1-based. */
-  readonly col: number;
-}
-
-/** `correct`: make live equal desired; `report`: audit drift only, never write. */
-export type DriftMode = 'correct' | 'report';
-
-/** Canonical metadata: defaults applied (suspend false, drift correct). */
-export interface ResourceMetadata {
-  readonly name: string;
-  /** true: never written (still shown in plans). */
-  readonly suspend: boolean;
-  /** report: audit only, never written. */
-  readonly drift: DriftMode;
-}
-
-/** One validated resource: its canonical spec, where it was declared, and its digest. */
-export interface DesiredResource<Spec = unknown> {
-  readonly kind: KindName;
-  readonly name: string;
-  /** `Kind/name`, how a resource is named in every message, log line and plan. */
-  readonly subject: string;
-  readonly metadata: ResourceMetadata;
-  /** The canonical spec (enums as integers; AccessList content and checksum resolved). */
-  readonly spec: Spec;
-  readonly source: SourceLocation;
-  /** Lowercase hex SHA-256 of the canonical JSON of kind, metadata and spec. */
-  readonly digest: string;
-}
+export type {
+  DesiredResource,
+  DriftMode,
+  ResourceMetadata,
+  SourceLocation,
+} from '../kinds/types.js';
 
 /** A whole validated config directory (deep-frozen). Produced only when nothing is wrong. */
 export interface DesiredState {

@@ -3,36 +3,16 @@
  * Markdown, compared in tests and applied later; it holds no closures.
  */
 import type { ApiRequest, WriteOperationId } from '../api/operations.js';
-import type { SourceLocation } from '../config/types.js';
-import type { ErrorCode } from '../errors.js';
 import type { KindName } from '../kinds/common/spec-module.js';
+import type { FieldDiff, OptimalRegion, PlanError, SourceLocation } from '../kinds/types.js';
+
+export type { FieldDiff, OptimalRegion, PlanError } from '../kinds/types.js';
 
 /**
  * Why live differs from desired, from the state store: the YAML changed since the last apply
  * (`desired-changed`), or it did not and live was edited by someone else (`out-of-band`).
  */
 export type DriftCause = 'desired-changed' | 'out-of-band' | 'unknown';
-
-/** One field that differs. Values are display values (enum names, not integers). */
-export interface FieldDiff {
-  /** e.g. `ruleConfiguration.operatorType`, `containerTemplates[web].imageTag`. */
-  readonly path: string;
-  /** `undefined` when the live object lacks the item (a new container). */
-  readonly live: unknown;
-  /** `undefined` when the item is deleted (a live container the YAML no longer lists). */
-  readonly desired: unknown;
-  /** True for deletions of containers, endpoints and volumes. */
-  readonly destructive?: boolean;
-}
-
-/** Error attached to a change that cannot be planned or was refused. */
-export interface PlanError {
-  readonly code: ErrorCode;
-  readonly message: string;
-}
-
-/** What `@optimal` stood for in one read: E7's region id, or why E7 could not be asked. */
-export type OptimalRegion = { readonly id: string } | { readonly error: PlanError };
 
 /**
  * `update`: requests will be sent. `noop`: live equals desired. `error`: live could not be

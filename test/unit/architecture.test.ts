@@ -1,7 +1,7 @@
 /**
  * Enforces the "may import" column of ARCHITECTURE.md: each module's relative imports must
  * land in a module it is allowed to use. Type-only imports count too: a type edge is still a
- * design edge. Where the table says "(types)", only `import type` / `export type` may cross.
+ * design edge.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -23,7 +23,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   git: [],
   config: ['domain', 'errors', 'kinds-spec', 'log'],
   api: ['domain', 'errors', 'log'],
-  kinds: ['domain', 'errors', 'api', 'config', 'engine', 'log'],
+  kinds: ['domain', 'errors', 'api', 'log'],
   engine: ['config', 'kinds', 'kinds-spec', 'api', 'domain', 'errors', 'log', 'git'],
   daemon: [
     'engine',
@@ -55,16 +55,13 @@ const ALLOWED: Record<string, readonly string[]> = {
   main: ['cli'],
 };
 
-/** Targets a module may reach by type-only imports alone ("(types)" in ARCHITECTURE.md). */
-const TYPES_ONLY: Record<string, readonly string[]> = {
-  kinds: ['config', 'engine'],
-};
-
 function isKindSpecFile(file: string): boolean {
   const rel = relative(SRC, file);
   return (
     /^kinds\/[^/]+\/spec\.ts$/.test(rel) ||
-    ['kinds/specs.ts', 'kinds/common/spec-module.ts', 'kinds/common/fields.ts'].includes(rel)
+    ['kinds/specs.ts', 'kinds/types.ts', 'kinds/common/spec-module.ts', 'kinds/common/fields.ts'].includes(
+      rel,
+    )
   );
 }
 
@@ -99,13 +96,11 @@ function relativeImports(text: string): { specifier: string; typeOnly: boolean }
 function violationsOf(file: string, text: string): string[] {
   const from = isKindSpecFile(file) ? 'kinds-spec' : moduleOf(file);
   const allowed = from === 'kinds-spec' ? ['domain', 'errors', 'kinds-spec'] : (ALLOWED[from] ?? []);
-  const typesOnly = TYPES_ONLY[from] ?? [];
   const violations: string[] = [];
-  for (const { specifier, typeOnly } of relativeImports(text)) {
+  for (const { specifier } of relativeImports(text)) {
     const to = targetModule(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
     if (to === from || (from === 'kinds' && to === 'kinds-spec')) continue;
     if (!allowed.includes(to)) violations.push(`${specifier} (${to})`);
-    else if (typesOnly.includes(to) && !typeOnly) violations.push(`${specifier} (${to}: types only)`);
   }
   return violations;
 }
@@ -135,7 +130,7 @@ describe('module boundaries (ARCHITECTURE.md)', () => {
     ]);
   });
 
-  it('flags a value import across a "(types)" edge, and any import the table does not allow', () => {
+  it('flags any import the table does not allow, type-only imports included', () => {
     const kindFile = join(SRC, 'kinds/dns-zone/index.ts');
     const kindImports = [
       "import type { DesiredResource } from '../../config/types.js';",
@@ -148,8 +143,10 @@ describe('module boundaries (ARCHITECTURE.md)', () => {
     ].join('\n');
 
     expect(violationsOf(kindFile, kindImports)).toEqual([
-      '../../config/loader.js (config: types only)',
-      '../../engine/reconcile.js (engine: types only)',
+      '../../config/types.js (config)',
+      '../../config/loader.js (config)',
+      '../../engine/types.js (engine)',
+      '../../engine/reconcile.js (engine)',
       '../../daemon/daemon.js (daemon)',
     ]);
     // A kind's spec.ts may reach domain and errors only, types included.

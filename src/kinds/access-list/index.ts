@@ -9,9 +9,8 @@
  */
 import { writeRequests } from '../../api/operations.js';
 import type { CustomAccessListWire } from '../../api/wire/shield.js';
-import type { DesiredResource } from '../../config/types.js';
 import { sha256Hex } from '../../domain/checksum.js';
-import type { FieldDiff } from '../../engine/types.js';
+import { AccessListType, enumName } from '../../domain/enums.js';
 import { ReconcileError } from '../../errors.js';
 import {
   type LiveConfiguration,
@@ -21,6 +20,7 @@ import {
 } from '../common/access-lists.js';
 import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
 import { found, notFound, readByZone } from '../common/read.js';
+import type { DesiredResource, FieldDiff } from '../types.js';
 import { type AccessListCanonical, accessListSpec, canonicalContent, canonicalLines } from './spec.js';
 
 /** Live content: known from a GET, or settled by the checksum hint without one. */
@@ -29,6 +29,8 @@ export type LiveContent = { readonly checksum: string; readonly content?: string
 export interface LiveAccessList {
   listId: number;
   name: string;
+  /** The list's AccessListType; absent when the listing does not say. */
+  type?: number;
   configuration: LiveConfiguration;
   /** Absent when the desired spec does not manage content (no GET made). */
   content?: LiveContent;
@@ -72,6 +74,17 @@ export function contentMatches(desired: AccessListCanonical, live: LiveContent):
 
 function planAccessList(desired: DesiredResource<AccessListCanonical>, live: LiveAccessList): KindPlan {
   const spec = desired.spec;
+  if (spec.type !== undefined && live.type !== undefined && spec.type !== live.type) {
+    const name = (type: number) => enumName(AccessListType, type);
+    return {
+      diffs: [{ path: 'type', live: name(live.type), desired: name(spec.type) }],
+      requests: [],
+      error: {
+        code: 'PLAN_UNSAFE',
+        message: `type cannot be changed from ${name(live.type)} to ${name(spec.type)}: the API keeps a list's type (delete the list, or give this document a new name, to create a list of the new type)`,
+      },
+    };
+  }
   const diffs: FieldDiff[] = [];
   const e2: { name?: string; content?: string; checksum?: string } = {};
   if (spec.name !== undefined && spec.name !== live.name) {
@@ -120,6 +133,7 @@ async function readOne(
   const live: LiveAccessList = {
     listId: details.listId,
     name: details.name ?? '',
+    ...(details.type === null || details.type === undefined ? {} : { type: details.type }),
     configuration: liveConfiguration(details),
   };
   if (spec.content === undefined) return found(live);

@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { sha256Hex } from '../../domain/checksum.js';
-import { AccessListAction } from '../../domain/enums.js';
+import { AccessListAction, AccessListType } from '../../domain/enums.js';
 import { enumField, IntId, whenValid } from '../common/fields.js';
 import type { KindSpecModule, ResolveContext } from '../common/spec-module.js';
 
@@ -19,6 +19,11 @@ export const AccessListSpec = z
     id: IntId,
     /** Omitted keeps the live name. */
     name: z.string().min(1, 'must not be empty').optional(),
+    /**
+     * IP, CIDR, ASN, Country, Organization or JA4 (or 0-5). Needed to create a list; the API
+     * cannot change it, so a different live type is refused at plan time.
+     */
+    type: enumField('type', AccessListType).optional(),
     entries: z.array(z.string({ error: 'each entry must be a string' })).optional(),
     /** Path relative to the YAML file that declares it; must stay inside the config dir. */
     entriesFile: z.string().min(1).optional(),
@@ -40,6 +45,7 @@ export interface AccessListCanonical {
   shieldZoneId: number;
   id: number;
   name?: string;
+  type?: number;
   content?: string;
   checksum?: string;
   entryCount?: number;
@@ -99,6 +105,7 @@ function resolveEntries(spec: AccessListSpec, ctx: ResolveContext): Entry[] | un
 function resolveAccessList(spec: AccessListSpec, ctx: ResolveContext): AccessListCanonical {
   const canonical: AccessListCanonical = { shieldZoneId: spec.shieldZoneId, id: spec.id };
   if (spec.name !== undefined) canonical.name = spec.name;
+  if (spec.type !== undefined) canonical.type = spec.type;
   const entries = resolveEntries(spec, ctx);
   if (entries !== undefined) {
     // A duplicate is an error, not silently dropped: the API would keep both lines.

@@ -6,7 +6,7 @@
 import { type ApiRequest, writeRequests } from '../../api/operations.js';
 import type { AccessListDetailsWire, AccessListsWire } from '../../api/wire/shield.js';
 import { AccessListAction, enumName } from '../../domain/enums.js';
-import type { FieldDiff } from '../../engine/types.js';
+import type { FieldDiff } from '../types.js';
 import type { ReadContext } from './kind.js';
 
 export function readZoneAccessLists(zoneId: number, ctx: ReadContext): Promise<AccessListsWire> {

@@ -3,7 +3,7 @@
  * compared, so anything the YAML leaves out is left to the API. Arrays are compared whole
  * unless a kind diffs them by key itself.
  */
-import type { FieldDiff } from '../../engine/types.js';
+import type { FieldDiff } from '../types.js';
 
 /** Formats a value for display (enum integers to names, etc.). */
 export type DisplayFn = (path: string, value: unknown) => unknown;

@@ -5,9 +5,8 @@
  */
 import type { ApiRequest, WriteOperationId } from '../../api/operations.js';
 import type { ApiClient, WriteReplies } from '../../api/types.js';
-import type { DesiredResource } from '../../config/types.js';
-import type { FieldDiff, OptimalRegion, PlanError } from '../../engine/types.js';
 import type { ReconcileError } from '../../errors.js';
+import type { DesiredResource, FieldDiff, OptimalRegion, PlanError } from '../types.js';
 import type { KindName, KindSpecModule } from './spec-module.js';
 
 /** What a kind found for one desired resource. */

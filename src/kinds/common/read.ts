@@ -1,8 +1,8 @@
 /** Helpers for the read phase of kinds. */
 import pLimit from 'p-limit';
 import type { ApiClient } from '../../api/types.js';
-import type { DesiredResource } from '../../config/types.js';
 import { ReconcileError, toReconcileError } from '../../errors.js';
+import type { DesiredResource } from '../types.js';
 import type { LiveRead, ReadContext } from './kind.js';
 
 /** What a ReadContext is made of: the client, the run's signal and read limit, the hints. */

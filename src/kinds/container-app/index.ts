@@ -2,9 +2,10 @@
  * `ContainerApp`: one `GET /mc/apps/{appId}` per app, E7 once per reconcile when some app
  * uses `@optimal`, and E4 merge-patch (see plan.ts for the array rules).
  */
-import type { DesiredResource } from '../../config/types.js';
+
 import type { LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
 import { readEach } from '../common/read.js';
+import type { DesiredResource } from '../types.js';
 import { type LiveApp, normalizeApp } from './convert.js';
 import { planApp } from './plan.js';
 import { type ContainerAppSpec, containerAppSpec } from './spec.js';

@@ -15,10 +15,9 @@ import type {
   PortMappingRequest,
   ProbeRequest,
 } from '../../api/wire/mc.js';
-import type { DesiredResource } from '../../config/types.js';
-import type { FieldDiff, PlanError } from '../../engine/types.js';
 import { compact, diffDeclared, jsonEqual, overlay } from '../common/diff.js';
 import type { KindPlan, PlanContext } from '../common/kind.js';
+import type { DesiredResource, FieldDiff, PlanError } from '../types.js';
 import type { LiveApp, LiveContainer } from './convert.js';
 import {
   type ContainerAppSpec,

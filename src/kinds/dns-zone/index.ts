@@ -6,9 +6,9 @@
  */
 import { writeRequests } from '../../api/operations.js';
 import type { DnssecStatusWire, DnsZoneWire } from '../../api/wire/dns.js';
-import type { DesiredResource } from '../../config/types.js';
 import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
 import { found, notFound, readByGroup, readEach } from '../common/read.js';
+import type { DesiredResource } from '../types.js';
 import { type DnsZoneSpec, dnsZoneSpec } from './spec.js';
 
 export interface LiveDnsZone {

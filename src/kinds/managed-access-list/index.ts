@@ -2,8 +2,7 @@
  * `ManagedAccessList`: curated lists are only switched (E3); found in the zone's listing by
  * `listId` or by `name` (case-insensitive), which also gives the configuration id.
  */
-import type { DesiredResource } from '../../config/types.js';
-import type { FieldDiff } from '../../engine/types.js';
+
 import {
   type LiveConfiguration,
   liveConfiguration,
@@ -12,6 +11,7 @@ import {
 } from '../common/access-lists.js';
 import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
 import { found, notFound, readByZone } from '../common/read.js';
+import type { DesiredResource, FieldDiff } from '../types.js';
 import { type ManagedAccessListSpec, managedAccessListSpec } from './spec.js';
 
 export interface LiveManagedList {

@@ -9,7 +9,6 @@ import type {
   CustomWafRuleWire,
   UpdateCustomWafRuleRequest,
 } from '../../api/wire/shield.js';
-import type { DesiredResource } from '../../config/types.js';
 import {
   enumName,
   WafRuleActionType,
@@ -17,10 +16,10 @@ import {
   WafRuleSeverityType,
   WafRuleTransformationType,
 } from '../../domain/enums.js';
-import type { FieldDiff } from '../../engine/types.js';
 import { compact, diffDeclared } from '../common/diff.js';
 import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
 import { found, notFound, readByZone } from '../common/read.js';
+import type { DesiredResource, FieldDiff } from '../types.js';
 import { type ChainedRuleConditionSpec, type WafCustomRuleSpec, wafCustomRuleSpec } from './spec.js';
 
 /** A chained condition with the API's defaults filled (null value → "", null flags → false). */

@@ -157,6 +157,42 @@ describe('AccessList plan', () => {
     ]);
   });
 
+  it('refuses a change of type with a message, and sends nothing', () => {
+    const result = accessListKind.plan(
+      desired<AccessListCanonical>('AccessList', 'office', {
+        ...spec,
+        type: 'CIDR',
+        entries: ['10.0.0.0/8'],
+      }),
+      { ...live, type: 0 },
+      ctx,
+    );
+
+    expect(result).toEqual({
+      diffs: [{ path: 'type', live: 'IP', desired: 'CIDR' }],
+      requests: [],
+      error: {
+        code: 'PLAN_UNSAFE',
+        message:
+          "type cannot be changed from IP to CIDR: the API keeps a list's type (delete the list, or give this document a new name, to create a list of the new type)",
+      },
+    });
+  });
+
+  it('plans nothing for a declared type equal to the live one', () => {
+    const result = accessListKind.plan(
+      desired<AccessListCanonical>('AccessList', 'office', {
+        ...spec,
+        type: 'ip',
+        entries: ['10.0.0.1', '203.0.113.0/24'],
+      }),
+      { ...live, type: 0 },
+      ctx,
+    );
+
+    expect(result).toEqual({ diffs: [], requests: [] });
+  });
+
   it('fails the change when the API returns another checksum', () => {
     const request = accessListKind.plan(
       desired<AccessListCanonical>('AccessList', 'office', { ...spec, entries: ['1.1.1.1'] }),
