@@ -9,8 +9,9 @@
  * - lets requests go unpaced until the 429s say a limit is near: at least LEARN_429S of the
  *   last RECENT replies were 429. A lone 429 is not enough: the emulator's fault injection (and
  *   a flaky proxy) answer a share of 429s at any pace, and pacing against them only slows down.
- * - then paces at the rate the API accepted over the last second, which is what its bucket
- *   refills at once the burst is spent;
+ * - then paces at LEARN_SHARE of the rate the API accepted over the last second. Once the burst
+ *   is spent, that rate is what the bucket refills at, but the second may still hold part of
+ *   the burst (a client slower than the burst is long), so it starts below it and grows;
  * - on a 429 to a request sent at the current pace (replies to requests sent before a cut say
  *   nothing about the new pace), cuts the pace to CUT_FACTOR of itself, or to what the API
  *   accepted over the last second if that is less (a pace learned from a burst that took a
@@ -54,8 +55,10 @@ export interface Pacer {
 /** Replies looked at to decide that the 429s mean a limit. */
 const RECENT = 16;
 const LEARN_429S = 5;
+const LEARN_SHARE = 0.75;
 const CUT_FACTOR = 0.85;
-const STREAK_CUTS = 5;
+/** A pace learned from a second that held the whole burst is up to twice the limit: 5 cuts. */
+const STREAK_CUTS = 8;
 const STREAK_MS = 1000;
 /** Per accepted reply: the pace grows by 5 % a second while it is what holds requests back. */
 const GROWTH_PER_REPLY = 0.05;
@@ -136,7 +139,7 @@ export function createPacer(capRps: number | undefined, clock: PaceClock): Pacer
       throttled += 1;
       if (learned === undefined) {
         if (recent429 < LEARN_429S) return;
-        learned = Math.max(MIN_RPS, sum(accepted));
+        learned = Math.max(MIN_RPS, LEARN_SHARE * sum(accepted));
         lastCutAt = now;
         streak = 0;
         return;
