@@ -524,7 +524,7 @@ describe('abort', () => {
     [
       'a signal aborted while a free rate-limit slot is taken sends nothing',
       // The abort runs before send() resumes after taking its (free) slot, so the exchange would
-      // otherwise start with a signal already aborted, which watchAbort never reports.
+      // otherwise start with a signal already aborted: send() checks it again after the wait.
       { rateLimitPerSecond: 1000 },
       0,
     ],
