@@ -6,6 +6,7 @@
  * `client.ts`'s business. Failures it decides itself (429/5xx/transport after the retries,
  * ambiguous writes, aborts) are thrown as ApiError.
  */
+import { setMaxListeners } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { Logger } from '../log.js';
@@ -66,6 +67,9 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
   };
 
   async function send(request: ApiRequest, signal?: AbortSignal): Promise<HttpReply> {
+    // Every exchange and retry wait in flight listens to the caller's signal until it settles:
+    // as many as the caller's lanes, which may pass Node's warning threshold of ten.
+    if (signal !== undefined) setMaxListeners(0, signal);
     for (let attempt = 1; ; attempt += 1) {
       const notSent = (cause: unknown) => abortError(request, attempt - 1, { maybeSent: false, cause });
       if (signal?.aborted) throw notSent(signal.reason);
@@ -99,18 +103,20 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
 
   /**
    * One HTTP exchange through `dispatcher.dispatch`, the body collected as text. The attempt's
-   * deadline (`AbortSignal.timeout`) and the caller's signal are one signal
-   * (`AbortSignal.any`); whichever fires aborts the request through undici's controller. A
-   * request undici has not started yet (its connection is still opening, which undici cannot
-   * abort, and which hangs for good with a connector that never answers) is settled at once,
-   * and aborted by undici when it starts. Whether it had started decides whether the server may
-   * have it (`failures.ts`).
+   * deadline (`AbortSignal.timeout`) and the caller's signal each abort the request through
+   * undici's controller. A request undici has not started yet (its connection is still
+   * opening, which undici cannot abort, and which hangs for good with a connector that never
+   * answers) is settled at once, and aborted by undici when it starts. Whether it had started
+   * decides whether the server may have it (`failures.ts`).
+   *
+   * The two signals are watched apart rather than joined with `AbortSignal.any`: Node 20 keeps
+   * a reference in a source signal to every signal derived from it until the source itself is
+   * collected, and a daemon passes one signal for its whole life, so each request would leak.
    */
   function exchange(request: ApiRequest, callerSignal: AbortSignal | undefined): Promise<Outcome> {
     // Serialised first: a body that cannot be (a bug) throws before anything is registered.
     const body = request.body === undefined ? null : JSON.stringify(request.body);
     const deadline = AbortSignal.timeout(settings.timeoutMs);
-    const signal = callerSignal === undefined ? deadline : AbortSignal.any([deadline, callerSignal]);
     return new Promise<Outcome>((resolve, reject) => {
       let controller: Dispatcher.DispatchController | undefined;
       let status: number | undefined;
@@ -118,40 +124,38 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
       const chunks: Buffer[] = [];
       let settled = false;
 
+      let abortedBy: 'deadline' | 'caller' | undefined;
+
       const settle = (outcome: Outcome | undefined, bug?: unknown) => {
         if (settled) return;
         settled = true;
-        // Removed, so that a finished request's timeout signal is not kept alive by it.
-        signal.removeEventListener('abort', onAbort);
+        // Removed, so that neither signal keeps a finished request alive.
+        deadline.removeEventListener('abort', onDeadline);
+        callerSignal?.removeEventListener('abort', onCallerAbort);
         if (outcome === undefined) reject(bug);
         else resolve(outcome);
       };
       const fail = (error: unknown) => {
-        const abortedBy = !signal.aborted
-          ? undefined
-          : signal.reason === deadline.reason
-            ? 'deadline'
-            : 'caller';
-        const context = {
-          abortedBy,
-          started: controller !== undefined,
-          status,
-          timeoutMs: settings.timeoutMs,
-        } as const;
+        const started = controller !== undefined;
+        const context = { abortedBy, started, status, timeoutMs: settings.timeoutMs };
         try {
           settle({ kind: 'failure', failure: classifyFailure(error, context) });
         } catch (bug) {
           settle(undefined, bug);
         }
       };
-      function onAbort(): void {
+      const abort = (by: 'deadline' | 'caller', reason: unknown) => {
+        if (abortedBy !== undefined || settled) return;
+        abortedBy = by;
         // undici aborts with an Error; a signal may carry any value as its reason.
-        const reason =
-          signal.reason instanceof Error ? signal.reason : new DOMException('aborted', 'AbortError');
-        if (controller !== undefined) controller.abort(reason);
-        else fail(reason);
-      }
-      signal.addEventListener('abort', onAbort, { once: true });
+        const error = reason instanceof Error ? reason : new DOMException('aborted', 'AbortError');
+        if (controller !== undefined) controller.abort(error);
+        else fail(error);
+      };
+      const onDeadline = () => abort('deadline', deadline.reason);
+      const onCallerAbort = () => abort('caller', callerSignal?.reason);
+      deadline.addEventListener('abort', onDeadline, { once: true });
+      callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
 
       settings.dispatcher.dispatch(
         {

@@ -95,16 +95,11 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
   return Math.max(0, date - nowMs);
 }
 
-/**
- * Waits `ms`, rejecting with the signal's reason as soon as it aborts. The timer listens to a
- * signal derived from the caller's (`AbortSignal.any`), so that the many retry waits of one
- * reconcile add no listeners to its one signal (Node warns past ten).
- */
+/** Waits `ms`, rejecting with the signal's reason as soon as it aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   if (ms <= 0) return Promise.resolve();
-  if (signal === undefined) return delay(ms);
-  return delay(ms, undefined, { signal: AbortSignal.any([signal]) }).catch(() => {
-    throw signal.reason;
+  return delay(ms, undefined, signal === undefined ? {} : { signal }).catch((error: unknown) => {
+    throw signal?.aborted ? signal.reason : error;
   });
 }
