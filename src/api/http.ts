@@ -9,6 +9,7 @@
 import { setMaxListeners } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { stringifyRevealing } from '../domain/sensitive.js';
 import type { Logger } from '../log.js';
 import { abortError, classifyFailure, judge, type Outcome, type VerdictPolicy } from './failures.js';
 import { type ApiRequest, OPERATIONS } from './operations.js';
@@ -115,7 +116,8 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
    */
   function exchange(request: ApiRequest, callerSignal: AbortSignal | undefined): Promise<Outcome> {
     // Serialised first: a body that cannot be (a bug) throws before anything is registered.
-    const body = request.body === undefined ? null : JSON.stringify(request.body);
+    // The one place a container secret (SensitiveValue) is written as its value: the wire.
+    const body = request.body === undefined ? null : stringifyRevealing(request.body);
     const deadline = AbortSignal.timeout(settings.timeoutMs);
     return new Promise<Outcome>((resolve, reject) => {
       let controller: Dispatcher.DispatchController | undefined;

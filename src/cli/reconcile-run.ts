@@ -15,7 +15,7 @@ import { resolveRevision } from '../git.js';
 import { createCliApiClient, resolveApiTarget } from './api-session.js';
 import { configDirFrom, loaderOptionsFrom } from './config-dir.js';
 import type { CliIo } from './io.js';
-import { type ConnectionFlags, commandLogger, maxRps, stateDir } from './settings.js';
+import { type ConnectionFlags, commandLogger, maxRps, secretReaderFrom, stateDir } from './settings.js';
 
 export interface ReconcileFlags extends ConnectionFlags {
   maxChangePercent: number;
@@ -105,6 +105,7 @@ async function runReconcile(
     driftMode: flags.drift ?? 'correct',
     signal: io.signal,
     audit: logger.child({ component: 'audit' }),
+    secrets: secretReaderFrom(flags, io),
   });
 }
 

@@ -6,8 +6,10 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { SecretReader } from '../domain/secret-sources.js';
 import { ReconcileError } from '../errors.js';
 import { createLogger, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from '../log.js';
+import { createSecretReader } from '../secrets/reader.js';
 import type { ConfigFlags } from './config-dir.js';
 import type { CliIo } from './io.js';
 
@@ -25,6 +27,7 @@ export interface ApiFlags {
 /** The flags of the commands that read the desired state and keep state (plan, apply, run). */
 export interface ConnectionFlags extends ApiFlags, ConfigFlags {
   stateDir?: string;
+  secretsDir?: string;
   concurrency: number;
   maxRps?: number;
 }
@@ -64,7 +67,7 @@ export function addConcurrencyOption(command: Command): Command {
   return command.option('--concurrency <n>', 'parallel API requests', positiveInt('--concurrency'), 8);
 }
 
-/** Adds the API flags plus --state-dir, --concurrency and --max-rps: the commands that reconcile. */
+/** Adds the API flags plus --state-dir, --secrets-dir, --concurrency and --max-rps: the commands that reconcile. */
 export function addConnectionOptions(command: Command): Command {
   return addConcurrencyOption(
     addApiOptions(command)
@@ -76,6 +79,10 @@ export function addConnectionOptions(command: Command): Command {
         '--max-rps <n>',
         'at most this many API requests a second (env EDGESYNC_MAX_RPS; the pace is also learned from 429s)',
         positiveNumber('--max-rps'),
+      )
+      .option(
+        '--secrets-dir <dir>',
+        'directory of the files container secrets name in valueFrom.file (env EDGESYNC_SECRETS_DIR)',
       ),
   );
 }
@@ -101,6 +108,18 @@ export function maxRps(flags: { maxRps?: number }, io: CliIo): number | undefine
   if (!(Number.isFinite(n) && n > 0))
     throw new ReconcileError('USAGE', `EDGESYNC_MAX_RPS must be a number > 0, not ${JSON.stringify(env)}`);
   return n;
+}
+
+/**
+ * Where container secrets come from (docs/secrets.md): the `EDGESYNC_SECRET_*` variables of
+ * this process, and `--secrets-dir` (else `EDGESYNC_SECRETS_DIR`) for `valueFrom.file`.
+ */
+export function secretReaderFrom(flags: { secretsDir?: string }, io: CliIo): SecretReader {
+  const dir = flags.secretsDir ?? io.env.EDGESYNC_SECRETS_DIR;
+  return createSecretReader({
+    env: io.env,
+    ...(dir === undefined || dir === '' ? {} : { secretsDir: resolve(io.cwd, dir) }),
+  });
 }
 
 export function baseUrl(flags: { baseUrl?: string }, io: CliIo): string {

@@ -26,6 +26,8 @@ export interface PlanOptions {
   force: boolean;
   /** The state store's record of a subject. */
   record(subject: string): ResourceRecord | undefined;
+  /** HMAC under the state's install key (`StateStore.keyedDigest`), for resources that hold secrets. */
+  keyedDigest(data: string): string;
   now?: () => Date;
 }
 
@@ -42,7 +44,11 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
     kind: resource.kind,
     name: resource.name,
     source: resource.source,
-    digest: resource.digest,
+    // The loader's digest covers a literal marked sensitive: keyed, it says nothing about it.
+    digest:
+      kind.holdsSensitiveValues?.(resource.spec) === true
+        ? options.keyedDigest(resource.digest)
+        : resource.digest,
   };
   if (shieldZoneId !== undefined) base.shieldZoneId = shieldZoneId;
   const read = snapshot.reads.get(resource.subject);
@@ -64,6 +70,7 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
   const ctx: PlanContext = {
     optimalRegion: snapshot.optimalRegion,
     remembered: (subject) => (subject === resource.subject ? record?.remember : undefined),
+    keyedDigest: options.keyedDigest,
   };
   const result: KindPlan = kind.plan(resource, read.lookup.live, ctx);
   const action: ChangeAction =
@@ -80,7 +87,8 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
   // conditional parts cost two throwaway objects per resource, 10,000 times per plan.
   const change: Mutable<PlannedChange> = base as Mutable<PlannedChange>;
   change.action = action;
-  change.cause = result.diffs.length > 0 ? driftCause(record, resource.digest) : 'unknown';
+  if (result.digest !== undefined) change.digest = result.digest;
+  change.cause = result.diffs.length > 0 ? driftCause(record, change.digest) : 'unknown';
   change.diffs = result.diffs;
   change.requests = action === 'update' ? result.requests : [];
   if (skip !== undefined) change.skip = skip;

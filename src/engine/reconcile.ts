@@ -7,6 +7,7 @@
  */
 import type { ApiClient } from '../api/types.js';
 import type { DesiredResource } from '../config/types.js';
+import type { SecretReader } from '../domain/secret-sources.js';
 import { ReconcileError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { applyChanges } from './apply.js';
@@ -35,7 +36,11 @@ export interface ReconcileOptions {
   writesBefore?: number;
   /** Receives the audit events; silent when absent. */
   audit?: Logger;
+  /** Where container secrets (`valueFrom`) are read; without it every `valueFrom` is an error. */
+  secrets?: SecretReader;
   onResult?(change: PlannedChange, result: ChangeResult): void;
+  /** `apply` mode: called with the plan just before its writes are sent (the daemon's notifier). */
+  beforeApply?(plan: Plan): void;
 }
 
 /** Wall time of each phase of one reconcile (milliseconds, not rounded). */
@@ -67,6 +72,7 @@ function planOptions(options: ReconcileOptions): PlanOptions {
     ...(options.managedCount === undefined ? {} : { managedCount: options.managedCount }),
     ...(options.writesBefore === undefined ? {} : { writesBefore: options.writesBefore }),
     record: (subject) => options.state.resource(subject),
+    keyedDigest: options.state.keyedDigest,
   };
 }
 
@@ -162,6 +168,7 @@ export async function reconcile(
     signal: options.signal,
     concurrency: options.concurrency,
     hint: (subject: string) => options.state.hint(subject),
+    ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
   };
   // The load's garbage (or the previous run's) is dead now; then the live snapshot once planned.
   compactHeap(resources.length);
@@ -174,6 +181,7 @@ export async function reconcile(
   let apply: ApplyResult | undefined;
   if (options.mode === 'apply') {
     const bySubject = new Map(resources.map((r) => [r.subject, r]));
+    options.beforeApply?.(plan);
     const applyStarted = performance.now();
     apply = await compactingWhile(resources.length, () =>
       applyChanges(plan.changes, {

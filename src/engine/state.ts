@@ -10,6 +10,12 @@ import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ReconcileError } from '../errors.js';
+import {
+  ephemeralInstallKey,
+  type InstallKey,
+  type KeyedDigest,
+  openInstallKey,
+} from '../secrets/install-key.js';
 import type { DriftCause } from './types.js';
 
 export const STATE_FILE = 'state.json';
@@ -86,18 +92,24 @@ export interface StateStore {
   runs(): readonly RunRecord[];
   /** Writes atomically; a no-op for an in-memory store. */
   save(): Promise<void>;
+  /** HMAC under the state directory's install key: the only digest of a secret the state may hold. */
+  readonly keyedDigest: KeyedDigest;
 }
 
 class FileBackedState implements StateStore {
   readonly dir: string | undefined;
   readonly warning: string | undefined;
+  readonly keyedDigest: KeyedDigest;
+  private readonly key: InstallKey;
   private state: StateFile;
 
   /** `dir` undefined: nothing is ever written (in-memory or read-only store). */
-  constructor(dir: string | undefined, state: StateFile, warning?: string) {
+  constructor(dir: string | undefined, state: StateFile, key: InstallKey, warning?: string) {
     this.dir = dir;
     this.state = state;
-    this.warning = warning;
+    this.key = key;
+    this.keyedDigest = key.digest;
+    this.warning = [warning, key.warning].filter((w) => w !== undefined).join('; ') || undefined;
   }
 
   resource(subject: string): ResourceRecord | undefined {
@@ -139,6 +151,8 @@ class FileBackedState implements StateStore {
 
   async save(): Promise<void> {
     if (this.dir === undefined) return;
+    // The key first: a record digested with a key that was never written would be lost labels.
+    await this.key.persist();
     await writeFileAtomic(join(this.dir, STATE_FILE), `${JSON.stringify(this.state)}\n`);
   }
 }
@@ -182,24 +196,38 @@ export async function openStateStore(dir: string, options: { readOnly?: boolean 
       );
     }
   }
+  let key: InstallKey;
+  try {
+    key = await openInstallKey(dir, { readOnly });
+  } catch (err) {
+    throw new ReconcileError('STATE_IO', `cannot open the install key in ${dir}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
   const file = join(dir, STATE_FILE);
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT')
-      return new FileBackedState(writableDir, emptyState());
+      return new FileBackedState(writableDir, emptyState(), key);
     if (readOnly)
-      return new FileBackedState(undefined, emptyState(), `cannot read ${file}: drift causes are unknown`);
+      return new FileBackedState(
+        undefined,
+        emptyState(),
+        key,
+        `cannot read ${file}: drift causes are unknown`,
+      );
     throw new ReconcileError('STATE_IO', `cannot read ${file}: ${(err as Error).message}`, { cause: err });
   }
   try {
-    return new FileBackedState(writableDir, StateFileSchema.parse(JSON.parse(text)));
+    return new FileBackedState(writableDir, StateFileSchema.parse(JSON.parse(text)), key);
   } catch {
     if (readOnly) {
       return new FileBackedState(
         undefined,
         emptyState(),
+        key,
         `state file ${file} is unreadable: drift causes are unknown`,
       );
     }
@@ -208,6 +236,7 @@ export async function openStateStore(dir: string, options: { readOnly?: boolean 
     return new FileBackedState(
       dir,
       emptyState(),
+      key,
       `state file ${file} was unreadable and was moved to ${aside}`,
     );
   }
@@ -215,5 +244,5 @@ export async function openStateStore(dir: string, options: { readOnly?: boolean 
 
 /** A state store that keeps nothing on disk (`plan` without a state dir, tests). */
 export function memoryStateStore(): StateStore {
-  return new FileBackedState(undefined, emptyState());
+  return new FileBackedState(undefined, emptyState(), ephemeralInstallKey());
 }

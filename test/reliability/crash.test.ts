@@ -7,12 +7,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { prng } from '../helpers/generate.js';
 import type { EmulatorSeed } from '../../src/emulator/index.js';
 import { STATE_FILE } from '../../src/engine/state.js';
 import { cliAgainst } from '../helpers/cli.js';
 import { until } from '../helpers/daemon.js';
 import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
+import { prng } from '../helpers/generate.js';
 import { spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 import { tempDir, writeTree } from '../helpers/temp-dir.js';
 

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { DEFAULT_LISTEN, DEFAULT_SHUTDOWN_TIMEOUT_S, registerRun } from '../../src/cli/commands/run.js';
 import type { CliIo } from '../../src/cli/io.js';
+import { parseRemoteUrl } from '../../src/daemon/notify/github-repo.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 
@@ -73,7 +74,18 @@ function gitSyncCheckout(args: readonly string[]): { root: string; link: string 
 }
 
 /** Environment variables edgesync reads (the CLI's settings). */
-const KNOWN_ENV = ['EDGESYNC_CONFIG', 'EDGESYNC_STATE_DIR', 'EDGESYNC_ACCESS_KEY', 'EDGESYNC_BASE_URL'];
+const KNOWN_ENV = [
+  'EDGESYNC_CONFIG',
+  'EDGESYNC_STATE_DIR',
+  'EDGESYNC_ACCESS_KEY',
+  'EDGESYNC_BASE_URL',
+  'EDGESYNC_SECRETS_DIR',
+];
+
+/** A variable edgesync reads: a setting, or a container secret (`EDGESYNC_SECRET_*`, docs/secrets.md). */
+function isKnownEnv(name: string): boolean {
+  return KNOWN_ENV.includes(name) || /^EDGESYNC_SECRET_[A-Za-z0-9_]+$/.test(name);
+}
 
 describe('Dockerfile', () => {
   const instructions = dockerfile();
@@ -203,7 +215,7 @@ describe('deploy/docker-compose.yml', () => {
     // Each secret the service mounts is declared at the top level, from a file.
     for (const name of edgesync.secrets)
       expect(compose.secrets[name]?.file, name).toEqual(expect.any(String));
-    expect(Object.keys(edgesync.environment).filter((name) => !KNOWN_ENV.includes(name))).toEqual([]);
+    expect(Object.keys(edgesync.environment).filter((name) => !isKnownEnv(name))).toEqual([]);
     expect(existsSync(resolve(REPO, 'deploy', edgesync.build.context, edgesync.build.dockerfile))).toBe(true);
     expect(Number.parseInt(edgesync.stop_grace_period, 10)).toBeGreaterThan(DEFAULT_SHUTDOWN_TIMEOUT_S);
     expect(edgesync.read_only).toBe(true);
@@ -254,13 +266,20 @@ describe('deploy/kubernetes', () => {
     const mounts: { mountPath: string; name: string; readOnly?: boolean }[] = edgesync.volumeMounts;
     const secretVolume = pod.volumes.find((v: { secret?: unknown }) => v.secret !== undefined);
 
-    for (const flag of ['--access-key-file', '--webhook-secret-file']) {
+    const secretFlags = [
+      '--access-key-file',
+      '--webhook-secret-file',
+      '--notify-webhook-secret-file',
+      '--notify-slack-webhook-file',
+      '--github-token-file',
+    ];
+    for (const flag of secretFlags) {
       const file = String(flags.get(flag));
       const mount = mounts.find((m) => file.startsWith(`${m.mountPath}/`));
       expect(mount?.name, `${file} is on a mounted volume`).toBe(secretVolume.name);
     }
     expect(secretVolume.secret.secretName).toBe('edgesync');
-    expect(Object.keys(env).filter((name) => !KNOWN_ENV.includes(name))).toEqual([]);
+    expect(Object.keys(env).filter((name) => !isKnownEnv(name))).toEqual([]);
     expect(mounts.find((m) => m.mountPath === env.EDGESYNC_STATE_DIR)?.readOnly).toBeUndefined();
     expect(edgesync.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
     expect(edgesync.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
@@ -279,6 +298,24 @@ describe('deploy/kubernetes', () => {
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(DEFAULT_SHUTDOWN_TIMEOUT_S);
   });
 
+  it('gives container secrets both ways: a secretKeyRef variable and a Secret mounted as --secrets-dir', () => {
+    const variables: { name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[] =
+      edgesync.env;
+    const fromSecrets = variables.filter((e) => e.valueFrom?.secretKeyRef !== undefined);
+    const mount = edgesync.volumeMounts.find(
+      (m: { mountPath: string }) => m.mountPath === env.EDGESYNC_SECRETS_DIR,
+    );
+    const volume = pod.volumes.find((v: { name: string }) => v.name === mount?.name);
+
+    expect(fromSecrets.length).toBeGreaterThan(0);
+    for (const e of fromSecrets) {
+      expect(e.name).toMatch(/^EDGESYNC_SECRET_[A-Z0-9_]+$/);
+      expect(e.valueFrom?.secretKeyRef?.name).toBe('edgesync-app-secrets');
+    }
+    expect(mount?.readOnly).toBe(true);
+    expect(volume?.secret?.secretName).toBe('edgesync-app-secrets');
+  });
+
   it('shares the git-sync checkout: the link edgesync reads is the one git-sync writes', () => {
     const args = gitSyncCheckout(gitSync.args);
     const repoMount = edgesync.volumeMounts.find((m: { name: string }) => m.name === 'repo');
@@ -288,6 +325,23 @@ describe('deploy/kubernetes', () => {
     expect(posix.join(args.root, args.link)).toBe(env.EDGESYNC_CONFIG);
     expect(repoMount).toEqual({ name: 'repo', mountPath: args.root, readOnly: true });
     expect(writerMount.mountPath).toBe(args.root);
+  });
+
+  it('sends commit statuses to the repository git-sync clones, and names each secret key once', () => {
+    const flags = checkRunArgs(edgesync.args);
+    const remote = gitSync.args.find((arg: string) => arg.startsWith('--repo='))?.slice('--repo='.length);
+    const repo = parseRemoteUrl(String(remote));
+    const keys = [
+      ...readFileSync(join(REPO, 'deploy/kubernetes/kustomization.yaml'), 'utf8').matchAll(
+        /--from-file=([\w-]+)=/g,
+      ),
+    ].map((m) => m[1]);
+
+    expect(`${repo?.owner}/${repo?.name}`).toBe(flags.get('--github-repo'));
+    // Every file flag's file is a key of the Secret as the kustomization creates it.
+    for (const [flag, value] of flags)
+      if (flag.endsWith('-file')) expect(keys, flag).toContain(String(value).replace('/etc/edgesync/', ''));
+    expect(new Set(keys).size).toBe(keys.length);
   });
 
   it('exposes the webhook port through a Service', () => {

@@ -5,6 +5,7 @@
  */
 import type { ApiRequest, WriteOperationId } from '../../api/operations.js';
 import type { ApiClient, WriteReplies } from '../../api/types.js';
+import type { SecretReader } from '../../domain/secret-sources.js';
 import type { ReconcileError } from '../../errors.js';
 import type { DesiredResource, FieldDiff, OptimalRegion, PlanError } from '../types.js';
 import type { KindName, KindSpecModule } from './spec-module.js';
@@ -29,6 +30,8 @@ export interface ReadContext {
   once<T>(key: string, load: () => Promise<T>): Promise<T>;
   /** The hint this subject's last read left, if any. */
   hint(subject: string): unknown;
+  /** Reads the `valueFrom` sources of container secrets (design §8); never throws. */
+  readonly secrets: SecretReader;
 }
 
 export interface PlanContext {
@@ -36,6 +39,8 @@ export interface PlanContext {
   readonly optimalRegion?: OptimalRegion;
   /** Write-only values recorded by the last successful apply of a subject (see `KindPlan.remember`). */
   remembered(subject: string): Readonly<Record<string, unknown>> | undefined;
+  /** HMAC under the state's install key: how a digest that covers a secret is taken. */
+  keyedDigest(data: string): string;
 }
 
 export interface KindPlan {
@@ -48,6 +53,12 @@ export interface KindPlan {
    * handed back through `PlanContext.remembered`, so they can be diffed at all.
    */
   readonly remember?: Readonly<Record<string, unknown>>;
+  /**
+   * The digest recorded for this resource once applied, instead of the loader's, when its
+   * desired state holds secrets: keyed (`PlanContext.keyedDigest`) and covering the resolved
+   * values, so a rotated secret reads as `desired-changed` and no plain hash of one is kept.
+   */
+  readonly digest?: string;
 }
 
 export interface ResourceKind<Spec = unknown, Live = unknown> {
@@ -61,6 +72,11 @@ export interface ResourceKind<Spec = unknown, Live = unknown> {
     resources: readonly DesiredResource<Spec>[],
     ctx: ReadContext,
   ): Promise<Map<string, LiveRead<Live>>>;
+  /**
+   * True when a resource's desired state holds sensitive values: its digest is never shown
+   * or stored unkeyed, even when it cannot be planned.
+   */
+  holdsSensitiveValues?(spec: Spec): boolean;
   /** Pure: the declared fields that differ and the exact requests that fix them. */
   plan(desired: DesiredResource<Spec>, live: Live, ctx: PlanContext): KindPlan;
   /**

@@ -549,7 +549,9 @@ describe('abort', () => {
   });
 
   it('one signal shared by many requests in flight: no warning, no listener left behind', async () => {
-    server.setHandler((request, res) => setTimeout(() => reply(200, bots)(request, res), 20));
+    server.setHandler((request, res) => {
+      setTimeout(() => reply(200, bots)(request, res), 20);
+    });
     const { client: api } = client();
     const controller = new AbortController();
     const warnings: string[] = [];

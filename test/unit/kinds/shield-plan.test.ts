@@ -7,7 +7,7 @@ import { normalizeWafRule, wafCustomRuleKind } from '../../../src/kinds/waf-cust
 import type { WafCustomRuleSpec } from '../../../src/kinds/waf-custom-rule/spec.js';
 import { desired } from '../../helpers/desired.js';
 
-const ctx: PlanContext = { remembered: () => undefined };
+const ctx: PlanContext = { remembered: () => undefined, keyedDigest: (data) => `keyed:${data}` };
 
 const liveRule = normalizeWafRule({
   id: 1234,
