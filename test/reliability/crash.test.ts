@@ -146,5 +146,5 @@ describe('kill -9 during apply', () => {
     // A blind retry of a create that had landed would be refused as a duplicate name (400).
     expect(emu.journal.writes().filter((w) => w.status === 400)).toEqual([]);
     expect(JSON.parse(readFileSync(join(stateDir, STATE_FILE), 'utf8')).version).toBe(1);
-  });
+  }, 60_000); // eleven processes of the built binary, one after the other: slow on a loaded host
 });
