@@ -13,7 +13,7 @@ import type { Plan } from '../engine/types.js';
 import { ReconcileError } from '../errors.js';
 import { resolveRevision } from '../git.js';
 import { createCliApiClient, resolveApiTarget } from './api-session.js';
-import { configDirFrom, loaderOptionsFrom } from './config-dir.js';
+import { configDirFrom } from './config-dir.js';
 import type { CliIo } from './io.js';
 import { type ConnectionFlags, commandLogger, maxRps, secretReaderFrom, stateDir } from './settings.js';
 
@@ -70,7 +70,7 @@ async function prepareRun(
   // Settings first: a missing key is reported before the config is even read.
   const target = await resolveApiTarget(flags, io);
   const cap = maxRps(flags, io);
-  const desired = await loadDesiredState(dir.path, loaderOptionsFrom(flags));
+  const desired = await loadDesiredState(dir.path);
   const state = await openStateStore(stateDir(flags, desired.configDir, io), {
     readOnly: !options.persistState,
   });

@@ -25,6 +25,7 @@ import type { DesiredStateLoader, LoadResult } from '../config/loader.js';
 import type { ConfigIssue, DesiredResource } from '../config/types.js';
 import type { SecretReader } from '../domain/secret-sources.js';
 import { desiredShieldZones, readApiGuardianTotals } from '../engine/api-guardian.js';
+import { withConflictPeers } from '../engine/conflicts.js';
 import {
   COMPACT_FROM_RESOURCES,
   currentRuntime,
@@ -267,10 +268,15 @@ export function createController(options: ControllerOptions): Controller {
   function stagesOf(request: RunRequest, loaded: LoadResult): readonly (readonly DesiredResource[])[] {
     const all = loaded.state.resources;
     const wanted = new Set([...loaded.changes.added, ...loaded.changes.changed, ...(request.subjects ?? [])]);
-    const changed = all.filter((resource) => wanted.has(resource.subject));
+    // With the documents that may reach the same live object: their conflict must show here too.
+    const changed = withConflictPeers(
+      all.filter((resource) => wanted.has(resource.subject)),
+      all,
+    );
     if (!request.full) return [changed];
     if (changed.length === 0 || changed.length === all.length) return [all];
-    return [changed, all.filter((resource) => !wanted.has(resource.subject))];
+    const first = new Set(changed.map((resource) => resource.subject));
+    return [changed, all.filter((resource) => !first.has(resource.subject))];
   }
 
   /**

@@ -5,6 +5,8 @@
 import type { DesiredResource } from '../config/types.js';
 import type { KindPlan, PlanContext } from '../kinds/common/kind.js';
 import { KINDS } from '../kinds/registry.js';
+import type { PlanError } from '../kinds/types.js';
+import { liveConflicts } from './conflicts.js';
 import type { LiveSnapshot } from './read.js';
 import { driftCause, type ResourceRecord } from './state.js';
 import type { ChangeAction, Plan, PlannedChange, PlanSummary } from './types.js';
@@ -99,6 +101,12 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** A change that must not be made (engine/conflicts.ts): its diffs still show, nothing is sent. */
+function refused(change: PlannedChange, error: PlanError): PlannedChange {
+  const { skip: _skip, remember: _remember, ...rest } = change;
+  return { ...rest, action: 'error', requests: [], error };
+}
+
 function summarize(changes: readonly PlannedChange[]): PlanSummary {
   let toUpdate = 0;
   let unchanged = 0;
@@ -150,7 +158,12 @@ export function buildPlan(
   snapshot: LiveSnapshot,
   options: PlanOptions,
 ): Plan {
-  const planned = [...resources].sort(byKindThenName).map((resource) => planOne(resource, snapshot, options));
+  const conflicts = liveConflicts(resources, snapshot);
+  const planned = [...resources].sort(byKindThenName).map((resource) => {
+    const change = planOne(resource, snapshot, options);
+    const conflict = conflicts.get(resource.subject);
+    return conflict === undefined ? change : refused(change, conflict);
+  });
   const changes = applyThreshold(planned, options);
   return {
     version: 1,

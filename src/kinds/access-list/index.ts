@@ -19,6 +19,7 @@ import {
   readZoneAccessLists,
 } from '../common/access-lists.js';
 import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
+import { listConfigurationKey } from '../common/live-keys.js';
 import { found, notFound, readByZone } from '../common/read.js';
 import type { DesiredResource, FieldDiff } from '../types.js';
 import { type AccessListCanonical, accessListSpec, canonicalContent, canonicalLines } from './spec.js';
@@ -182,6 +183,8 @@ export const accessListKind: ResourceKind<AccessListCanonical, LiveAccessList> =
   kind: 'AccessList',
   spec: accessListSpec as ResourceKind<AccessListCanonical>['spec'],
   readLive: readAccessLists,
+  liveTarget: (live, desired) =>
+    listConfigurationKey(desired.spec.shieldZoneId, live.configuration.configurationId),
   plan: planAccessList,
   checkReply(request, reply) {
     if (request.operation !== 'updateCustomAccessList') return undefined;

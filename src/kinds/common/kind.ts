@@ -77,6 +77,12 @@ export interface ResourceKind<Spec = unknown, Live = unknown> {
    * or stored unkeyed, even when it cannot be planned.
    */
   holdsSensitiveValues?(spec: Spec): boolean;
+  /**
+   * The live object a read found, named so that two resources (of any kinds) that found the
+   * same one get the same key (`live-keys.ts`); engine/conflicts.ts refuses both. Kinds whose
+   * documents can only name an object one way need not say.
+   */
+  liveTarget?(live: Live, desired: DesiredResource<Spec>): string | undefined;
   /** Pure: the declared fields that differ and the exact requests that fix them. */
   plan(desired: DesiredResource<Spec>, live: Live, ctx: PlanContext): KindPlan;
   /**
