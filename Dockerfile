@@ -14,7 +14,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 
-# 2. Build with tsc (rootDir is the repository root, so the entry point is dist/src/main.js).
+# 2. Build src/ with tsc (rootDir is the repository root, so the entry point is dist/src/main.js).
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src

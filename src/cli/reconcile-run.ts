@@ -19,7 +19,14 @@ import { resolveRevision } from '../git.js';
 import { createCliApiClient, resolveApiTarget } from './api-session.js';
 import { configDirFrom } from './config-dir.js';
 import type { CliIo } from './io.js';
-import { type ConnectionFlags, commandLogger, positiveInt, secretReaderFrom, stateDir } from './settings.js';
+import {
+  type ConnectionFlags,
+  commandLogger,
+  maxRps,
+  positiveInt,
+  secretReaderFrom,
+  stateDir,
+} from './settings.js';
 
 /** Options shared by plan, apply and run. */
 export function addReconcileOptions(command: Command): Command {
@@ -90,6 +97,7 @@ async function prepareRun(
   const dir = configDirFrom(flags.config, io);
   // Settings first: a missing key is reported before the config is even read.
   const target = await resolveApiTarget(flags, io);
+  const cap = maxRps(flags, io);
   const desired = await loadDesiredState(dir.path);
   const directory = stateDir(flags, desired.configDir, io);
   // One writer per state directory; `plan` creates nothing, so it locks one that exists only.
@@ -106,7 +114,10 @@ async function prepareRun(
     if (state.warning !== undefined) io.stderr.write(`edgesync: warning: ${state.warning}\n`);
     const revision = await resolveRevision(desired.configDir, desired.digest);
     // Built last: nothing after it can throw, so the caller always gets it to close.
-    const api = createCliApiClient(target, flags, io, { connections: connectionsFor(flags.concurrency) });
+    const api = createCliApiClient(target, flags, io, {
+      connections: connectionsFor(flags.concurrency),
+      ...(cap === undefined ? {} : { rateLimitPerSecond: cap }),
+    });
     return { desired, api, state, revision, lock };
   } catch (err) {
     lock?.release();

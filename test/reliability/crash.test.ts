@@ -7,12 +7,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { prng } from '../../bench/generate.js';
 import type { EmulatorSeed } from '../../src/emulator/index.js';
 import { STATE_FILE } from '../../src/engine/state.js';
 import { cliAgainst } from '../helpers/cli.js';
 import { until } from '../helpers/daemon.js';
 import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
+import { prng } from '../helpers/generate.js';
 import { spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 import { tempDir, writeTree } from '../helpers/temp-dir.js';
 
@@ -89,7 +89,6 @@ function config(): Record<string, string> {
 useSpawnedDaemons();
 
 describe('kill -9 during apply', () => {
-  // Eleven daemons start and stop: on a loaded 2-core host that alone nears the default 20 s.
   it(`converges after ${KILLS} kills at random moments and the state file always parses`, async () => {
     const emu = await withEmulator(seed());
     onTestFinished(() => emu.close());
@@ -147,5 +146,5 @@ describe('kill -9 during apply', () => {
     // A blind retry of a create that had landed would be refused as a duplicate name (400).
     expect(emu.journal.writes().filter((w) => w.status === 400)).toEqual([]);
     expect(JSON.parse(readFileSync(join(stateDir, STATE_FILE), 'utf8')).version).toBe(1);
-  }, 60_000);
+  }, 60_000); // eleven processes of the built binary, one after the other: slow on a loaded host
 });
