@@ -42,6 +42,13 @@ export interface DocumentResult {
   readonly identity?: { readonly subject: string; readonly at: SourceLocation };
   /** Set when the spec is valid: the live object it targets (`Kind target`), and where that is written. */
   readonly target?: { readonly key: string; readonly at: SourceLocation; readonly path: string };
+  /** Set when the spec is valid and has a natural key (design §7): unique per zone; `label` names it. */
+  readonly naturalKey?: {
+    readonly key: string;
+    readonly label: string;
+    readonly at: SourceLocation;
+    readonly path: string;
+  };
   /** Set only when the document has no error at all. */
   readonly resource?: DesiredResource;
 }
@@ -129,6 +136,7 @@ function shiftDocument(doc: DocumentResult, delta: number): DocumentResult {
     source,
     ...(doc.identity && { identity: { ...doc.identity, at: shiftLocation(doc.identity.at, delta) } }),
     ...(doc.target && { target: { ...doc.target, at: shiftLocation(doc.target.at, delta) } }),
+    ...(doc.naturalKey && { naturalKey: { ...doc.naturalKey, at: shiftLocation(doc.naturalKey.at, delta) } }),
     ...(doc.resource && { resource: { ...doc.resource, source } }),
   };
 }
@@ -358,12 +366,28 @@ export function parseConfigFile(
       },
     });
     const targetPath = ['spec', ...module.targetPath(spec)];
-    const target = {
-      key: `${kind} ${module.target(spec)}`,
-      at: { file, ...inFile(locate(doc, lc, targetPath)) },
-      path: formatPath(targetPath),
-    };
-    if (errors > 0) return { source, ...(identity && { identity }), target };
+    const pinned = module.target(spec);
+    const target =
+      pinned === undefined
+        ? undefined
+        : {
+            key: `${kind} ${pinned}`,
+            at: { file, ...inFile(locate(doc, lc, targetPath)) },
+            path: formatPath(targetPath),
+          };
+    const natural = module.naturalKey?.(spec);
+    const keyPath = natural === undefined ? [] : ['spec', ...natural.path];
+    const naturalKey =
+      natural === undefined
+        ? undefined
+        : {
+            key: `${kind} ${natural.key}`,
+            label: natural.label,
+            at: { file, ...inFile(locate(doc, lc, keyPath)) },
+            path: formatPath(keyPath),
+          };
+    const claims = { ...(target && { target }), ...(naturalKey && { naturalKey }) };
+    if (errors > 0) return { source, ...(identity && { identity }), ...claims };
 
     const meta: ResourceMetadata = {
       name: envelope.metadata.name,
@@ -379,6 +403,6 @@ export function parseConfigFile(
       source,
       digest: resourceDigest(kind, meta, spec),
     };
-    return { source, ...(identity && { identity }), target, resource };
+    return { source, ...(identity && { identity }), ...claims, resource };
   }
 }

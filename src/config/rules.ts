@@ -3,6 +3,8 @@
  * - `kind` + `metadata.name` is unique across the directory;
  * - no two documents of one kind target the same live object (same `target()`): both would
  *   write it and the last write would win at random.
+ * - no two documents of one kind share a natural key in a Shield Zone (design §7: a rule's
+ *   ruleName, a list's name), with or without an id: both would claim one live object.
  * Each conflict is reported at the later document (by file, line, column) and names the first.
  *
  * The daemon re-runs these after every change among 10,000 resources, so they are kept as
@@ -25,6 +27,8 @@ interface Occurrence {
   readonly at: SourceLocation;
   /** Set for targets: the formatted path of the target in the document. */
   readonly path: string;
+  /** Set for natural keys: how the key is named in the message. */
+  readonly label?: string;
 }
 
 function byPosition(a: Occurrence, b: Occurrence): number {
@@ -68,6 +72,7 @@ export function createRuleIndex(): RuleIndex {
   const indexed = new Map<string, FileResult>();
   const names = createKeyIndex();
   const targets = createKeyIndex();
+  const naturalKeys = createKeyIndex();
 
   function addFile(result: FileResult): void {
     for (const doc of result.documents) {
@@ -76,6 +81,10 @@ export function createRuleIndex(): RuleIndex {
       names.add(subject, { subject, at, path: 'metadata.name' });
       if (doc.target !== undefined)
         targets.add(doc.target.key, { subject, at: doc.target.at, path: doc.target.path });
+      if (doc.naturalKey !== undefined) {
+        const { key, at: keyAt, path, label } = doc.naturalKey;
+        naturalKeys.add(key, { subject, at: keyAt, path, label });
+      }
     }
   }
 
@@ -84,6 +93,7 @@ export function createRuleIndex(): RuleIndex {
       if (doc.identity === undefined) continue;
       names.removeFile(doc.identity.subject, result.file);
       if (doc.target !== undefined) targets.removeFile(doc.target.key, result.file);
+      if (doc.naturalKey !== undefined) naturalKeys.removeFile(doc.naturalKey.key, result.file);
     }
   }
 
@@ -119,6 +129,16 @@ export function createRuleIndex(): RuleIndex {
             ...o.at,
             path: o.path,
             message: `targets the same object (${target}) as ${first.subject} at ${issueLocation(first.at)}`,
+            severity: 'error',
+          });
+        }
+      }
+      for (const [, first, later] of naturalKeys.conflicts()) {
+        for (const o of later) {
+          issues.push({
+            ...o.at,
+            path: o.path,
+            message: `duplicate key: ${o.label ?? 'the key'} is also declared by ${first.subject} at ${issueLocation(first.at)}`,
             severity: 'error',
           });
         }

@@ -2,13 +2,15 @@
  * Export of `AccessList`: every custom list of a Shield Zone with its content (one GET per
  * list: the listing has none) and its configuration (`enabled`, `action`) from the listing.
  * Entries are written in the canonical form the plan compares: trimmed, blank lines dropped,
- * so a live trailing newline exports as nothing and plans as nothing.
+ * so a live trailing newline exports as nothing and plans as nothing. A list whose name is
+ * unique in its zone is written without its id (it adopts by name) and with its type (so it
+ * can be re-created).
  */
 import type { AccessListDetailsWire, CustomAccessListWire } from '../../api/wire/shield.js';
-import { AccessListAction } from '../../domain/enums.js';
+import { AccessListAction, AccessListType } from '../../domain/enums.js';
 import { readZoneAccessLists } from '../common/access-lists.js';
 import { compact } from '../common/diff.js';
-import { type ExportedSpec, type KindExporter, optionalEnumName } from '../common/export.js';
+import { type ExportedSpec, type KindExporter, optionalEnumName, uniqueNames } from '../common/export.js';
 import { canonicalLines } from './spec.js';
 
 /**
@@ -19,6 +21,7 @@ export function accessListToSpec(
   shieldZoneId: number,
   details: AccessListDetailsWire,
   list: CustomAccessListWire,
+  byKey = false,
 ): ExportedSpec {
   const lines = canonicalLines(list.content ?? '');
   const entries = [...new Set(lines)];
@@ -32,8 +35,9 @@ export function accessListToSpec(
         ];
   const spec = compact({
     shieldZoneId,
-    id: details.listId,
+    id: byKey ? undefined : details.listId,
     name: name === '' ? undefined : name,
+    type: optionalEnumName(AccessListType, list.type ?? details.type),
     entries,
     enabled: details.isEnabled,
     action: optionalEnumName(AccessListAction, details.action),
@@ -47,12 +51,13 @@ export const accessListExporter: KindExporter<'shieldZone'> = {
   scope: 'shieldZone',
   async read(shieldZoneId, ctx) {
     const listing = await readZoneAccessLists(shieldZoneId, ctx);
+    const unique = uniqueNames((listing.customLists ?? []).map((details) => details.name ?? ''));
     return Promise.all(
       (listing.customLists ?? []).map(async (details) => {
         const list = await ctx.limit(() =>
           ctx.api.getCustomAccessList(shieldZoneId, details.listId, { signal: ctx.signal }),
         );
-        return accessListToSpec(shieldZoneId, details, list);
+        return accessListToSpec(shieldZoneId, details, list, unique.has(details.name ?? ''));
       }),
     );
   },
