@@ -7,6 +7,7 @@ import type {
   ApiGuardianActivity,
   ApiGuardianMetrics,
   BotCategorizationGroup,
+  DnsZoneModel,
   Region,
   WafRuleMainGroupModel,
   WafRulesByPlanModel,
@@ -148,5 +149,32 @@ export function defaultApiGuardianMetrics(shieldZoneId: number, today = new Date
     totalFailedRequestValidation: totals.validation,
     totalFailedAuthenticationEnforcement: totals.auth,
     overviewPastTwentyEightDays: overview,
+  };
+}
+
+/** A DNS zone as a fresh account has it: bunny's nameservers, logging off, no records. */
+export function newDnsZoneModel(
+  id: number,
+  domain: string,
+  dnsSecEnabled: boolean,
+  created: string,
+): DnsZoneModel {
+  return {
+    Id: id,
+    Domain: domain,
+    Records: [],
+    DateModified: created,
+    DateCreated: created,
+    NameserversDetected: true,
+    CustomNameserversEnabled: false,
+    Nameserver1: 'kiki.bunny.net',
+    Nameserver2: 'coco.bunny.net',
+    SoaEmail: `hostmaster@${domain}`,
+    NameserversNextCheck: created,
+    LoggingEnabled: false,
+    LoggingIPAnonymizationEnabled: true,
+    LogAnonymizationType: 0,
+    DnsSecEnabled: dnsSecEnabled,
+    CertificateKeyType: 0,
   };
 }

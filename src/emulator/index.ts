@@ -10,10 +10,12 @@
 import type { FaultOptions } from './faults.js';
 import { FaultController } from './faults.js';
 import { RequestJournal } from './journal.js';
+import { RateLimiter } from './rate-limit.js';
 import { Router } from './router.js';
 import { DNS_ROUTES } from './routes/dns.js';
 import { MC_ROUTES } from './routes/mc.js';
 import { SHIELD_ROUTES } from './routes/shield.js';
+import { SHIELD_LIFECYCLE_ROUTES } from './routes/shield-lifecycle.js';
 import type { EmulatorSeed } from './seed.js';
 import { stateFromSeed } from './seed.js';
 import { startServer } from './server.js';
@@ -21,6 +23,8 @@ import type { EmulatorState } from './store.js';
 
 // Only what code outside src/emulator uses; the rest stays internal.
 export type { FaultOptions, FaultRule } from './faults.js';
+export type { RateLimitCounts, RateLimiter } from './rate-limit.js';
+export { checkRateLimit } from './rate-limit.js';
 export type { EmulatorSeed } from './seed.js';
 export { EMULATOR_SEED_PATH, loadSeedFile, parseSeed, SeedError } from './seed.js';
 export type { EmulatorState, StateCounts } from './store.js';
@@ -40,6 +44,16 @@ export interface EmulatorOptions {
   faults?: FaultOptions;
   /** Record requests in the journal (default true); the throughput benchmark turns it off. */
   journal?: boolean;
+  /**
+   * Requests per second per access key (token bucket, burst the same number); past it, 429
+   * with an integer `Retry-After`. Default: unlimited. Change it later with `rateLimiter.set`.
+   */
+  rateLimit?: number;
+  /**
+   * Refuse unknown fields in request bodies (400 naming each). Default false: they are
+   * ignored, as the real server (ASP.NET) ignores them.
+   */
+  strict?: boolean;
 }
 
 /** A running emulator. */
@@ -50,11 +64,13 @@ export interface Emulator {
   /** Live state: read it, or edit it to simulate out-of-band changes. */
   readonly state: EmulatorState;
   readonly faults: FaultController;
+  /** The `rateLimit` in force (`set` changes it) and how many requests it admitted and refused. */
+  readonly rateLimiter: RateLimiter;
   /** Stops listening and destroys open connections at once (pending delayed replies are dropped). */
   close(): Promise<void>;
 }
 
-const ROUTES = [...SHIELD_ROUTES, ...MC_ROUTES, ...DNS_ROUTES];
+const ROUTES = [...SHIELD_ROUTES, ...SHIELD_LIFECYCLE_ROUTES, ...MC_ROUTES, ...DNS_ROUTES];
 
 /** Starts an emulator; resolves once it accepts connections. */
 export async function startEmulator(options: EmulatorOptions): Promise<Emulator> {
@@ -64,8 +80,17 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   const state = stateFromSeed(options.seed);
   const journal = new RequestJournal({ enabled: options.journal ?? true });
   const faults = new FaultController(options.faults);
+  const rateLimiter = new RateLimiter(options.rateLimit);
   const running = await startServer(
-    { router: new Router(ROUTES), state, journal, faults, accessKey: options.accessKey },
+    {
+      router: new Router(ROUTES),
+      state,
+      journal,
+      faults,
+      rateLimiter,
+      accessKey: options.accessKey,
+      strict: options.strict ?? false,
+    },
     options.port ?? 0,
     options.host ?? '127.0.0.1',
   );
@@ -74,6 +99,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     journal,
     state,
     faults,
+    rateLimiter,
     close: () => running.close(),
   };
 }

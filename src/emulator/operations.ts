@@ -21,6 +21,17 @@ export const OPERATIONS = [
   'getDnsZone',
   'listDnsZones',
   'enableDnssec',
+  'createCustomWafRule',
+  'deleteCustomWafRule',
+  'createCustomAccessList',
+  'deleteCustomAccessList',
+  'getShieldZone',
+  'listApps',
+  'getAppOverview',
+  'listRegions',
+  'getRegionSettings',
+  'listVolumes',
+  'setContainerEnv',
   'unknown',
 ] as const;
 

@@ -26,8 +26,10 @@ export interface FieldError {
  * - `extended`: MC ErrorDetails `{title, status, detail, instance, errors[], id}`
  * - `empty`: no body at all (core API 401/404/500)
  * - `core`: core API 400 `ApiErrorData {ErrorKey, Field, Message}`
+ * - `envelope`: a Shield envelope whose `error` says what failed, `{error: {statusCode,
+ *   success: false, message, errorKey}}` (the create-list route declares its 400 so)
  */
-export type ErrorShape = 'status-only' | 'problem' | 'extended' | 'empty' | 'core';
+export type ErrorShape = 'status-only' | 'problem' | 'extended' | 'empty' | 'core' | 'envelope';
 
 /** Which shape a route uses for each kind of failure. */
 export interface ErrorProfile {
@@ -51,6 +53,14 @@ export const SHIELD_PROBLEM_PROFILE: ErrorProfile = {
   unauthorized: 'problem',
   invalid: 'problem',
   notFound: 'problem',
+  fault: 'problem',
+};
+
+/** Custom access-list create: 401 problem details, failures inside the envelope (the spec's 400). */
+export const SHIELD_ENVELOPE_PROFILE: ErrorProfile = {
+  unauthorized: 'problem',
+  invalid: 'envelope',
+  notFound: 'envelope',
   fault: 'problem',
 };
 
@@ -136,6 +146,30 @@ export interface Failure {
   errors?: readonly FieldError[];
   /** The MC application concerned, for the extended error's `id`; the server fills it from the route. */
   id?: string;
+  /** The Shield envelope's `errorKey` (default by status: see `envelopeError`). */
+  errorKey?: string;
+}
+
+/**
+ * A failed envelope's `error`. The keys follow the `<reason>.<subject>` pattern of the keys
+ * the Terraform provider handles (`not_available.access_list`); the emulator's own are
+ * invented, since no source lists the real ones.
+ */
+export function envelopeError(failure: Failure): {
+  statusCode: number;
+  success: false;
+  message: string;
+  errorKey: string;
+} {
+  const message =
+    failure.detail ??
+    (failure.errors === undefined || failure.errors.length === 0
+      ? (failure.title ?? reasonPhrase(failure.status))
+      : failure.errors.map((e) => e.message).join(' '));
+  const errorKey =
+    failure.errorKey ??
+    (failure.status === 400 ? 'validation.invalid' : failure.status === 404 ? 'not_found' : 'error');
+  return { statusCode: failure.status, success: false, message, errorKey };
 }
 
 /**
@@ -182,6 +216,8 @@ export function failureReply(shape: ErrorShape, failure: Failure, instance: stri
           id: failure.id ?? null,
         },
       };
+    case 'envelope':
+      return { status, body: { error: envelopeError(failure) } };
     case 'core': {
       const first = failure.errors?.[0];
       return {

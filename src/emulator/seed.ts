@@ -24,6 +24,7 @@ import {
 } from '../domain/enums.js';
 import { createApp } from './app-patch.js';
 import { defaultOptimalRegion, defaultWafCatalog } from './defaults.js';
+import type { ZoneLimitOverrides } from './records.js';
 import { envelopeOk } from './replies.js';
 import { EmulatorState } from './store.js';
 import {
@@ -130,6 +131,11 @@ const ShieldZoneSeed = z.strictObject({
   id: Id,
   pullZoneId: Id.optional(),
   planType: enumInput('planType', ShieldPlanType).default(ShieldPlanType.Advanced),
+  /** Plan limits of this zone; each one left out follows the plan (see shield-zone.ts). */
+  customWafRulesLimit: Id.optional(),
+  customListLimit: Id.optional(),
+  customEntryLimit: Id.optional(),
+  rateLimitRulesLimit: Id.optional(),
   customRules: z.array(CustomRuleSeed).default([]),
   customAccessLists: z.array(CustomAccessListSeed).default([]),
   managedAccessLists: z.array(ManagedAccessListSeed).default([]),
@@ -246,6 +252,15 @@ function zodIssues(error: z.ZodError): RawIssue[] {
   return out;
 }
 
+function zoneLimitOverrides(zone: z.output<typeof ShieldZoneSeed>): ZoneLimitOverrides {
+  const limits: ZoneLimitOverrides = {};
+  if (zone.customWafRulesLimit !== undefined) limits.customWafRules = zone.customWafRulesLimit;
+  if (zone.customListLimit !== undefined) limits.customLists = zone.customListLimit;
+  if (zone.customEntryLimit !== undefined) limits.customEntries = zone.customEntryLimit;
+  if (zone.rateLimitRulesLimit !== undefined) limits.rateLimitRules = zone.rateLimitRulesLimit;
+  return limits;
+}
+
 /**
  * Loads a validated seed into `state`; returns the cross-object problems (duplicate ids,
  * apps that do not build) instead of throwing, so they can be reported with positions.
@@ -266,6 +281,7 @@ function populate(seed: ParsedSeed, state: EmulatorState): RawIssue[] {
       id: zone.id,
       pullZoneId: zone.pullZoneId ?? zone.id,
       planType: zone.planType,
+      limits: zoneLimitOverrides(zone),
     });
     if (zone.botCategories !== undefined) {
       // Each bot repeats its group's category, as the real reply does.

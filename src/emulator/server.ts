@@ -1,10 +1,10 @@
 /**
  * The HTTP server: plain `node:http`, one request pipeline.
  *
- *   read body (capped) → match route → fault decision → auth → body checks → handler → reply → journal
+ *   read body (capped) → match route → rate limit → fault decision → auth → body checks → handler → reply → journal
  *
- * Faults are decided before auth on purpose: a rate limiter or a failing gateway in front of
- * the real API answers before the application sees the key. The handler is synchronous and
+ * The rate limit and faults are decided before auth on purpose: a rate limiter or a failing
+ * gateway in front of the real API answers before the application sees the key. The handler is synchronous and
  * the hot path (a GET with faults off) allocates little beyond the reply itself.
  */
 import { timingSafeEqual } from 'node:crypto';
@@ -14,6 +14,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { FaultController, FaultDecision } from './faults.js';
 import type { RequestJournal } from './journal.js';
 import type { OperationId } from './operations.js';
+import type { RateLimiter } from './rate-limit.js';
 import type { ErrorProfile, Failure, Reply } from './replies.js';
 import { failureReply } from './replies.js';
 import type { Router } from './router.js';
@@ -29,7 +30,10 @@ export interface ServerDeps {
   state: EmulatorState;
   journal: RequestJournal;
   faults: FaultController;
+  rateLimiter: RateLimiter;
   accessKey: string;
+  /** Refuse unknown body fields instead of ignoring them. */
+  strict: boolean;
 }
 
 /** Unmatched routes and 405s: ASP.NET answers both with an empty body. */
@@ -181,6 +185,7 @@ export async function startServer(deps: ServerDeps, port: number, host: string):
       rawQuery: pending.rawQuery,
       body,
       state: deps.state,
+      strict: deps.strict,
       fail: (kind, failure) => fail(pending, kind, failure),
     };
     return pending.route.handle(ctx);
@@ -240,7 +245,27 @@ export async function startServer(deps: ServerDeps, port: number, host: string):
     }
   }
 
+  /** The limiter's 429, in the route's fault shape (the same shape as an injected 429). */
+  function rateLimited(res: ServerResponse, pending: Pending, retryAfterSeconds: number): void {
+    const reply = fail(pending, 'fault', {
+      status: 429,
+      detail: 'Too many requests; the rate limit has been exceeded.',
+    });
+    reply.headers = { ...reply.headers, 'retry-after': String(retryAfterSeconds) };
+    send(res, pending, reply);
+  }
+
   function proceed(req: IncomingMessage, res: ServerResponse, pending: Pending): void {
+    if (closing) {
+      res.destroy();
+      return;
+    }
+    const key = req.headers.accesskey;
+    const limit = deps.rateLimiter.take(typeof key === 'string' ? key : '');
+    if (limit.limited) {
+      rateLimited(res, pending, limit.retryAfterSeconds);
+      return;
+    }
     const decision = deps.faults.decide(pending.operation, pending.method, pending.path);
     if (decision.delayMs <= 0) {
       act(req, res, pending, decision);

@@ -7,72 +7,12 @@
  * the mutators, so prefer those when the edit touches content.
  */
 import { sha256Hex } from '../domain/checksum.js';
-import type {
-  AccessListDetails,
-  ApiGuardianMetrics,
-  Application,
-  BotCategorizationGroup,
-  CustomAccessList,
-  CustomWafRule,
-  DnsZoneModel,
-  Region,
-  WafRulesByPlanModel,
-} from './wire.js';
+import { newDnsZoneModel } from './defaults.js';
+import type { AccessListRecord, DnsZoneRecord, ShieldZoneRecord, ZoneLimitOverrides } from './records.js';
+import { countEntries } from './records.js';
+import type { Application, CustomWafRule, DnsZoneModel, Region, WafRulesByPlanModel } from './wire.js';
 
-/** A Shield Zone and what hangs off it. */
-export interface ShieldZoneRecord {
-  readonly id: number;
-  pullZoneId: number;
-  /** ShieldPlanType integer. */
-  planType: number;
-  /** Ids of this zone's custom rules, kept sorted (the listing's stable order). */
-  readonly ruleIds: number[];
-  /** Custom and managed lists by list id. */
-  readonly accessLists: Map<number, AccessListRecord>;
-  /** The same records by configuration id (E3's path id). */
-  readonly configurations: Map<number, AccessListRecord>;
-  /** E6 data; undefined = the built-in default. */
-  botCategories: BotCategorizationGroup[] | undefined;
-  /** E9 data; undefined = the built-in default. */
-  apiGuardian: ApiGuardianMetrics | undefined;
-}
-
-/**
- * One access list of a zone, custom or managed, with its per-zone configuration
- * (`configurationId`, `isEnabled`, `action`). Managed lists have no content to serve.
- */
-export interface AccessListRecord {
-  readonly kind: 'custom' | 'managed';
-  readonly shieldZoneId: number;
-  readonly listId: number;
-  readonly configurationId: number;
-  name: string;
-  description: string | null;
-  /** AccessListType integer; E2 cannot change it. */
-  type: number;
-  content: string;
-  /** Lowercase hex SHA-256 of `content`. */
-  checksum: string;
-  entryCount: number;
-  /** ISO 8601; moves forward whenever name or content changes. */
-  lastModified: string;
-  isEnabled: boolean;
-  /** AccessListAction integer. */
-  action: number;
-  /** AccessListCategory integer (managed lists). */
-  category: number;
-  /** ShieldPlanType integer the list needs. */
-  requiredPlan: number;
-  /** .NET TimeSpan text, managed lists only (e.g. "1.00:00:00"). */
-  updateFrequency: string | null;
-}
-
-/** A DNS zone and the DNSSEC facts the zone model does not carry. */
-export interface DnsZoneRecord {
-  readonly model: DnsZoneModel;
-  /** Whether the DS record is published at the registrar (seedable; the emulator never changes it). */
-  dsConfigured: boolean;
-}
+export type { AccessListRecord, DnsZoneRecord, ShieldZoneRecord } from './records.js';
 
 /** Sizes of the state, for benchmarks and sanity checks. */
 export interface StateCounts {
@@ -82,15 +22,6 @@ export interface StateCounts {
   managedAccessLists: number;
   apps: number;
   dnsZones: number;
-}
-
-/** Entries of an access list: the non-empty lines of its content. */
-function countEntries(content: string): number {
-  let count = 0;
-  for (const line of content.split('\n')) {
-    if (line.trim() !== '') count += 1;
-  }
-  return count;
 }
 
 function insertSorted(list: number[], value: number): void {
@@ -123,6 +54,9 @@ export class EmulatorState {
   #lastTimestamp = 0;
   #counter = 0;
   #configurationSeq = 900_000;
+  /** Highest custom rule id and list id so far: created objects get the next one, as a database would. */
+  #maxRuleId = 0;
+  #maxListId = 0;
 
   /** E7's answer. */
   optimalRegion: Region;
@@ -158,13 +92,19 @@ export class EmulatorState {
 
   // ---- Shield zones -------------------------------------------------------------------
 
-  /** Adds an empty Shield Zone (throws if the id exists). */
-  addShieldZone(zone: { id: number; pullZoneId: number; planType: number }): ShieldZoneRecord {
+  /** Adds an empty Shield Zone (throws if the id exists); limits left out follow the plan. */
+  addShieldZone(zone: {
+    id: number;
+    pullZoneId: number;
+    planType: number;
+    limits?: ZoneLimitOverrides;
+  }): ShieldZoneRecord {
     if (this.#zones.has(zone.id)) throw new Error(`shield zone ${zone.id} already exists`);
     const record: ShieldZoneRecord = {
       id: zone.id,
       pullZoneId: zone.pullZoneId,
       planType: zone.planType,
+      limits: { ...zone.limits },
       ruleIds: [],
       accessLists: new Map(),
       configurations: new Map(),
@@ -199,6 +139,22 @@ export class EmulatorState {
     if (this.#rules.has(rule.id)) throw new Error(`custom rule ${rule.id} already exists`);
     this.#rules.set(rule.id, rule);
     insertSorted(zone.ruleIds, rule.id);
+    this.#maxRuleId = Math.max(this.#maxRuleId, rule.id);
+    return rule;
+  }
+
+  /** The id the next created custom rule gets (ids are never reused). */
+  nextRuleId(): number {
+    return this.#maxRuleId + 1;
+  }
+
+  /** Deletes a custom rule from its zone (throws on an unknown id). */
+  removeCustomRule(id: number): CustomWafRule {
+    const rule = this.#rules.get(id);
+    if (rule === undefined) throw new Error(`unknown custom rule ${id}`);
+    const zone = this.#zoneOrThrow(rule.shieldZoneId);
+    zone.ruleIds.splice(zone.ruleIds.indexOf(id), 1);
+    this.#rules.delete(id);
     return rule;
   }
 
@@ -276,6 +232,21 @@ export class EmulatorState {
     };
     zone.accessLists.set(record.listId, record);
     zone.configurations.set(configurationId, record);
+    this.#maxListId = Math.max(this.#maxListId, record.listId);
+    return record;
+  }
+
+  /** The id the next created custom list gets: above every list id of every zone. */
+  nextListId(): number {
+    return this.#maxListId + 1;
+  }
+
+  /** Deletes a list and its configuration from a zone (throws on an unknown id). */
+  removeAccessList(shieldZoneId: number, listId: number): AccessListRecord {
+    const record = this.#listOrThrow(shieldZoneId, listId);
+    const zone = this.#zoneOrThrow(shieldZoneId);
+    zone.accessLists.delete(listId);
+    zone.configurations.delete(record.configurationId);
     return record;
   }
 
@@ -333,39 +304,6 @@ export class EmulatorState {
     return record;
   }
 
-  /** The E2/GET `data` view of a custom list (a fresh object). */
-  customAccessListView(record: AccessListRecord): CustomAccessList {
-    return {
-      id: record.listId,
-      name: record.name,
-      description: record.description,
-      type: record.type,
-      content: record.content,
-      checksum: record.checksum,
-      entryCount: record.entryCount,
-      lastModified: record.lastModified,
-    };
-  }
-
-  /** The listing row of a list (a fresh object); `updateFrequency` only on managed lists. */
-  accessListDetailsView(record: AccessListRecord): AccessListDetails {
-    const details: AccessListDetails = {
-      listId: record.listId,
-      configurationId: record.configurationId,
-      name: record.name,
-      description: record.description,
-      isEnabled: record.isEnabled,
-      type: record.type,
-      category: record.category,
-      action: record.action,
-      requiredPlan: record.requiredPlan,
-      entryCount: record.entryCount,
-      lastUpdated: record.lastModified,
-    };
-    if (record.kind === 'managed') details.updateFrequency = record.updateFrequency;
-    return details;
-  }
-
   // ---- Magic Containers apps ----------------------------------------------------------
 
   /** Inserts or replaces an app (GET shape). */
@@ -407,26 +345,8 @@ export class EmulatorState {
     dsConfigured?: boolean;
   }): DnsZoneRecord {
     if (this.#dnsZones.has(zone.id)) throw new Error(`DNS zone ${zone.id} already exists`);
-    const created = this.now();
     const record: DnsZoneRecord = {
-      model: {
-        Id: zone.id,
-        Domain: zone.domain,
-        Records: [],
-        DateModified: created,
-        DateCreated: created,
-        NameserversDetected: true,
-        CustomNameserversEnabled: false,
-        Nameserver1: 'kiki.bunny.net',
-        Nameserver2: 'coco.bunny.net',
-        SoaEmail: `hostmaster@${zone.domain}`,
-        NameserversNextCheck: created,
-        LoggingEnabled: false,
-        LoggingIPAnonymizationEnabled: true,
-        LogAnonymizationType: 0,
-        DnsSecEnabled: zone.dnsSecEnabled,
-        CertificateKeyType: 0,
-      },
+      model: newDnsZoneModel(zone.id, zone.domain, zone.dnsSecEnabled, this.now()),
       dsConfigured: zone.dsConfigured ?? false,
     };
     this.#dnsZones.set(zone.id, record);

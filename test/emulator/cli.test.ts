@@ -109,4 +109,29 @@ describe('edgesync emulator', () => {
     expect(code).toBe(1);
     expect(cli.err()).toContain('--drop-rate');
   });
+
+  it('limits requests per key with --rate-limit N (429 + Retry-After past the burst)', async () => {
+    const cli = capture({ EDGESYNC_ACCESS_KEY: 'k' });
+
+    const running = runCli(['emulator', '--port', '0', '--rate-limit', '2'], cli.io);
+    await waitFor(() => cli.out().includes('\n'));
+    const url = cli.out().trim().replace('listening on ', '');
+    const replies = await Promise.all(
+      [1, 2, 3, 4].map(() => fetch(`${url}/mc/regions/optimal`, { headers: { AccessKey: 'k' } })),
+    );
+    cli.abort();
+
+    expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 429, 429]);
+    expect(replies.find((r) => r.status === 429)?.headers.get('retry-after')).toBe('1');
+    expect(await running).toBe(0);
+  });
+
+  it('refuses a --rate-limit that is not a positive number', async () => {
+    const cli = capture({ EDGESYNC_ACCESS_KEY: 'k' });
+
+    const code = await runCli(['emulator', '--port', '0', '--rate-limit', '0'], cli.io);
+
+    expect(code).toBe(1);
+    expect(cli.err()).toContain("option '--rate-limit <n>' argument '0' is invalid");
+  });
 });

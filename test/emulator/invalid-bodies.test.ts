@@ -1,6 +1,7 @@
-import { describe, expect } from 'vitest';
+import { describe, expect, onTestFinished } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { call, test } from '../helpers/emulator.js';
+import { startEmulator } from '../../src/emulator/index.js';
+import { call, TEST_KEY, TEST_SEED, test } from '../helpers/emulator.js';
 
 /**
  * Invalid request bodies across E1-E4: each must be refused with the exact status and the
@@ -36,12 +37,15 @@ interface Case {
   /** The field the error must name. */
   field: string;
   contentType?: string;
+  /** Refused only by a `strict` emulator: an unknown field, which the real server ignores. */
+  strict?: true;
 }
 
 const CASES: Case[] = [
   // E1: no additional properties, integer enums from the seed tables, types checked.
   {
     label: 'E1 unknown top-level field',
+    strict: true,
     path: E1,
     body: { ruleName: 'x', id: 5 },
     status: 400,
@@ -50,6 +54,7 @@ const CASES: Case[] = [
   },
   {
     label: 'E1 unknown field in ruleConfiguration',
+    strict: true,
     path: E1,
     body: { ruleConfiguration: { ...CONFIG, requestCount: 5 } },
     status: 400,
@@ -58,6 +63,7 @@ const CASES: Case[] = [
   },
   {
     label: 'E1 unknown field in a chained condition',
+    strict: true,
     path: E1,
     body: { ruleConfiguration: { ...CONFIG, chainedRuleConditions: [{ operatorType: 2, actionType: 1 }] } },
     status: 400,
@@ -214,6 +220,7 @@ const CASES: Case[] = [
   // E2
   {
     label: 'E2 unknown field',
+    strict: true,
     path: E2,
     body: { content: 'x', type: 1 },
     status: 400,
@@ -256,6 +263,7 @@ const CASES: Case[] = [
   },
   {
     label: 'E3 unknown field',
+    strict: true,
     path: E3,
     body: { isEnabled: true, listId: 9001 },
     status: 400,
@@ -265,6 +273,7 @@ const CASES: Case[] = [
   // E4
   {
     label: 'E4 unknown top-level field',
+    strict: true,
     path: E4,
     body: { name: 'x', description: 'y' },
     status: 400,
@@ -330,6 +339,7 @@ const CASES: Case[] = [
   },
   {
     label: 'E4 unknown field in regionSettings',
+    strict: true,
     path: E4,
     body: { regionSettings: { provisioningType: 'static' } },
     status: 400,
@@ -362,6 +372,7 @@ const CASES: Case[] = [
   },
   {
     label: 'E4 volume with an id',
+    strict: true,
     path: E4,
     body: { volumes: [{ id: 'v1', name: 'data', size: 1 }] },
     status: 400,
@@ -493,6 +504,7 @@ const CASES: Case[] = [
   },
   {
     label: 'E4 endpoint with an id',
+    strict: true,
     path: E4,
     body: { containerTemplates: [{ ...WEB, endpoints: [{ ...CDN, id: 'e1' }] }] },
     status: 400,
@@ -533,6 +545,7 @@ const CASES: Case[] = [
   },
   {
     label: 'E4 unknown probe kind',
+    strict: true,
     path: E4,
     body: { containerTemplates: [{ ...WEB, probes: { warmup: {} } }] },
     status: 400,
@@ -586,7 +599,12 @@ describe('invalid request bodies', () => {
     expect(new Set(CASES.map((c) => c.path))).toEqual(new Set([E1, E2, E3, E4]));
   });
 
-  test.for(CASES)('$label', async ({ path, body, status, shape, field }, { emu }) => {
+  test.for(CASES)('$label', async ({ path, body, status, shape, field, strict }, { emu: lenient }) => {
+    const strictEmu = strict
+      ? await startEmulator({ accessKey: TEST_KEY, seed: TEST_SEED, strict })
+      : undefined;
+    onTestFinished(() => strictEmu?.close());
+    const emu = strictEmu ?? lenient;
     const before = snapshot(emu);
 
     const result = await call(

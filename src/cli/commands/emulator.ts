@@ -8,7 +8,7 @@
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { EmulatorOptions, EmulatorSeed, FaultOptions } from '../../emulator/index.js';
-import { loadSeedFile, startEmulator } from '../../emulator/index.js';
+import { checkRateLimit, loadSeedFile, startEmulator } from '../../emulator/index.js';
 import { type CliIo, waitForAbort } from '../io.js';
 import type { CommandRegistrar } from '../program.js';
 import { configuredAccessKey, nonNegativeNumber } from '../settings.js';
@@ -29,6 +29,7 @@ interface EmulatorFlags {
   dropRate?: number;
   dropAfterRate?: number;
   retryAfter?: number;
+  rateLimit?: number;
 }
 
 function parsePort(value: string): number {
@@ -41,6 +42,15 @@ function parseRate(value: string): number {
   const rate = Number(value);
   if (!(rate >= 0 && rate <= 1)) throw new InvalidArgumentError('must be a share between 0 and 1.');
   return rate;
+}
+
+/** Requests per second per key: a positive number. */
+function parseRateLimit(value: string): number {
+  try {
+    return checkRateLimit(Number(value));
+  } catch {
+    throw new InvalidArgumentError('must be a positive number of requests per second.');
+  }
 }
 
 /** `50` or `20-200` (uniform in the range). */
@@ -94,6 +104,7 @@ async function run(flags: EmulatorFlags, io: CliIo): Promise<number> {
   try {
     if (flags.seed !== undefined) seed = await loadSeedFile(resolve(io.cwd, flags.seed));
     if (seed !== undefined) options.seed = seed;
+    if (flags.rateLimit !== undefined) options.rateLimit = flags.rateLimit;
     const faults = faultOptions(flags);
     if (faults !== undefined) options.faults = faults;
   } catch (err) {
@@ -144,6 +155,12 @@ export const registerEmulatorCommand: CommandRegistrar = (program: Command, io: 
       new Option('--retry-after <seconds>', 'Retry-After sent with 429s (default 1)').argParser(
         nonNegativeNumber,
       ),
+    )
+    .addOption(
+      new Option(
+        '--rate-limit <n>',
+        'requests/s per access key (token bucket, burst N); past it 429 + Retry-After',
+      ).argParser(parseRateLimit),
     )
     .action(async (flags: EmulatorFlags) => {
       setExitCode(await run(flags, io));

@@ -17,7 +17,7 @@ function appNotFound(ctx: RequestContext, appId: string): Reply {
 
 function patchAppRoute(ctx: RequestContext): Reply {
   const appId = ctx.params[0] as string;
-  const checked = check(PatchApplicationRequest, ctx.body);
+  const checked = check(PatchApplicationRequest, ctx.body, ctx.strict);
   if (!checked.ok) return ctx.fail('invalid', validationFailure(checked.errors));
   const live = ctx.state.app(appId);
   if (live === undefined) return appNotFound(ctx, appId);

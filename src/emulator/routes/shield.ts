@@ -5,8 +5,10 @@
  */
 import { sha256Hex } from '../../domain/checksum.js';
 import { defaultApiGuardianMetrics, defaultBotCategories } from '../defaults.js';
+import { accessListDetailsView, customAccessListView } from '../records.js';
 import type { Reply } from '../replies.js';
 import { envelopeOk, SHIELD_PROBLEM_PROFILE, SHIELD_RULE_PROFILE, STATUS_ONLY_PROFILE } from '../replies.js';
+import { zoneLimits } from '../shield-zone.js';
 import {
   UpdateAccessListConfigurationRequest,
   UpdateCustomAccessListRequest,
@@ -16,10 +18,6 @@ import { toRuleConfiguration, UpdateCustomWafRuleRequest } from '../validation/w
 import type { RequestContext, Route } from './types.js';
 import { badIdFailure, idParam, queryInt, validationFailure } from './types.js';
 
-/** Custom lists and entries a zone may hold, per ShieldPlanType. Invented: the real limits are not published. */
-const CUSTOM_LIST_LIMITS: readonly number[] = [1, 5, 10, 20];
-const CUSTOM_ENTRY_LIMITS: readonly number[] = [1_000, 10_000, 50_000, 250_000];
-
 /** perPage bounds of the Shield listings (default 10 per the spec; 1000 is what clients use at most). */
 const DEFAULT_PER_PAGE = 10;
 const MAX_PER_PAGE = 1000;
@@ -27,7 +25,7 @@ const MAX_PER_PAGE = 1000;
 function updateCustomWafRule(ctx: RequestContext): Reply {
   const id = idParam(ctx, 0, 'id');
   if (typeof id !== 'number') return id;
-  const checked = check(UpdateCustomWafRuleRequest, ctx.body);
+  const checked = check(UpdateCustomWafRuleRequest, ctx.body, ctx.strict);
   if (!checked.ok) return ctx.fail('invalid', validationFailure(checked.errors));
   const rule = ctx.state.customRule(id);
   if (rule === undefined) return ctx.fail('notFound', { status: 404 });
@@ -99,16 +97,17 @@ function listAccessLists(ctx: RequestContext): Reply {
   if (typeof zoneId !== 'number') return zoneId;
   const zone = ctx.state.shieldZone(zoneId);
   if (zone === undefined) return shieldZoneNotFound(ctx, zoneId);
+  const limits = zoneLimits(zone);
   const records = [...zone.accessLists.values()].sort((a, b) => a.listId - b.listId);
   const customLists = [];
   const managedLists = [];
   let customEntryCount = 0;
   for (const record of records) {
     if (record.kind === 'custom') {
-      customLists.push(ctx.state.accessListDetailsView(record));
+      customLists.push(accessListDetailsView(record));
       customEntryCount += record.entryCount;
     } else {
-      managedLists.push(ctx.state.accessListDetailsView(record));
+      managedLists.push(accessListDetailsView(record));
     }
   }
   return {
@@ -117,9 +116,9 @@ function listAccessLists(ctx: RequestContext): Reply {
       managedLists,
       customLists,
       customEntryCount,
-      customEntryLimit: CUSTOM_ENTRY_LIMITS[zone.planType] ?? 0,
+      customEntryLimit: limits.customEntries,
       customListCount: customLists.length,
-      customListLimit: CUSTOM_LIST_LIMITS[zone.planType] ?? 0,
+      customListLimit: limits.customLists,
       error: envelopeOk(),
     },
   };
@@ -139,7 +138,7 @@ function getCustomAccessList(ctx: RequestContext): Reply {
   if (typeof id !== 'number') return id;
   const record = ctx.state.accessList(zoneId, id);
   if (record === undefined || record.kind !== 'custom') return customListNotFound(ctx, zoneId, id);
-  return { status: 200, body: { data: ctx.state.customAccessListView(record), error: envelopeOk() } };
+  return { status: 200, body: { data: customAccessListView(record), error: envelopeOk() } };
 }
 
 function updateCustomAccessList(ctx: RequestContext): Reply {
@@ -147,7 +146,7 @@ function updateCustomAccessList(ctx: RequestContext): Reply {
   if (typeof zoneId !== 'number') return zoneId;
   const id = idParam(ctx, 1, 'id');
   if (typeof id !== 'number') return id;
-  const checked = check(UpdateCustomAccessListRequest, ctx.body);
+  const checked = check(UpdateCustomAccessListRequest, ctx.body, ctx.strict);
   if (!checked.ok) return ctx.fail('invalid', validationFailure(checked.errors));
   const record = ctx.state.accessList(zoneId, id);
   if (record === undefined || record.kind !== 'custom') return customListNotFound(ctx, zoneId, id);
@@ -168,7 +167,7 @@ function updateCustomAccessList(ctx: RequestContext): Reply {
   // Content is stored exactly as sent, trailing newline included, as the real server does.
   if (body.name !== undefined && body.name !== null) ctx.state.setAccessListName(zoneId, id, body.name);
   ctx.state.setAccessListContent(zoneId, id, content);
-  return { status: 200, body: { data: ctx.state.customAccessListView(record), error: envelopeOk() } };
+  return { status: 200, body: { data: customAccessListView(record), error: envelopeOk() } };
 }
 
 function updateAccessListConfiguration(ctx: RequestContext): Reply {
@@ -176,7 +175,7 @@ function updateAccessListConfiguration(ctx: RequestContext): Reply {
   if (typeof zoneId !== 'number') return zoneId;
   const id = idParam(ctx, 1, 'id');
   if (typeof id !== 'number') return id;
-  const checked = check(UpdateAccessListConfigurationRequest, ctx.body);
+  const checked = check(UpdateAccessListConfigurationRequest, ctx.body, ctx.strict);
   if (!checked.ok) return ctx.fail('invalid', validationFailure(checked.errors));
   const record = ctx.state.accessListConfig(zoneId, id);
   if (record === undefined) {

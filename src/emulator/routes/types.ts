@@ -14,6 +14,8 @@ export interface RequestContext {
   /** The parsed JSON body; undefined when the route takes none. */
   readonly body: unknown;
   readonly state: EmulatorState;
+  /** Unknown body fields are errors (`--strict`) rather than ignored (the real server's way). */
+  readonly strict: boolean;
   /** Renders a failure in the shape the route's profile gives that kind of failure. */
   fail(kind: 'invalid' | 'notFound', failure: Failure): Reply;
 }

@@ -3,7 +3,7 @@
  * real E3 request makes `isEnabled` nullable with the same meaning).
  */
 import { z } from 'zod';
-import { AccessListAction } from '../../domain/enums.js';
+import { AccessListAction, AccessListType } from '../../domain/enums.js';
 import { intEnum } from './enum.js';
 
 /** E2 body: `{name, content, checksum}`. */
@@ -23,3 +23,19 @@ export const UpdateAccessListConfigurationRequest = z.strictObject({
   action: intEnum('action', AccessListAction).optional(),
 });
 export type UpdateAccessListConfigurationRequest = z.infer<typeof UpdateAccessListConfigurationRequest>;
+
+/**
+ * `POST .../access-lists` body (`CreateCustomAccessListRequest`): `name`, `type` and `content`
+ * required (content may be null: an empty list), `description` and `checksum` optional; a
+ * null checksum is computed.
+ */
+export const CreateCustomAccessListRequest = z.strictObject({
+  name: z
+    .string()
+    .min(1, { message: "The field Name must be a string or array type with a minimum length of '1'." }),
+  description: z.string().nullable().optional(),
+  type: intEnum('type', AccessListType),
+  content: z.string().nullable(),
+  checksum: z.string().nullable().optional(),
+});
+export type CreateCustomAccessListRequest = z.infer<typeof CreateCustomAccessListRequest>;

@@ -16,6 +16,8 @@ import {
 import type { ChainedRuleCondition, RuleConfiguration, VariableTypes } from '../wire.js';
 import { intEnum } from './enum.js';
 
+const KNOWN_VARIABLES = new Set<string>(WAF_VARIABLE_TYPES);
+
 const FORBIDDEN_NOTE = ' The values 10, 11, 13 and 16 are not allowed.';
 
 /**
@@ -30,9 +32,19 @@ type EnumField<E extends z.ZodType<number>> = (field: string, table: EnumTable, 
  * what an E1 could have stored.
  */
 export function ruleConfigurationSchema<E extends z.ZodType<number>>(enumField: EnumField<E>) {
-  const variableTypes = z.strictObject(
-    Object.fromEntries(WAF_VARIABLE_TYPES.map((key) => [key, z.string().optional()])),
-  );
+  // A map keyed by the seed's 27 variable names: another key is not an unknown field to
+  // ignore but a variable the API does not have, refused in lenient mode too.
+  const variableTypes = z.record(z.string(), z.string()).superRefine((map, ctx) => {
+    for (const key of Object.keys(map)) {
+      if (!KNOWN_VARIABLES.has(key)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `The value '${key}' is not a valid variable type; use one of ${WAF_VARIABLE_TYPES.join(', ')}.`,
+        });
+      }
+    }
+  });
   const chainedRuleCondition = z.strictObject({
     variableTypes: variableTypes.nullable().optional(),
     operatorType: enumField('operatorType', WafRuleOperatorType, FORBIDDEN_NOTE).optional(),
@@ -69,7 +81,21 @@ export const UpdateCustomWafRuleRequest = z.strictObject({
 });
 export type UpdateCustomWafRuleRequest = z.infer<typeof UpdateCustomWafRuleRequest>;
 
-function variableTypes(input: Record<string, string | undefined> | null | undefined): VariableTypes | null {
+/**
+ * `POST /shield/waf/custom-rule` body (`CreateCustomWafRuleRequest`). The spec marks nothing
+ * required; the zone, the name and the configuration are what a rule cannot exist without,
+ * and `ruleDescription` must be present because the real API answers 400 without it
+ * (OCTO 0.3.0, api-notes §2 E1); "" is fine.
+ */
+export const CreateCustomWafRuleRequest = z.strictObject({
+  shieldZoneId: z.number().int(),
+  ruleName: z.string(),
+  ruleDescription: z.string(),
+  ruleConfiguration: RuleConfigurationRequest,
+});
+export type CreateCustomWafRuleRequest = z.infer<typeof CreateCustomWafRuleRequest>;
+
+function variableTypes(input: Record<string, string> | null | undefined): VariableTypes | null {
   if (input === null || input === undefined) return null;
   const out: VariableTypes = {};
   for (const [key, value] of Object.entries(input)) {
