@@ -20,6 +20,7 @@ import { type ConnectionFlags, commandLogger, stateDir } from './settings.js';
 export interface ReconcileFlags extends ConnectionFlags {
   maxChangePercent: number;
   force?: boolean;
+  prune?: boolean;
   drift?: 'correct' | 'report';
 }
 
@@ -80,6 +81,18 @@ async function prepareRun(
   return { desired, api, state, revision };
 }
 
+/** `--prune`, or `EDGESYNC_PRUNE=true` (any other value but unset/empty/false is a USAGE error). */
+export function pruneEnabled(flags: { prune?: boolean }, io: CliIo): boolean {
+  if (flags.prune === true) return true;
+  const env = (io.env.EDGESYNC_PRUNE ?? '').trim().toLowerCase();
+  if (env === '' || env === 'false' || env === '0') return false;
+  if (env === 'true' || env === '1') return true;
+  throw new ReconcileError(
+    'USAGE',
+    `EDGESYNC_PRUNE must be true or false, not ${JSON.stringify(io.env.EDGESYNC_PRUNE)}`,
+  );
+}
+
 /** Runs the pipeline for a CLI command. */
 async function runReconcile(
   prepared: PreparedRun,
@@ -99,6 +112,7 @@ async function runReconcile(
     maxChangePercent: flags.maxChangePercent,
     force: flags.force === true,
     driftMode: flags.drift ?? 'correct',
+    prune: pruneEnabled(flags, io),
     signal: io.signal,
     audit: logger.child({ component: 'audit' }),
   });

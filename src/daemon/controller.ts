@@ -61,6 +61,8 @@ export interface ReconcileSettings {
   readonly maxChangePercent: number;
   readonly force: boolean;
   readonly driftMode: 'correct' | 'report';
+  /** `--prune`: delete custom rules and lists no document claims (design §7). */
+  readonly prune?: boolean;
 }
 
 /** Everything a controller works with; the daemon builds these. */
@@ -278,6 +280,9 @@ export function createController(options: ControllerOptions): Controller {
     revision: string,
     trigger: string,
     writesBefore: number,
+    full: boolean,
+    /** Only the last stage of a run prunes, once the documents of the first are applied. */
+    last: boolean,
   ): Promise<{ at: Date; failed: ChangeResult[]; writes: number }> {
     const outcome = await reconcile(scope, {
       api: options.api,
@@ -293,6 +298,10 @@ export function createController(options: ControllerOptions): Controller {
       managedCount: loaded.state.resources.length,
       writesBefore,
       audit: options.audit,
+      // Claims are global; a file-change run prunes only what its removed documents owned.
+      prune: options.settings.prune === true && last,
+      all: loaded.state.resources,
+      ...(full ? {} : { removed: loaded.changes.removed }),
     });
     const at = new Date();
     const results = new Map((outcome.apply?.results ?? []).map((r) => [r.subject, r]));
@@ -386,7 +395,8 @@ export function createController(options: ControllerOptions): Controller {
       metrics.setConfigValid(true);
       const stages = stagesOf(request, loaded);
       scoped = stages.flat().map((resource) => resource.subject);
-      if (scoped.length === 0) {
+      const pruneRemoved = options.settings.prune === true && loaded.changes.removed.length > 0;
+      if (scoped.length === 0 && !pruneRemoved) {
         // A comment or a removed document: nothing to read or write. The revision moved on.
         logger.debug(
           { event: 'reconcile.skipped', trigger, revision, removed: loaded.changes.removed },
@@ -399,8 +409,9 @@ export function createController(options: ControllerOptions): Controller {
       const failed: ChangeResult[] = [];
       let at = new Date();
       let writes = 0;
-      for (const stage of stages) {
-        const done = await reconcileStage(stage, loaded, revision, trigger, writes);
+      for (const [index, stage] of stages.entries()) {
+        const last = index === stages.length - 1;
+        const done = await reconcileStage(stage, loaded, revision, trigger, writes, request.full, last);
         failed.push(...done.failed);
         writes += done.writes;
         at = done.at;

@@ -26,7 +26,11 @@ export function addReconcileOptions(command: Command): Command {
       positiveInt('--max-change-percent'),
       30,
     )
-    .option('--force', 'apply even when the plan exceeds --max-change-percent')
+    .option('--force', 'apply even when the plan exceeds --max-change-percent or a prune guard')
+    .option(
+      '--prune',
+      'delete custom WAF rules and access lists that no document claims any more (env EDGESYNC_PRUNE=true)',
+    )
     .addOption(
       new Option('--drift <mode>', 'correct drift, or only report it').choices(['correct', 'report']),
     );

@@ -18,7 +18,7 @@ import type { Logger } from '../../log.js';
 import { addConfigOption, configDirFrom, loaderOptionsFrom } from '../config-dir.js';
 import { type CliIo, waitForAbort } from '../io.js';
 import type { CommandRegistrar } from '../program.js';
-import type { ReconcileFlags } from '../reconcile-run.js';
+import { pruneEnabled, type ReconcileFlags } from '../reconcile-run.js';
 import {
   accessKey,
   addConnectionOptions,
@@ -179,6 +179,7 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
       maxChangePercent: flags.maxChangePercent,
       force: flags.force === true,
       driftMode: flags.drift ?? 'correct',
+      prune: pruneEnabled(flags, io),
       schedule: flags.schedule,
       listen,
       ...(flags.webhookSecretFile === undefined
