@@ -3,8 +3,8 @@
  * - `kind` + `metadata.name` is unique across the directory;
  * - no two documents of one kind target the same live object (same `target()`): both would
  *   write it and the last write would win at random.
- * - no two documents of one kind share a natural key in a Shield Zone (design §7: a rule's
- *   ruleName, a list's name), with or without an id: both would claim one live object.
+ * - no two documents of one kind without an id share a natural key in a Shield Zone (design
+ *   §7: a rule's ruleName, a list's name): both would find or create one live object.
  * Each conflict is reported at the later document (by file, line, column) and names the first.
  *
  * The daemon re-runs these after every change among 10,000 resources, so they are kept as

@@ -137,11 +137,20 @@ function summarize(changes: readonly PlannedChange[]): PlanSummary {
   };
 }
 
+/**
+ * A change that writes to the API. An adoption that finds its object as declared sends nothing:
+ * it counts as a change of the plan, but not against the threshold, so adopting an account
+ * (an export applied for the first time) is not refused.
+ */
+function writesLive(c: PlannedChange): boolean {
+  return isWrite(c.action) && c.skip === undefined && c.requests.length > 0;
+}
+
 /** The change threshold: refuses every write when too large a share would change. */
 function applyThreshold(changes: PlannedChange[], options: PlanOptions): PlannedChange[] {
   const managed = options.managedCount ?? changes.length;
   const before = options.writesBefore ?? 0;
-  const writes = before + changes.filter((c) => isWrite(c.action) && c.skip === undefined).length;
+  const writes = before + changes.filter(writesLive).length;
   if (options.force || managed < MIN_RESOURCES_FOR_THRESHOLD) return changes;
   const percent = (writes * 100) / managed;
   if (percent <= options.maxChangePercent) return changes;
@@ -150,9 +159,7 @@ function applyThreshold(changes: PlannedChange[], options: PlanOptions): Planned
     `the plan changes ${writes} of ${managed} managed resources${earlier} (${percent.toFixed(0)}%), ` +
     `more than --max-change-percent ${options.maxChangePercent}; re-run with --force if this is intended`;
   return changes.map((c) =>
-    isWrite(c.action) && c.skip === undefined
-      ? { ...c, action: 'error', requests: [], error: { code: 'PLAN_UNSAFE', message } }
-      : c,
+    writesLive(c) ? { ...c, action: 'error', requests: [], error: { code: 'PLAN_UNSAFE', message } } : c,
   );
 }
 

@@ -367,12 +367,12 @@ describe('safety and order', () => {
     const f = await start();
     const docs = [
       desired('ShieldZone', 'zone-42', { shieldZoneId: 42, customAccessLists: 'exclusive' }),
-      desired('AccessList', 'office', { shieldZoneId: 42, name: 'Office IPs' }),
+      desired('AccessList', 'office', { shieldZoneId: 42, name: 'Office IPs', action: 'Allow' }),
       ...Array.from({ length: 8 }, (_, i) => desired('DnsZone', `dns-${i}`, { id: 12345, dnssec: true })),
     ];
     const options = { maxChangePercent: 10 };
 
-    // Without --prune: one adoption of 10 managed resources (10 %), within the threshold.
+    // Without --prune: one adoption (a PATCH) of 10 managed resources (10 %), within the threshold.
     const quiet = await f.run(docs, 'plan', options);
     // With it, the deletion of "Countries" makes 2 of 11 (18 %): every write is refused.
     const pruning = await f.run(docs, 'plan', { ...options, prune: true });

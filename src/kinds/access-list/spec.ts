@@ -154,7 +154,7 @@ export const accessListSpec: KindSpecModule<AccessListSpec, AccessListCanonical>
     spec.id === undefined ? undefined : `shield-zone:${spec.shieldZoneId}/access-list:${spec.id}`,
   targetPath: () => ['id'],
   naturalKey: (spec) =>
-    spec.name === undefined
+    spec.id !== undefined || spec.name === undefined
       ? undefined
       : {
           key: `shield-zone:${spec.shieldZoneId}/access-list-name:${spec.name}`,

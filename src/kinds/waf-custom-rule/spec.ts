@@ -101,10 +101,15 @@ export const wafCustomRuleSpec: KindSpecModule<WafCustomRuleSpec, WafCustomRuleS
   resolve: (parsed) => parsed,
   target: (spec) => (spec.id === undefined ? undefined : `custom-rule:${spec.id}`),
   targetPath: () => ['id'],
-  naturalKey: (spec) => ({
-    key: `shield-zone:${spec.shieldZoneId}/custom-rule-name:${spec.ruleName}`,
-    label: `custom WAF rule name ${JSON.stringify(spec.ruleName)} in Shield Zone ${spec.shieldZoneId}`,
-    path: ['ruleName'],
-  }),
+  // Only documents without an id find their rule by name (a live zone may hold two rules of one
+  // name, each pinned by its id); two such documents must not share a name.
+  naturalKey: (spec) =>
+    spec.id !== undefined
+      ? undefined
+      : {
+          key: `shield-zone:${spec.shieldZoneId}/custom-rule-name:${spec.ruleName}`,
+          label: `custom WAF rule name ${JSON.stringify(spec.ruleName)} in Shield Zone ${spec.shieldZoneId}`,
+          path: ['ruleName'],
+        },
   shieldZoneId: (spec) => spec.shieldZoneId,
 };
