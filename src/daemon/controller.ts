@@ -311,7 +311,7 @@ export function createController(options: ControllerOptions): Controller {
       const result = results.get(change.subject);
       if (result === undefined) continue;
       status.recordResult(change, result, at);
-      metrics.countChange(change.kind, result.outcome);
+      metrics.countChange(change.kind, result.outcome, change.action);
       if (result.outcome === 'failed') failed.push(result);
     }
     metrics.setResources(status.countsByKind());

@@ -179,6 +179,20 @@ function auditResult(audit: Logger | undefined, change: PlannedChange, result: C
   }
 }
 
+/** Applied creates, adoptions and deletes, for the run record (`/status`) and the audit; only those not zero. */
+function lifecycleCounts(apply: ApplyResult | undefined): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const names = { create: 'created', adopt: 'adopted', delete: 'deleted' } as const;
+  for (const result of apply?.results ?? []) {
+    if (result.outcome !== 'applied') continue;
+    if (result.action === 'create' || result.action === 'adopt' || result.action === 'delete') {
+      const name = names[result.action];
+      counts[name] = (counts[name] ?? 0) + 1;
+    }
+  }
+  return counts;
+}
+
 /**
  * Keeps the inventory in step with what was applied: a created, adopted or pinned object is
  * owned by its subject from now on; a pruned one is forgotten.
@@ -307,6 +321,7 @@ export async function reconcile(
   }
   const durationMs = Math.round(performance.now() - started);
   const failed = (apply?.counts.failed ?? 0) + (options.mode === 'plan' ? plan.summary.errors : 0);
+  const lifecycleDone = lifecycleCounts(apply);
   if (options.mode === 'apply') {
     options.state.addRun({
       revision: options.revision,
@@ -314,7 +329,7 @@ export async function reconcile(
       startedAt,
       durationMs,
       result: failed > 0 ? 'failed' : 'success',
-      counts: { ...(apply?.counts ?? {}) },
+      counts: { ...(apply?.counts ?? {}), ...lifecycleDone },
     });
     await options.state.save();
   }
@@ -324,12 +339,15 @@ export async function reconcile(
       revision: options.revision,
       trigger: options.trigger,
       mode: options.mode,
-      counts: apply?.counts ?? {
-        toUpdate: plan.summary.toUpdate,
-        unchanged: plan.summary.unchanged,
-        skipped: plan.summary.skipped,
-        errors: plan.summary.errors,
-      },
+      counts:
+        apply === undefined
+          ? {
+              toUpdate: plan.summary.toUpdate,
+              unchanged: plan.summary.unchanged,
+              skipped: plan.summary.skipped,
+              errors: plan.summary.errors,
+            }
+          : { ...apply.counts, ...lifecycleDone },
       durationMs,
       result: failed > 0 ? 'failed' : 'success',
     },
