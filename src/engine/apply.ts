@@ -83,6 +83,7 @@ function settledWithoutRequests(change: PlannedChange): ChangeResult | undefined
     ...(change.skip === undefined ? {} : { skip: change.skip }),
     durationMs: 0,
     action: change.action,
+    ...(change.object?.id === undefined ? {} : { objectId: change.object.id }),
   });
   if (change.action === 'noop') return result('unchanged');
   if (change.action === 'error') {
@@ -113,7 +114,7 @@ async function applyChange(change: PlannedChange, options: ApplyOptions): Promis
   /** The object a re-plan found (after an ambiguous create, or a create's follow-up). */
   let foundId: number | undefined;
   const finish = (outcome: ChangeOutcome, sent: RequestRecord[], error?: ReconcileError): ChangeResult => {
-    const objectId = createdId(sent) ?? foundId;
+    const objectId = createdId(sent) ?? foundId ?? change.object?.id;
     return {
       subject: change.subject,
       kind: change.kind,

@@ -202,7 +202,8 @@ function planWafRule(desired: DesiredResource<WafCustomRuleSpec>, live: LiveWafR
   const diffs: FieldDiff[] = [];
   const spec = desired.spec;
   if (live === null) {
-    diffDeclared(declared(spec), { ...NEW_RULE, ruleName: undefined }, '', diffs, displayWafValue);
+    // Every declared field is new: shown against nothing, `(absent) → value`.
+    diffDeclared(declared(spec), {}, '', diffs, displayWafValue);
     const body = buildWafRuleRequest(spec, NEW_RULE);
     return {
       diffs,

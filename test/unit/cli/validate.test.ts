@@ -17,7 +17,7 @@ describe('edgesync validate', () => {
     const run = await cli(['validate', '--config', 'config-examples'], { cwd: ROOT });
 
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('15 resources in 7 files are valid\n');
+    expect(run.stdout).toBe('18 resources in 7 files are valid\n');
     expect(run.stderr).toBe('');
   });
 
@@ -32,8 +32,8 @@ describe('edgesync validate', () => {
       cwd: ROOT,
     });
 
-    expect([zero.code, zero.stdout]).toEqual([0, '15 resources in 7 files are valid\n']);
-    expect([three.code, three.stdout]).toEqual([0, '15 resources in 7 files are valid\n']);
+    expect([zero.code, zero.stdout]).toEqual([0, '18 resources in 7 files are valid\n']);
+    expect([three.code, three.stdout]).toEqual([0, '18 resources in 7 files are valid\n']);
     expect(tooMany.code).toBe(1);
     expect(tooMany.stdout).toBe('');
     expect(tooMany.stderr.split('\n')[0]).toBe(
