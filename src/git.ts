@@ -1,6 +1,7 @@
 /**
  * The little git edgesync needs: the commit SHA of a work tree (the revision in logs and
- * status) and `git pull --ff-only`. Runs git with execFile (no shell) and a timeout.
+ * status), `git pull --ff-only`, and the `origin` URL (where commit statuses go). Runs git
+ * with execFile (no shell) and a timeout.
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -72,4 +73,15 @@ export async function resolveRevision(
   const head =
     pending !== undefined && pending.dir === configDir ? await pending.head : await gitHead(configDir);
   return head ?? `config:${configDigest.slice(0, 12)}`;
+}
+
+/** The URL of remote `name` (`origin`) of the work tree at `dir`; undefined when there is none. */
+export async function gitRemoteUrl(dir: string, name: string): Promise<string | undefined> {
+  try {
+    const { stdout } = await run('git', ['-C', dir, 'remote', 'get-url', name], { timeout: GIT_TIMEOUT_MS });
+    const url = stdout.trim();
+    return url === '' ? undefined : url;
+  } catch {
+    return undefined;
+  }
 }

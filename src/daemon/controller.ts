@@ -45,6 +45,7 @@ import {
 import type { Logger } from '../log.js';
 import { type BackoffBounds, backoffDelay } from './backoff.js';
 import type { DaemonMetrics } from './metrics.js';
+import { createRunTally, type RunObserver, type RunSummary, type RunTally } from './notify/run-summary.js';
 import { createReconcileQueue, type RunRequest } from './queue.js';
 import type { StatusTracker } from './status.js';
 import { realpathOrUndefined } from './watcher.js';
@@ -84,6 +85,8 @@ export interface ControllerOptions {
   readonly random?: () => number;
   /** The runtime whose heap flags the first big load checks (default: this process's). */
   readonly runtime?: RuntimeFlags;
+  /** Told when a run starts writing and how each run ended (the notifier). */
+  readonly observer?: RunObserver;
 }
 
 /** The run loop of one daemon. */
@@ -280,6 +283,7 @@ export function createController(options: ControllerOptions): Controller {
     revision: string,
     trigger: string,
     writesBefore: number,
+    tally: RunTally,
     full: boolean,
     /** Only the last stage of a run prunes, once the documents of the first are applied. */
     last: boolean,
@@ -302,7 +306,12 @@ export function createController(options: ControllerOptions): Controller {
       prune: options.settings.prune === true && last,
       all: loaded.state.resources,
       ...(full ? {} : { removed: loaded.changes.removed }),
+      beforeApply: (plan) => {
+        const writes = plan.summary.toUpdate;
+        if (writes > 0) options.observer?.applyStarting({ revision, trigger, writes });
+      },
     });
+    tally.add(outcome.plan, outcome.apply);
     const at = new Date();
     const results = new Map((outcome.apply?.results ?? []).map((r) => [r.subject, r]));
     const failed: ChangeResult[] = [];
@@ -352,6 +361,19 @@ export function createController(options: ControllerOptions): Controller {
     // The subjects this run covers once known: what a retry must cover if the run itself fails
     // (the loader has already reported them as changed and will not report them again).
     let scoped: readonly string[] | undefined;
+    let revision: string | undefined;
+    const tally = createRunTally(request.full);
+    const report = (fields: Pick<RunSummary, 'result' | 'error' | 'issues'>): void =>
+      options.observer?.runFinished({
+        revision,
+        trigger,
+        full: request.full,
+        startedAt: startedAt.toISOString(),
+        durationMs: Math.round(performance.now() - started),
+        ...tally.totals(),
+        failingTotal: status.failedCount(),
+        ...fields,
+      });
     try {
       if (options.gitPull && [...request.reasons].some((r) => PULL_REASONS.has(r))) await pull();
       let loaded: LoadResult;
@@ -373,9 +395,16 @@ export function createController(options: ControllerOptions): Controller {
         const error = toReconcileError(err);
         if (error.code !== 'CONFIG_INVALID') throw error;
         await onInvalid(error, trigger, startedAt, started, pendingHead);
+        revision = await pendingHead?.head;
+        const issues = (error.details?.issues ?? []) as ConfigIssue[];
+        report({
+          result: 'invalid',
+          error: { code: error.code, message: error.message },
+          issues: issues.map((issue) => formatIssue(issue)),
+        });
         return;
       }
-      const revision = await resolveRevision(loaded.state.configDir, loaded.state.digest, pendingHead);
+      revision = await resolveRevision(loaded.state.configDir, loaded.state.digest, pendingHead);
       if (reportedIssues !== undefined) {
         logger.info({ event: 'config.valid', revision }, 'config valid again');
         reportedIssues = undefined;
@@ -404,6 +433,7 @@ export function createController(options: ControllerOptions): Controller {
         );
         metrics.setResources(status.countsByKind());
         if (status.failedCount() === 0 && pendingRetry === undefined) status.applied(revision);
+        report({ result: 'reconciled' });
         return;
       }
       const failed: ChangeResult[] = [];
@@ -411,7 +441,7 @@ export function createController(options: ControllerOptions): Controller {
       let writes = 0;
       for (const [index, stage] of stages.entries()) {
         const last = index === stages.length - 1;
-        const done = await reconcileStage(stage, loaded, revision, trigger, writes, request.full, last);
+        const done = await reconcileStage(stage, loaded, revision, trigger, writes, tally, request.full, last);
         failed.push(...done.failed);
         writes += done.writes;
         at = done.at;
@@ -432,6 +462,7 @@ export function createController(options: ControllerOptions): Controller {
         });
       }
       if (status.failedCount() === 0) status.applied(revision, at);
+      report({ result: 'reconciled' });
       // Full runs only: a file-change run reads just the changed resources (the push-to-applied path).
       if (request.full) await refreshApiGuardian(loaded.state.resources);
       const retryable = failed.filter((r) => isRetryable(r.error?.code ?? ''));
@@ -455,6 +486,7 @@ export function createController(options: ControllerOptions): Controller {
         return;
       }
       logger.error({ event: 'reconcile.error', code: error.code, error: error.message }, 'reconcile failed');
+      report({ result: 'error', error: { code: error.code, message: error.message } });
       // Unexpected failures (state directory, file system) are retried like API outages.
       scheduleRetry(request.full ? 'full' : (scoped ?? [...(request.subjects ?? [])]), error.code);
     } finally {

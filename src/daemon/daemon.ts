@@ -17,6 +17,8 @@ import type { BackoffBounds } from './backoff.js';
 import { createController, type ReconcileSettings } from './controller.js';
 import { type DaemonHttpServer, startHttpServer } from './http-server.js';
 import { createDaemonMetrics } from './metrics.js';
+import { createNotifier } from './notify/notifier.js';
+import type { NotifySettings } from './notify/settings.js';
 import { assertSchedule, type Schedule, scheduleIntervalMs, startSchedule } from './scheduler.js';
 import { createStatusBody, createStatusTracker, type StatusDocument } from './status.js';
 import { type ConfigWatcher, watchConfig } from './watcher.js';
@@ -24,6 +26,8 @@ import { createSecretSource, type SecretSource } from './webhook.js';
 
 /** Smallest retry delay after a retryable failure (design: "back off exponentially"). */
 export const DEFAULT_BACKOFF_BASE_MS = 2000;
+/** At shutdown, how long queued notifications may take to go out (the last run's among them). */
+const NOTIFY_DRAIN_MS = 5000;
 
 /** Everything `edgesync run` decides from its flags. */
 export interface DaemonOptions extends ReconcileSettings {
@@ -54,6 +58,8 @@ export interface DaemonOptions extends ReconcileSettings {
   readonly random?: () => number;
   /** Tests only: the runtime whose heap flags are checked (default: this process's). */
   readonly runtime?: RuntimeFlags;
+  /** Notification targets (design §10); none when absent. */
+  readonly notify?: NotifySettings;
 }
 
 /** A running daemon. */
@@ -88,6 +94,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     ...(options.api.timeoutMs === undefined ? {} : { timeoutMs: options.api.timeoutMs }),
   });
 
+  const notifier =
+    options.notify === undefined
+      ? undefined
+      : createNotifier({
+          settings: options.notify,
+          configPath: options.configPath,
+          version: options.version,
+          logger: logger.child({ component: 'notify' }),
+          count: (target, result) => metrics.countNotification(target, result),
+        });
+
   let watcher: ConfigWatcher | undefined;
   let server: DaemonHttpServer | undefined;
   let schedule: Schedule | undefined;
@@ -115,6 +132,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       audit: logger.child({ component: 'audit' }),
       random: options.random,
       runtime: options.runtime,
+      observer: notifier,
     });
     watcher = await watchConfig({
       configPath: options.configPath,
@@ -149,6 +167,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         gitBranch: options.gitBranch,
         gitPull: options.gitPull,
         drift: options.driftMode,
+        notify: notifier?.targets ?? [],
       },
       'daemon started',
     );
@@ -170,6 +189,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           await running.schedule.stop();
           await running.watcher.close();
           const { aborted } = await controller.stop(options.shutdownTimeoutMs);
+          await notifier?.close(Math.min(NOTIFY_DRAIN_MS, options.shutdownTimeoutMs));
           await running.server.close();
           await api.close();
           log.info({ event: 'daemon.stopped', aborted }, 'daemon stopped');
@@ -183,6 +203,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await watcher?.close();
     await server?.close();
     await api.close();
+    await notifier?.close(0);
     throw err;
   }
 }

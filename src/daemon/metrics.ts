@@ -52,6 +52,8 @@ export interface DaemonMetrics {
   /** 1 while the desired state validates, 0 while the daemon is stalled on it. */
   setConfigValid(valid: boolean): void;
   countGitPullFailure(): void;
+  /** One notification delivery ended: `success`, `failed` (after its retries), `dropped`. */
+  countNotification(target: string, result: string): void;
   /**
    * Sets the API Guardian gauges of one Shield Zone from E9's totals; a null or missing total
    * removes that zone's series rather than exporting a made-up zero.
@@ -150,6 +152,12 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
     help: 'git pull --ff-only runs that failed (the last good revision stays)',
     registers,
   });
+  const notifications = new Counter({
+    name: 'edgesync_notifications_total',
+    help: 'notification deliveries by target (webhook, slack, github) and result (success, failed, dropped)',
+    labelNames: ['target', 'result'],
+    registers,
+  });
   const guardian = Object.fromEntries(
     Object.entries(API_GUARDIAN_GAUGES).map(([field, suffix]) => [
       field,
@@ -191,6 +199,7 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
     setLastSuccess: (at) => lastSuccess.set(at.getTime() / 1000),
     setConfigValid: (valid) => configValid.set(valid ? 1 : 0),
     countGitPullFailure: () => gitPullFailures.inc(),
+    countNotification: (target, result) => notifications.labels(target, result).inc(),
     setApiGuardian(shieldZoneId, totals) {
       guardianZones.add(shieldZoneId);
       const labels = { shield_zone: String(shieldZoneId) };

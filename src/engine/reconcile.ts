@@ -46,6 +46,8 @@ export interface ReconcileOptions {
   /** Receives the audit events; silent when absent. */
   audit?: Logger;
   onResult?(change: PlannedChange, result: ChangeResult): void;
+  /** `apply` mode: called with the plan just before its writes are sent (the daemon's notifier). */
+  beforeApply?(plan: Plan): void;
 }
 
 /** Wall time of each phase of one reconcile (milliseconds, not rounded). */
@@ -286,6 +288,7 @@ export async function reconcile(
   let apply: ApplyResult | undefined;
   if (options.mode === 'apply') {
     const bySubject = new Map(resources.map((r) => [r.subject, r]));
+    options.beforeApply?.(plan);
     const applyStarted = performance.now();
     apply = await compactingWhile(resources.length, () =>
       applyChanges(plan.changes, {

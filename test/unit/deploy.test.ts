@@ -12,6 +12,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { CONTAINER_LIMIT_MIB } from '../../bench/section.js';
 import { DEFAULT_LISTEN, DEFAULT_SHUTDOWN_TIMEOUT_S, registerRun } from '../../src/cli/commands/run.js';
 import type { CliIo } from '../../src/cli/io.js';
+import { parseRemoteUrl } from '../../src/daemon/notify/github-repo.js';
 
 const REPO = resolve(import.meta.dirname, '../..');
 
@@ -255,7 +256,14 @@ describe('deploy/kubernetes', () => {
     const mounts: { mountPath: string; name: string; readOnly?: boolean }[] = edgesync.volumeMounts;
     const secretVolume = pod.volumes.find((v: { secret?: unknown }) => v.secret !== undefined);
 
-    for (const flag of ['--access-key-file', '--webhook-secret-file']) {
+    const secretFlags = [
+      '--access-key-file',
+      '--webhook-secret-file',
+      '--notify-webhook-secret-file',
+      '--notify-slack-webhook-file',
+      '--github-token-file',
+    ];
+    for (const flag of secretFlags) {
       const file = String(flags.get(flag));
       const mount = mounts.find((m) => file.startsWith(`${m.mountPath}/`));
       expect(mount?.name, `${file} is on a mounted volume`).toBe(secretVolume.name);
@@ -289,6 +297,23 @@ describe('deploy/kubernetes', () => {
     expect(posix.join(args.root, args.link)).toBe(env.EDGESYNC_CONFIG);
     expect(repoMount).toEqual({ name: 'repo', mountPath: args.root, readOnly: true });
     expect(writerMount.mountPath).toBe(args.root);
+  });
+
+  it('sends commit statuses to the repository git-sync clones, and names each secret key once', () => {
+    const flags = checkRunArgs(edgesync.args);
+    const remote = gitSync.args.find((arg: string) => arg.startsWith('--repo='))?.slice('--repo='.length);
+    const repo = parseRemoteUrl(String(remote));
+    const keys = [
+      ...readFileSync(join(REPO, 'deploy/kubernetes/kustomization.yaml'), 'utf8').matchAll(
+        /--from-file=([\w-]+)=/g,
+      ),
+    ].map((m) => m[1]);
+
+    expect(`${repo?.owner}/${repo?.name}`).toBe(flags.get('--github-repo'));
+    // Every file flag's file is a key of the Secret as the kustomization creates it.
+    for (const [flag, value] of flags)
+      if (flag.endsWith('-file')) expect(keys, flag).toContain(String(value).replace('/etc/edgesync/', ''));
+    expect(new Set(keys).size).toBe(keys.length);
   });
 
   it('exposes the webhook port through a Service', () => {

@@ -11,12 +11,14 @@ import { InvalidArgumentError } from 'commander';
 import { validate as validateCron } from 'node-cron';
 import { startDaemon } from '../../daemon/daemon.js';
 import { parseListen } from '../../daemon/http-server.js';
+import { type NotifyFlags, readNotifySettings } from '../../daemon/notify/settings.js';
 import { DEFAULT_SCHEDULE } from '../../daemon/scheduler.js';
 import { EMULATOR_SEED_PATH, type Emulator, loadSeedFile, startEmulator } from '../../emulator/index.js';
 import { ReconcileError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { addConfigOption, configDirFrom, loaderOptionsFrom } from '../config-dir.js';
 import { type CliIo, waitForAbort } from '../io.js';
+import { addNotifyOptions } from '../notify-options.js';
 import type { CommandRegistrar } from '../program.js';
 import { pruneEnabled, type ReconcileFlags } from '../reconcile-run.js';
 import {
@@ -43,7 +45,7 @@ export const DEFAULT_DEBOUNCE_MS = 100;
 /** Default of `--shutdown-timeout`, in seconds (Kubernetes' default grace period is 30 s too). */
 export const DEFAULT_SHUTDOWN_TIMEOUT_S = 30;
 
-interface RunFlags extends ReconcileFlags {
+interface RunFlags extends ReconcileFlags, NotifyFlags {
   schedule: string;
   listen: string;
   webhookSecretFile?: string;
@@ -79,7 +81,7 @@ export const registerRun: CommandRegistrar = (program, io, setExitCode) => {
   const command = program
     .command('run')
     .description('run the reconciler daemon: schedule, file watch, webhooks, health, metrics, status');
-  addReconcileOptions(addConnectionOptions(addConfigOption(command)))
+  addNotifyOptions(addReconcileOptions(addConnectionOptions(addConfigOption(command))))
     .option(
       '--schedule <cron>',
       'cron expression of the full reconciles (node-cron)',
@@ -161,6 +163,7 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
   const logger = commandLogger(flags, io, { level: 'info', stream: 'stdout' });
   const config = configDirFrom(flags.config, io).path;
   const listen = parseListen(flags.listen);
+  const notify = await readNotifySettings(flags, io.cwd);
   if (flags.emulator === true && flags.baseUrl !== undefined) {
     throw new ReconcileError('USAGE', '--emulator and --base-url cannot be used together');
   }
@@ -190,6 +193,7 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
       debounceMs: flags.debounceMs,
       shutdownTimeoutMs: Math.round(flags.shutdownTimeout * 1000),
       loader: loaderOptionsFrom(flags),
+      notify,
       logger,
       version: VERSION,
     });

@@ -1,0 +1,166 @@
+/**
+ * The delivery queues against a real `node:http` receiver: retries after 5xx with backoff,
+ * no retry of a final 4xx, order kept per target, errors logged without the target's secrets,
+ * a bounded close.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createDelivery,
+  type DeliveryResult,
+  scrub,
+  type TargetInfo,
+} from '../../../src/daemon/notify/delivery.js';
+import { NO_COUNTS } from '../../../src/daemon/notify/run-summary.js';
+import { webhookTarget } from '../../../src/daemon/notify/targets.js';
+import type { NotifyEvent } from '../../../src/daemon/notify/transitions.js';
+import { createLogger } from '../../../src/log.js';
+import { until } from '../../helpers/daemon.js';
+import { hang, reply, sequence, startTestServer, type TestServer } from '../../helpers/http-server.js';
+
+const SECRET_PATH = '/services/T000/B000/XXXXsecretXXXX';
+const APPLIED: NotifyEvent = {
+  event: 'reconcile.applied',
+  revision: 'config:0123456789ab',
+  trigger: 'schedule',
+  startedAt: '2026-01-01T00:00:00.000Z',
+  durationMs: 1,
+  result: 'reconciled',
+  counts: { ...NO_COUNTS, applied: 1 },
+  subjects: [{ subject: 'A/a', outcome: 'applied' }],
+  failingTotal: 0,
+};
+
+const servers: TestServer[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
+async function receiver(...handlers: Parameters<typeof sequence>): Promise<TestServer> {
+  const server = await startTestServer(sequence(...handlers));
+  servers.push(server);
+  return server;
+}
+
+function setup(options: { attempts?: number; timeoutMs?: number } = {}) {
+  const lines: Record<string, unknown>[] = [];
+  const counts: [string, DeliveryResult][] = [];
+  const logger = createLogger({
+    level: 'debug',
+    destination: { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+  });
+  const delivery = createDelivery({
+    logger,
+    count: (target, result) => counts.push([target, result]),
+    backoff: { baseMs: 50, maxMs: 100 },
+    ...options,
+  });
+  return { delivery, lines, counts, output: () => JSON.stringify(lines) };
+}
+
+function target(server: TestServer, name = 'slack'): TargetInfo {
+  const url = new URL(`${server.url}${SECRET_PATH}`);
+  return { name, label: url.origin, secrets: [url.href, url.pathname] };
+}
+
+describe('notification delivery', () => {
+  it('retries a 500 with backoff and counts one success', async () => {
+    const server = await receiver(reply(500), reply(503), reply(200, {}));
+    const { delivery, counts } = setup();
+
+    delivery.send(target(server), { url: `${server.url}${SECRET_PATH}`, headers: {}, body: '{"n":1}' });
+    await until(() => counts.length > 0, 'the delivery to end');
+
+    expect(server.requests.map((r) => [r.method, r.path, r.rawBody])).toEqual([
+      ['POST', SECRET_PATH, '{"n":1}'],
+      ['POST', SECRET_PATH, '{"n":1}'],
+      ['POST', SECRET_PATH, '{"n":1}'],
+    ]);
+    expect(server.requests[0]?.headers['content-type']).toBe('application/json');
+    for (let i = 1; i < 3; i += 1) {
+      const gap = (server.requests[i]?.at ?? 0) - (server.requests[i - 1]?.at ?? 0);
+      expect(gap).toBeGreaterThanOrEqual(45);
+    }
+    expect(counts).toEqual([['slack', 'success']]);
+    await delivery.close(1000);
+  });
+
+  it('gives up after 3 attempts and logs the failure without the URL path', async () => {
+    const server = await receiver(reply(500, `echo ${SECRET_PATH}`));
+    const { delivery, counts, lines, output } = setup();
+
+    delivery.send(target(server), { url: `${server.url}${SECRET_PATH}`, headers: {}, body: '{}' });
+    await until(() => counts.length > 0, 'the delivery to end');
+
+    expect(server.requests).toHaveLength(3);
+    expect(counts).toEqual([['slack', 'failed']]);
+    expect(lines.filter((l) => l.event === 'notify.failed')).toEqual([
+      expect.objectContaining({ target: 'slack', destination: server.url, attempts: 3, error: 'HTTP 500' }),
+    ]);
+    expect(output()).not.toContain('XXXXsecretXXXX');
+    await delivery.close(1000);
+  });
+
+  it('does not retry a final 4xx', async () => {
+    const server = await receiver(reply(404));
+    const { delivery, counts } = setup();
+
+    delivery.send(target(server, 'github'), { url: `${server.url}/x`, headers: {}, body: '{}' });
+    await until(() => counts.length > 0, 'the delivery to end');
+
+    expect(server.requests).toHaveLength(1);
+    expect(counts).toEqual([['github', 'failed']]);
+    await delivery.close(1000);
+  });
+
+  it('keeps the order of one target while the first message is retried', async () => {
+    const server = await receiver(reply(500), reply(200));
+    const { delivery, counts } = setup();
+
+    for (const n of [1, 2, 3]) delivery.send(target(server), { url: server.url, headers: {}, body: `${n}` });
+    await until(() => counts.length === 3, 'three deliveries to end');
+
+    expect(server.requests.map((r) => r.rawBody)).toEqual(['1', '1', '2', '3']);
+    expect(counts.map(([, result]) => result)).toEqual(['success', 'success', 'success']);
+    await delivery.close(1000);
+  });
+
+  it('ends a hanging request on close (its 60 s timeout would outlast the test)', async () => {
+    const server = await receiver(hang());
+    const { delivery, counts, output } = setup({ timeoutMs: 60_000 });
+
+    delivery.send(target(server), { url: `${server.url}${SECRET_PATH}`, headers: {}, body: '{}' });
+    await until(() => server.requests.length === 1, 'the request to arrive');
+    await delivery.close(100);
+
+    expect(counts).toEqual([['slack', 'failed']]);
+    expect(output()).not.toContain('XXXXsecretXXXX');
+  });
+
+  it("sends a webhook URL's user:password as basic authentication, never in the request line", async () => {
+    const server = await receiver(reply(200));
+    const { delivery, counts } = setup();
+    const url = new URL(server.url);
+    url.username = 'edge';
+    url.password = 'p@ss:word';
+    url.pathname = '/hook';
+    const hook = webhookTarget(url, undefined, 'edgesync/test');
+
+    delivery.send(hook.info, hook.requestFor(APPLIED));
+    await until(() => counts.length > 0, 'the delivery to end');
+
+    expect(server.requests[0]?.path).toBe('/hook');
+    expect(server.requests[0]?.headers.authorization).toBe(
+      `Basic ${Buffer.from('edge:p@ss:word').toString('base64')}`,
+    );
+    expect(hook.info.label).toBe(server.url);
+    await delivery.close(1000);
+  });
+
+  it('scrubs every secret of the target from an error text, the longest first', () => {
+    const url = `https://hooks.example${SECRET_PATH}`;
+
+    expect(scrub(`connect ECONNREFUSED ${url} (${SECRET_PATH})`, [SECRET_PATH, url])).toBe(
+      'connect ECONNREFUSED [redacted] ([redacted])',
+    );
+  });
+});
