@@ -441,7 +441,16 @@ export function createController(options: ControllerOptions): Controller {
       let writes = 0;
       for (const [index, stage] of stages.entries()) {
         const last = index === stages.length - 1;
-        const done = await reconcileStage(stage, loaded, revision, trigger, writes, tally, request.full, last);
+        const done = await reconcileStage(
+          stage,
+          loaded,
+          revision,
+          trigger,
+          writes,
+          tally,
+          request.full,
+          last,
+        );
         failed.push(...done.failed);
         writes += done.writes;
         at = done.at;
