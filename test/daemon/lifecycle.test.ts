@@ -48,7 +48,12 @@ describe('create and prune in the daemon', () => {
       'change.applied',
       (line) => line.subject === 'WafCustomRule/block-admin' && line.action === 'delete',
     );
-    const metrics = await request(`${d.url}/metrics`);
+    // The audit line is written as the change finishes; the counters when its run does.
+    const deleteSample = 'edgesync_changes_total{kind="WafCustomRule",outcome="applied",action="delete"} 1';
+    const metrics = await until(async () => {
+      const reply = await request(`${d.url}/metrics`);
+      return reply.text.includes(deleteSample) && reply;
+    }, 'the delete counted');
 
     expect(created).toMatchObject({ action: 'create', object: { shieldZoneId: 42, id, key: 'Block admin' } });
     expect(deleted).toMatchObject({ action: 'delete', object: { shieldZoneId: 42, id, key: 'Block admin' } });
