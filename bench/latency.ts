@@ -302,13 +302,6 @@ async function sendHook(url: string, hook: RequestInit): Promise<number> {
   return reply.status;
 }
 
-/**
- * Parse processes of the webhook daemon's cold load: what 'auto' starts on a host of three
- * cores or more (one per core, at most three), so that the cold-start row measures the
- * worst case even on a 2-core host, where the file-edit daemon's 'auto' starts two.
- */
-const WEBHOOK_PARSE_PROCESSES = 3;
-
 /** Measures both ways against one emulator in sync with a generated repository of `resources`. */
 export async function runLatencyBench(
   resources: number,
@@ -369,8 +362,6 @@ export async function runLatencyBench(
     git(root, 'clone', '--quiet', 'remote.git', 'config');
     const hookDaemon = await launch(join(root, 'config'), join(root, 'state-hook'), emulator.url, [
       '--git-pull',
-      '--parse-processes',
-      String(WEBHOOK_PARSE_PROCESSES),
     ]);
     await hookDaemon.startupFinished;
     await hookDaemon.idle();
@@ -449,7 +440,7 @@ export const latencySection: BenchSection = {
         `  file edit samples (ms): ${f.fileEdit.samplesMs.map((s) => s.toFixed(0)).join(' ')}`,
         `  webhook samples (ms): ${f.webhook.samplesMs.map((s) => s.toFixed(0)).join(' ')}`,
         `  daemon peak RSS over its life: file-edit daemon ${(rss.fileEdit / MB).toFixed(0)} MB, webhook daemon ${(rss.webhook / MB).toFixed(0)} MB (${daemonNode()})`,
-        `  process tree during the cold start: file-edit daemon ${(f.daemonStartupMemory.fileEdit.bytes / MB).toFixed(0)} MB (parse processes 'auto', one per core here, ≤ ${f.daemonStartupMemory.fileEdit.children} children at once), webhook daemon ${(f.daemonStartupMemory.webhook.bytes / MB).toFixed(0)} MB (--parse-processes ${WEBHOOK_PARSE_PROCESSES}, a host of 3+ cores' 'auto'; ≤ ${f.daemonStartupMemory.webhook.children} children at once)`,
+        `  process tree during the cold start: file-edit daemon ${(f.daemonStartupMemory.fileEdit.bytes / MB).toFixed(0)} MB (≤ ${f.daemonStartupMemory.fileEdit.children} children at once), webhook daemon ${(f.daemonStartupMemory.webhook.bytes / MB).toFixed(0)} MB (≤ ${f.daemonStartupMemory.webhook.children} children at once)`,
       ],
       data: f,
     };

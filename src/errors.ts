@@ -31,6 +31,10 @@ export const ERROR_CODES = {
     summary: 'the plan exceeds a safety threshold or deletes without allowDeletions',
   },
   READ_FAILED: { retryable: true, summary: 'live state of a resource could not be read' },
+  SECRET_UNAVAILABLE: {
+    retryable: false,
+    summary: 'a container secret (valueFrom) could not be read; nothing is sent for that app',
+  },
   APPLY_PARTIAL: { retryable: true, summary: 'some changes failed; the result lists each outcome' },
   STATE_IO: { retryable: true, summary: 'the state directory could not be read or written' },
   INTERNAL: { retryable: false, summary: 'a bug in edgesync: please report it' },

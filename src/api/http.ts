@@ -7,6 +7,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { stringifyRevealing } from '../domain/sensitive.js';
 import type { ErrorCode } from '../errors.js';
 import type { Logger } from '../log.js';
 import { watchAbort } from './abort-watch.js';
@@ -260,7 +261,8 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
       const hasBody = request.body !== undefined;
       // Serialised before the exchange is registered: a body that cannot be (a bug) throws
       // here, leaving nothing in `deadlines` and no watcher on the caller's signal.
-      const body = hasBody ? JSON.stringify(request.body) : null;
+      // The one place a container secret (SensitiveValue) is written as its value: the wire.
+      const body = hasBody ? stringifyRevealing(request.body) : null;
       const handler = new Exchange(settings.timeoutMs, (outcome, error) => {
         deadlines.delete(handler);
         stopWatching();

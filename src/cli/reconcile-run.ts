@@ -13,9 +13,9 @@ import type { Plan } from '../engine/types.js';
 import { ReconcileError } from '../errors.js';
 import { resolveRevision } from '../git.js';
 import { createCliApiClient, resolveApiTarget } from './api-session.js';
-import { configDirFrom, loaderOptionsFrom } from './config-dir.js';
+import { configDirFrom } from './config-dir.js';
 import type { CliIo } from './io.js';
-import { type ConnectionFlags, commandLogger, stateDir } from './settings.js';
+import { type ConnectionFlags, commandLogger, secretReaderFrom, stateDir } from './settings.js';
 
 export interface ReconcileFlags extends ConnectionFlags {
   maxChangePercent: number;
@@ -70,7 +70,7 @@ async function prepareRun(
   const dir = configDirFrom(flags.config, io);
   // Settings first: a missing key is reported before the config is even read.
   const target = await resolveApiTarget(flags, io);
-  const desired = await loadDesiredState(dir.path, loaderOptionsFrom(flags));
+  const desired = await loadDesiredState(dir.path);
   const state = await openStateStore(stateDir(flags, desired.configDir, io), {
     readOnly: !options.persistState,
   });
@@ -115,6 +115,7 @@ async function runReconcile(
     prune: pruneEnabled(flags, io),
     signal: io.signal,
     audit: logger.child({ component: 'audit' }),
+    secrets: secretReaderFrom(flags, io),
   });
 }
 

@@ -6,8 +6,10 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { SecretReader } from '../domain/secret-sources.js';
 import { ReconcileError } from '../errors.js';
 import { createLogger, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } from '../log.js';
+import { createSecretReader } from '../secrets/reader.js';
 import type { ConfigFlags } from './config-dir.js';
 import type { CliIo } from './io.js';
 
@@ -25,6 +27,7 @@ export interface ApiFlags {
 /** The flags of the commands that read the desired state and keep state (plan, apply, run). */
 export interface ConnectionFlags extends ApiFlags, ConfigFlags {
   stateDir?: string;
+  secretsDir?: string;
   concurrency: number;
 }
 
@@ -63,14 +66,31 @@ export function addConcurrencyOption(command: Command): Command {
   return command.option('--concurrency <n>', 'parallel API requests', positiveInt('--concurrency'), 8);
 }
 
-/** Adds the API flags plus --state-dir and --concurrency: the commands that reconcile. */
+/** Adds the API flags plus --state-dir, --secrets-dir and --concurrency: the commands that reconcile. */
 export function addConnectionOptions(command: Command): Command {
   return addConcurrencyOption(
-    addApiOptions(command).option(
-      '--state-dir <dir>',
-      `state directory (env EDGESYNC_STATE_DIR, default ${STATE_DIR_NAME} beside the config directory)`,
-    ),
+    addApiOptions(command)
+      .option(
+        '--state-dir <dir>',
+        `state directory (env EDGESYNC_STATE_DIR, default ${STATE_DIR_NAME} beside the config directory)`,
+      )
+      .option(
+        '--secrets-dir <dir>',
+        'directory of the files container secrets name in valueFrom.file (env EDGESYNC_SECRETS_DIR)',
+      ),
   );
+}
+
+/**
+ * Where container secrets come from (docs/secrets.md): the `EDGESYNC_SECRET_*` variables of
+ * this process, and `--secrets-dir` (else `EDGESYNC_SECRETS_DIR`) for `valueFrom.file`.
+ */
+export function secretReaderFrom(flags: { secretsDir?: string }, io: CliIo): SecretReader {
+  const dir = flags.secretsDir ?? io.env.EDGESYNC_SECRETS_DIR;
+  return createSecretReader({
+    env: io.env,
+    ...(dir === undefined || dir === '' ? {} : { secretsDir: resolve(io.cwd, dir) }),
+  });
 }
 
 export function baseUrl(flags: { baseUrl?: string }, io: CliIo): string {

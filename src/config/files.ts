@@ -7,9 +7,10 @@
  * sidecar publishes revisions by swapping a symlink, and one load must not mix two of them.
  */
 import { type BigIntStats, type Dirent, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { sha256Hex } from '../domain/checksum.js';
 import { ReconcileError } from '../errors.js';
+import { confinedPath, isInside } from './confine.js';
 import { fileIssue } from './issues.js';
 import type { ConfigIssue } from './types.js';
 
@@ -19,21 +20,18 @@ export interface LoaderLimits {
   readonly maxFileBytes: number;
   /** Most alias expansions per anchor in a document (yaml's maxAliasCount); beyond it the document is refused. */
   readonly maxAliasCount: number;
+  /** Most collections nested in one another in a document; a deeper one is refused before it is parsed. */
+  readonly maxDepth: number;
 }
 
-/** 4 MiB per file and yaml's own default of 100 aliases. */
-export const DEFAULT_LIMITS: LoaderLimits = { maxFileBytes: 4 * 1024 * 1024, maxAliasCount: 100 };
+/** 4 MiB per file, yaml's own default of 100 aliases, and 64 levels (far beyond any real document). */
+export const DEFAULT_LIMITS: LoaderLimits = {
+  maxFileBytes: 4 * 1024 * 1024,
+  maxAliasCount: 100,
+  maxDepth: 64,
+};
 
 const YAML_FILE = /\.ya?ml$/;
-
-/** `a/b/c.yaml` whatever the platform separator. */
-function toPosix(path: string): string {
-  return sep === '/' ? path : path.split(sep).join('/');
-}
-
-function isInside(root: string, path: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
-}
 
 function errnoCode(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : undefined;
@@ -264,8 +262,8 @@ export type RelativeRead =
 
 /**
  * Reads `relativePath`, named in the YAML file `fromFile` (both relative to `root`), confined
- * to the root: an absolute path, a path or symlink leading outside it, a missing file, a file
- * over the size cap or one that is not UTF-8 is an error. `file` is the path relative to the
+ * to the root (`confinedPath`: never outside it, never through a dot-name): such a path, a
+ * missing file, a file over the size cap or one that is not UTF-8 is an error. `file` is the path relative to the
  * root when there is one, so the loader can watch it for changes.
  */
 export function readRelativeFile(
@@ -274,23 +272,9 @@ export function readRelativeFile(
   relativePath: string,
   maxFileBytes: number,
 ): RelativeRead {
-  if (isAbsolute(relativePath)) {
-    return { file: undefined, error: `must be a path relative to this YAML file, not ${relativePath}` };
-  }
-  const abs = resolve(root, dirname(fromFile), relativePath);
-  if (!isInside(root, abs)) {
-    return { file: undefined, error: `${relativePath} is outside the config directory` };
-  }
-  const file = toPosix(relative(root, abs));
-  let real: string;
-  try {
-    real = realpathSync(abs);
-  } catch {
-    return { file, error: `file ${file} does not exist` };
-  }
-  if (!isInside(root, real)) {
-    return { file, error: `${file} is a symlink that leaves the config directory; refused` };
-  }
+  const confined = confinedPath(root, resolve(root, dirname(fromFile)), relativePath, 'this YAML file');
+  if ('error' in confined) return confined;
+  const { file, real } = confined;
   const stats = statSync(real, { bigint: true });
   if (!stats.isFile()) return { file, error: `${file} is not a file` };
   const stat = statKey(stats);

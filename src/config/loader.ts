@@ -23,34 +23,20 @@ import {
   statKey,
 } from './files.js';
 import { compareIssues, fileIssue } from './issues.js';
-import { type DependencyCheck, dependencyCheck, type FileResult, type PreviousParse } from './parse-file.js';
-import { type ParseJob, parseFiles } from './parse-pool.js';
+import {
+  type DependencyCheck,
+  dependencyCheck,
+  type FileResult,
+  type PreviousParse,
+  parseConfigFile,
+} from './parse-file.js';
 import { createRuleIndex } from './rules.js';
 import type { ConfigIssue, DesiredResource, DesiredState } from './types.js';
 
-/** How a loader reads: limits, and whether big loads may use parse processes. */
+/** How a loader reads: the limits on every file. */
 export interface LoaderOptions {
   readonly limits?: Partial<LoaderLimits>;
-  /**
-   * Parse processes (`parse-pool.ts`): `'auto'` (default) uses up to one per core (at most
-   * three), this thread parsing beside them, when there are at least `workerThresholdBytes`
-   * of new YAML to parse; `0` always parses in this thread.
-   */
-  readonly workers?: number | 'auto';
-  /** With `workers: 'auto'`, how many processes a big load starts (`PoolOptions.autoWorkers`). */
-  readonly autoWorkers?: number;
-  /**
-   * False: with parse processes, this thread parses only the files it has parsed before, and
-   * 'auto' starts one process per core instead. Slower, but the parse garbage stays out of
-   * this heap: the daemon's choice, for the reconcile that follows. Default true.
-   */
-  readonly threadParsesNew?: boolean;
-  /** Below this many bytes of new files, parse processes cost more than they save (default 1 MiB). */
-  readonly workerThresholdBytes?: number;
 }
-
-/** `workerThresholdBytes` when not given. */
-const DEFAULT_WORKER_THRESHOLD_BYTES = 1024 * 1024;
 
 /** Subjects (`Kind/name`) that differ from the previous successful load, each list sorted. */
 export interface DesiredStateChanges {
@@ -59,15 +45,11 @@ export interface DesiredStateChanges {
   readonly removed: readonly string[];
 }
 
-/** What a load did: YAML files seen, parsed afresh, reused from the cache; parse processes used. */
+/** What a load did: YAML files seen, parsed afresh, reused from the cache. */
 export interface LoadStats {
   readonly files: number;
   readonly parsed: number;
   readonly reused: number;
-  /** Parse processes that took part (0: this thread did it all). */
-  readonly workers: number;
-  /** Files this thread parsed or re-checked itself; the rest went to parse processes. */
-  readonly inThread: number;
 }
 
 /** A successful load. */
@@ -111,7 +93,7 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
     const next = new Map<string, CacheEntry>();
     const results = new Map<string, FileResult>();
     const digests: string[] = [];
-    const jobs: (ParseJob & { bytes: Buffer; digest: string; stat: string | undefined })[] = [];
+    let parsedCount = 0;
     let reused = 0;
     const keep = (file: string, entry: CacheEntry): void => {
       next.set(file, entry);
@@ -159,26 +141,12 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
         });
         continue;
       }
-      jobs.push({
-        file,
-        text: decoded.text,
-        bytes: read.bytes,
-        digest,
-        stat,
-        ...lastParse(cached, dependencyUnchanged),
-      });
-    }
-
-    const parsed = await parseFiles(jobs, root, limits, {
-      workers: options.workers ?? 'auto',
-      thresholdBytes: options.workerThresholdBytes ?? DEFAULT_WORKER_THRESHOLD_BYTES,
-      threadParsesNew: options.threadParsesNew,
-      autoWorkers: options.autoWorkers,
-    });
-    for (const [index, job] of jobs.entries()) {
-      const result = deepFreeze(parsed.results[index] as FileResult);
-      next.set(job.file, { stat: job.stat, bytes: job.bytes, digest: job.digest, result });
-      results.set(job.file, result);
+      const result = deepFreeze(
+        parseConfigFile(root, file, decoded.text, limits, lastParse(cached, dependencyUnchanged)),
+      );
+      next.set(file, { stat, bytes: read.bytes, digest, result });
+      results.set(file, result);
+      parsedCount += 1;
     }
     cache = next;
 
@@ -234,13 +202,7 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
     return {
       state,
       changes,
-      stats: {
-        files: listing.files.length,
-        parsed: jobs.length,
-        reused,
-        workers: parsed.workers,
-        inThread: parsed.inThread,
-      },
+      stats: { files: listing.files.length, parsed: parsedCount, reused },
     };
   }
 
@@ -251,12 +213,10 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
 function lastParse(
   cached: CacheEntry | undefined,
   dependencyUnchanged: DependencyCheck,
-): { previous?: PreviousParse } {
-  if (cached === undefined) return {};
+): PreviousParse | undefined {
+  if (cached === undefined) return undefined;
   const decoded = decodeUtf8(cached.bytes);
-  return 'text' in decoded
-    ? { previous: { text: decoded.text, result: cached.result, dependencyUnchanged } }
-    : {};
+  return 'text' in decoded ? { text: decoded.text, result: cached.result, dependencyUnchanged } : undefined;
 }
 
 /**

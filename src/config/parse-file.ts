@@ -2,8 +2,8 @@
  * One YAML file → its documents, validated and canonical, with every problem located.
  *
  * This is the expensive, per-file part of a load, and it is self-contained: plain data in
- * (root, relative path, text, limits), plain data out. So the same function runs in the
- * loader's thread or in a parse process, and its result can be cached by file content.
+ * (root, relative path, text, limits), plain data out, so its result can be cached by file
+ * content.
  *
  * A file is parsed one document at a time (split at `---` lines, which end any YAML
  * construct), so that when a file changes, the documents whose text did not change are
@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { type Document, isAlias, type LineCounter, visit } from 'yaml';
 import { KIND_SPECS, type KindName } from '../kinds/specs.js';
 import { resourceDigest } from './canonical.js';
+import { tooDeepAt } from './depth.js';
 import {
   KIND_ENVELOPES,
   type MetadataSpec,
@@ -49,6 +50,8 @@ export interface DocumentResult {
     readonly at: SourceLocation;
     readonly path: string;
   };
+  /** Other names of that live object, shared across kinds (`KindSpecModule.aliases`). */
+  readonly aliases?: readonly { readonly key: string; readonly at: SourceLocation; readonly path: string }[];
   /** Set only when the document has no error at all. */
   readonly resource?: DesiredResource;
 }
@@ -137,6 +140,9 @@ function shiftDocument(doc: DocumentResult, delta: number): DocumentResult {
     ...(doc.identity && { identity: { ...doc.identity, at: shiftLocation(doc.identity.at, delta) } }),
     ...(doc.target && { target: { ...doc.target, at: shiftLocation(doc.target.at, delta) } }),
     ...(doc.naturalKey && { naturalKey: { ...doc.naturalKey, at: shiftLocation(doc.naturalKey.at, delta) } }),
+    ...(doc.aliases && {
+      aliases: doc.aliases.map((alias) => ({ ...alias, at: shiftLocation(alias.at, delta) })),
+    }),
     ...(doc.resource && { resource: { ...doc.resource, source } }),
   };
 }
@@ -233,7 +239,7 @@ export function parseConfigFile(
         issues.push(delta === 0 ? issue : shiftLocation(issue, delta));
       }
       dependencies.push(...oldDependencies);
-    } else {
+    } else if (!refusedTooDeep(chunk)) {
       lineOffset = chunk.line;
       const { documents: docs, lineCounter } = parseYamlFile(chunk.text);
       for (const doc of docs) {
@@ -251,6 +257,27 @@ export function parseConfigFile(
     });
   }
   return { file, documents, issues, dependencies, chunks };
+
+  /** Refuses a chunk nested deeper than the cap, before it is parsed (`depth.ts`). */
+  function refusedTooDeep(chunk: Chunk): boolean {
+    const offset = tooDeepAt(chunk.text, limits.maxDepth);
+    if (offset === undefined) return false;
+    let line = chunk.line + 1;
+    let lineStart = 0;
+    for (let at = chunk.text.indexOf('\n'); at !== -1 && at < offset; at = chunk.text.indexOf('\n', at + 1)) {
+      line += 1;
+      lineStart = at + 1;
+    }
+    issues.push({
+      file,
+      line,
+      col: offset - lineStart + 1,
+      path: '',
+      message: `YAML nested deeper than ${limits.maxDepth} levels (collections inside collections); refused unparsed as a guard against documents built to exhaust memory`,
+      severity: 'error',
+    });
+    return true;
+  }
 
   /** A position of the current chunk's LineCounter, as a position in the file. */
   function inFile(position: { line: number; col: number }): { line: number; col: number } {
@@ -386,8 +413,17 @@ export function parseConfigFile(
             at: { file, ...inFile(locate(doc, lc, keyPath)) },
             path: formatPath(keyPath),
           };
-    const claims = { ...(target && { target }), ...(naturalKey && { naturalKey }) };
-    if (errors > 0) return { source, ...(identity && { identity }), ...claims };
+    const aliases = module.aliases?.(spec).map((alias) => {
+      const path = ['spec', ...alias.path];
+      return { key: alias.key, at: { file, ...inFile(locate(doc, lc, path)) }, path: formatPath(path) };
+    });
+    const named = {
+      ...(identity && { identity }),
+      ...(target && { target }),
+      ...(naturalKey && { naturalKey }),
+      ...(aliases?.length && { aliases }),
+    };
+    if (errors > 0) return { source, ...named };
 
     const meta: ResourceMetadata = {
       name: envelope.metadata.name,
@@ -403,6 +439,6 @@ export function parseConfigFile(
       source,
       digest: resourceDigest(kind, meta, spec),
     };
-    return { source, ...(identity && { identity }), ...claims, resource };
+    return { source, ...named, resource };
   }
 }

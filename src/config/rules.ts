@@ -2,9 +2,13 @@
  * Rules across documents:
  * - `kind` + `metadata.name` is unique across the directory;
  * - no two documents of one kind target the same live object (same `target()`): both would
- *   write it and the last write would win at random.
+ *   write it and the last write would win at random;
  * - no two documents of one kind without an id share a natural key in a Shield Zone (design
- *   §7: a rule's ruleName, a list's name): both would find or create one live object.
+ *   §7: a rule's ruleName, a list's name): both would find or create one live object;
+ * - no two documents, of any kinds, share another name of one live object (`aliases()`: an
+ *   access list's configurationId, which a custom and a managed list document may both give).
+ * What needs the live listing (a managed list by name and another by its listId) is found at
+ * plan time (engine/conflicts.ts).
  * Each conflict is reported at the later document (by file, line, column) and names the first.
  *
  * The daemon re-runs these after every change among 10,000 resources, so they are kept as
@@ -73,6 +77,7 @@ export function createRuleIndex(): RuleIndex {
   const names = createKeyIndex();
   const targets = createKeyIndex();
   const naturalKeys = createKeyIndex();
+  const aliases = createKeyIndex();
 
   function addFile(result: FileResult): void {
     for (const doc of result.documents) {
@@ -85,6 +90,8 @@ export function createRuleIndex(): RuleIndex {
         const { key, at: keyAt, path, label } = doc.naturalKey;
         naturalKeys.add(key, { subject, at: keyAt, path, label });
       }
+      for (const alias of doc.aliases ?? [])
+        aliases.add(alias.key, { subject, at: alias.at, path: alias.path });
     }
   }
 
@@ -94,6 +101,7 @@ export function createRuleIndex(): RuleIndex {
       names.removeFile(doc.identity.subject, result.file);
       if (doc.target !== undefined) targets.removeFile(doc.target.key, result.file);
       if (doc.naturalKey !== undefined) naturalKeys.removeFile(doc.naturalKey.key, result.file);
+      for (const alias of doc.aliases ?? []) aliases.removeFile(alias.key, result.file);
     }
   }
 
@@ -129,6 +137,16 @@ export function createRuleIndex(): RuleIndex {
             ...o.at,
             path: o.path,
             message: `targets the same object (${target}) as ${first.subject} at ${issueLocation(first.at)}`,
+            severity: 'error',
+          });
+        }
+      }
+      for (const [key, first, later] of aliases.conflicts()) {
+        for (const o of later) {
+          issues.push({
+            ...o.at,
+            path: o.path,
+            message: `names the same live object (${key}) as ${first.subject} at ${issueLocation(first.at)}`,
             severity: 'error',
           });
         }

@@ -23,7 +23,9 @@ import type { ApiClient } from '../api/types.js';
 import { formatIssue } from '../config/issues.js';
 import type { DesiredStateLoader, LoadResult } from '../config/loader.js';
 import type { ConfigIssue, DesiredResource } from '../config/types.js';
+import type { SecretReader } from '../domain/secret-sources.js';
 import { desiredShieldZones, readApiGuardianTotals } from '../engine/api-guardian.js';
+import { withConflictPeers } from '../engine/conflicts.js';
 import {
   COMPACT_FROM_RESOURCES,
   currentRuntime,
@@ -64,6 +66,8 @@ export interface ReconcileSettings {
   readonly driftMode: 'correct' | 'report';
   /** `--prune`: delete custom rules and lists no document claims (design §7). */
   readonly prune?: boolean;
+  /** Where container secrets (`valueFrom`) are read from. */
+  readonly secrets?: SecretReader;
 }
 
 /** Everything a controller works with; the daemon builds these. */
@@ -266,10 +270,15 @@ export function createController(options: ControllerOptions): Controller {
   function stagesOf(request: RunRequest, loaded: LoadResult): readonly (readonly DesiredResource[])[] {
     const all = loaded.state.resources;
     const wanted = new Set([...loaded.changes.added, ...loaded.changes.changed, ...(request.subjects ?? [])]);
-    const changed = all.filter((resource) => wanted.has(resource.subject));
+    // With the documents that may reach the same live object: their conflict must show here too.
+    const changed = withConflictPeers(
+      all.filter((resource) => wanted.has(resource.subject)),
+      all,
+    );
     if (!request.full) return [changed];
     if (changed.length === 0 || changed.length === all.length) return [all];
-    return [changed, all.filter((resource) => !wanted.has(resource.subject))];
+    const first = new Set(changed.map((resource) => resource.subject));
+    return [changed, all.filter((resource) => !first.has(resource.subject))];
   }
 
   /**
@@ -310,6 +319,7 @@ export function createController(options: ControllerOptions): Controller {
         const writes = plan.summary.toUpdate;
         if (writes > 0) options.observer?.applyStarting({ revision, trigger, writes });
       },
+      ...(options.settings.secrets === undefined ? {} : { secrets: options.settings.secrets }),
     });
     tally.add(outcome.plan, outcome.apply);
     const at = new Date();

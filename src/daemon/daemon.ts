@@ -118,9 +118,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       gitPull: options.gitPull,
       api,
       state,
-      // Its cold load parses in processes only: the parse garbage would stay in this heap
-      // through the start-up reconcile that follows (parse-pool.ts).
-      loader: createDesiredStateLoader({ threadParsesNew: false, ...options.loader }),
+      loader: createDesiredStateLoader(options.loader),
       settings: options,
       backoff: {
         baseMs: options.backoff?.baseMs ?? DEFAULT_BACKOFF_BASE_MS,

@@ -10,6 +10,7 @@
 import pLimit from 'p-limit';
 import type { ApiRequest, WriteOperationId } from '../api/operations.js';
 import type { ApiClient } from '../api/types.js';
+import { redactSensitive } from '../domain/sensitive.js';
 import { ReconcileError, toReconcileError } from '../errors.js';
 import { KINDS } from '../kinds/registry.js';
 import type {
@@ -120,7 +121,9 @@ async function applyChange(change: PlannedChange, options: ApplyOptions): Promis
       kind: change.kind,
       outcome,
       sent,
-      ...(error === undefined ? {} : { error: { code: error.code, message: error.message } }),
+      ...(error === undefined
+        ? {}
+        : { error: { code: error.code, message: redactSensitive(error.message, change.requests) } }),
       durationMs: Math.round(performance.now() - started),
       action: change.action,
       ...(objectId === undefined ? {} : { objectId }),

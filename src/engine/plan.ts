@@ -5,6 +5,8 @@
 import type { DesiredResource } from '../config/types.js';
 import type { KindPlan, PlanContext } from '../kinds/common/kind.js';
 import { KINDS } from '../kinds/registry.js';
+import type { PlanError } from '../kinds/types.js';
+import { liveConflicts } from './conflicts.js';
 import { type LifecycleOptions, planLifecycle } from './prune.js';
 import type { LiveSnapshot } from './read.js';
 import { driftCause, type ResourceRecord } from './state.js';
@@ -29,6 +31,8 @@ export interface PlanOptions {
   record(subject: string): ResourceRecord | undefined;
   /** Custom rules and lists: claims, limits and pruning (prune.ts). Absent: none of it (a re-plan). */
   lifecycle?: LifecycleOptions;
+  /** HMAC under the state's install key (`StateStore.keyedDigest`), for resources that hold secrets. */
+  keyedDigest(data: string): string;
   now?: () => Date;
 }
 
@@ -45,7 +49,11 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
     kind: resource.kind,
     name: resource.name,
     source: resource.source,
-    digest: resource.digest,
+    // The loader's digest covers a literal marked sensitive: keyed, it says nothing about it.
+    digest:
+      kind.holdsSensitiveValues?.(resource.spec) === true
+        ? options.keyedDigest(resource.digest)
+        : resource.digest,
   };
   if (shieldZoneId !== undefined) base.shieldZoneId = shieldZoneId;
   const read = snapshot.reads.get(resource.subject);
@@ -67,6 +75,7 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
   const ctx: PlanContext = {
     optimalRegion: snapshot.optimalRegion,
     remembered: (subject) => (subject === resource.subject ? record?.remember : undefined),
+    keyedDigest: options.keyedDigest,
   };
   const result: KindPlan = kind.plan(resource, read.lookup.live, ctx);
   const via = read.identity?.via;
@@ -91,7 +100,8 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
   // conditional parts cost two throwaway objects per resource, 10,000 times per plan.
   const change: Mutable<PlannedChange> = base as Mutable<PlannedChange>;
   change.action = action;
-  change.cause = result.diffs.length > 0 ? driftCause(record, resource.digest) : 'unknown';
+  if (result.digest !== undefined) change.digest = result.digest;
+  change.cause = result.diffs.length > 0 ? driftCause(record, change.digest) : 'unknown';
   change.diffs = result.diffs;
   change.requests = isWrite(action) ? result.requests : [];
   if (skip !== undefined) change.skip = skip;
@@ -103,6 +113,12 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** A change that must not be made (engine/conflicts.ts): its diffs still show, nothing is sent. */
+function refused(change: PlannedChange, error: PlanError): PlannedChange {
+  const { skip: _skip, remember: _remember, ...rest } = change;
+  return { ...rest, action: 'error', requests: [], error };
+}
 
 function summarize(changes: readonly PlannedChange[]): PlanSummary {
   let toUpdate = 0;
@@ -179,7 +195,12 @@ export function buildPlan(
   snapshot: LiveSnapshot,
   options: PlanOptions,
 ): Plan {
-  const planned = [...resources].sort(byKindThenName).map((resource) => planOne(resource, snapshot, options));
+  const conflicts = liveConflicts(resources, snapshot);
+  const planned = [...resources].sort(byKindThenName).map((resource) => {
+    const change = planOne(resource, snapshot, options);
+    const conflict = conflicts.get(resource.subject);
+    return conflict === undefined ? change : refused(change, conflict);
+  });
   const lifecycle =
     options.lifecycle === undefined
       ? { changes: planned, notPruned: [] }

@@ -7,6 +7,7 @@
  */
 import type { ApiClient } from '../api/types.js';
 import type { DesiredResource } from '../config/types.js';
+import type { SecretReader } from '../domain/secret-sources.js';
 import { ReconcileError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { applyChanges } from './apply.js';
@@ -45,6 +46,8 @@ export interface ReconcileOptions {
   removed?: readonly string[];
   /** Receives the audit events; silent when absent. */
   audit?: Logger;
+  /** Where container secrets (`valueFrom`) are read; without it every `valueFrom` is an error. */
+  secrets?: SecretReader;
   onResult?(change: PlannedChange, result: ChangeResult): void;
   /** `apply` mode: called with the plan just before its writes are sent (the daemon's notifier). */
   beforeApply?(plan: Plan): void;
@@ -116,6 +119,7 @@ function planOptions(options: ReconcileOptions, lifecycle?: LifecycleOptions): P
     ...(options.managedCount === undefined ? {} : { managedCount: options.managedCount }),
     ...(options.writesBefore === undefined ? {} : { writesBefore: options.writesBefore }),
     record: (subject) => options.state.resource(subject),
+    keyedDigest: options.state.keyedDigest,
   };
 }
 
@@ -276,6 +280,7 @@ export async function reconcile(
     concurrency: options.concurrency,
     hint: (subject: string) => options.state.hint(subject),
     owned: (subject: string) => options.state.inventory()[subject],
+    ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
   };
   // The load's garbage (or the previous run's) is dead now; then the live snapshot once planned.
   compactHeap(resources.length);

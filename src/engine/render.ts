@@ -4,6 +4,7 @@
  * line per field `path: live → desired`, then what would be pruned but is not.
  */
 import { styleText } from 'node:util';
+import { SENSITIVE } from '../domain/sensitive.js';
 import type { ApplyResult, FieldDiff, Plan, PlannedChange, PlanSummary, PruneNote } from './types.js';
 
 type Style = Parameters<typeof styleText>[0];
@@ -16,9 +17,10 @@ export interface RenderOptions {
 const MAX_VALUE_LENGTH = 160;
 const MAX_ENTRY_LINES = 20;
 
-/** A value as one short line: strings quoted, objects as compact JSON, absent as `(absent)`. */
+/** A value as one short line: strings quoted, objects as compact JSON, absent as `(absent)`, a secret as `(sensitive)`. */
 export function formatValue(value: unknown): string {
   if (value === undefined) return '(absent)';
+  if (value === SENSITIVE) return SENSITIVE;
   const text = JSON.stringify(value) ?? String(value);
   return text.length > MAX_VALUE_LENGTH ? `${text.slice(0, MAX_VALUE_LENGTH - 1)}…` : text;
 }

@@ -10,6 +10,12 @@ import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ReconcileError } from '../errors.js';
+import {
+  ephemeralInstallKey,
+  type InstallKey,
+  type KeyedDigest,
+  openInstallKey,
+} from '../secrets/install-key.js';
 import { type Inventory, type InventoryEntry, InventorySchema } from './inventory.js';
 import type { DriftCause } from './types.js';
 
@@ -109,18 +115,24 @@ export interface StateStore {
   setInventory(subject: string, entry: InventoryEntry | undefined): void;
   /** Writes atomically; a no-op for an in-memory store. */
   save(): Promise<void>;
+  /** HMAC under the state directory's install key: the only digest of a secret the state may hold. */
+  readonly keyedDigest: KeyedDigest;
 }
 
 class FileBackedState implements StateStore {
   readonly dir: string | undefined;
   readonly warning: string | undefined;
+  readonly keyedDigest: KeyedDigest;
+  private readonly key: InstallKey;
   private state: StateFile;
 
   /** `dir` undefined: nothing is ever written (in-memory or read-only store). */
-  constructor(dir: string | undefined, state: StateFile, warning?: string) {
+  constructor(dir: string | undefined, state: StateFile, key: InstallKey, warning?: string) {
     this.dir = dir;
     this.state = state;
-    this.warning = warning;
+    this.key = key;
+    this.keyedDigest = key.digest;
+    this.warning = [warning, key.warning].filter((w) => w !== undefined).join('; ') || undefined;
   }
 
   resource(subject: string): ResourceRecord | undefined {
@@ -171,6 +183,8 @@ class FileBackedState implements StateStore {
 
   async save(): Promise<void> {
     if (this.dir === undefined) return;
+    // The key first: a record digested with a key that was never written would be lost labels.
+    await this.key.persist();
     await writeFileAtomic(join(this.dir, STATE_FILE), `${JSON.stringify(this.state)}\n`);
   }
 }
@@ -214,24 +228,38 @@ export async function openStateStore(dir: string, options: { readOnly?: boolean 
       );
     }
   }
+  let key: InstallKey;
+  try {
+    key = await openInstallKey(dir, { readOnly });
+  } catch (err) {
+    throw new ReconcileError('STATE_IO', `cannot open the install key in ${dir}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
   const file = join(dir, STATE_FILE);
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT')
-      return new FileBackedState(writableDir, emptyState());
+      return new FileBackedState(writableDir, emptyState(), key);
     if (readOnly)
-      return new FileBackedState(undefined, emptyState(), `cannot read ${file}: drift causes are unknown`);
+      return new FileBackedState(
+        undefined,
+        emptyState(),
+        key,
+        `cannot read ${file}: drift causes are unknown`,
+      );
     throw new ReconcileError('STATE_IO', `cannot read ${file}: ${(err as Error).message}`, { cause: err });
   }
   try {
-    return new FileBackedState(writableDir, AnyStateFile.parse(JSON.parse(text)));
+    return new FileBackedState(writableDir, AnyStateFile.parse(JSON.parse(text)), key);
   } catch {
     if (readOnly) {
       return new FileBackedState(
         undefined,
         emptyState(),
+        key,
         `state file ${file} is unreadable: drift causes are unknown`,
       );
     }
@@ -240,6 +268,7 @@ export async function openStateStore(dir: string, options: { readOnly?: boolean 
     return new FileBackedState(
       dir,
       emptyState(),
+      key,
       `state file ${file} was unreadable and was moved to ${aside}`,
     );
   }
@@ -247,5 +276,5 @@ export async function openStateStore(dir: string, options: { readOnly?: boolean 
 
 /** A state store that keeps nothing on disk (`plan` without a state dir, tests). */
 export function memoryStateStore(): StateStore {
-  return new FileBackedState(undefined, emptyState());
+  return new FileBackedState(undefined, emptyState(), ephemeralInstallKey());
 }

@@ -56,6 +56,8 @@ export interface ExportOptions {
   readonly signal: AbortSignal;
   /** Reads in flight at once (the access-list content GETs are one per list). */
   readonly concurrency: number;
+  /** Secret-looking container variables as they are, not as `valueFrom` placeholders. */
+  readonly includeSecretValues?: boolean;
 }
 
 /** Longest generated name: a DNS label's length keeps file names and `Kind/name` subjects readable. */
@@ -136,7 +138,8 @@ export async function exportLive(
     if (exporter === undefined) return [];
     return (ids[exporter.scope] as readonly never[]).map(async (id) => {
       try {
-        return [...(await exporter.read(id, ctx))].sort(byId);
+        const settings = { includeSecretValues: options.includeSecretValues === true };
+        return [...(await exporter.read(id, ctx, settings))].sort(byId);
       } catch (err) {
         failed.abort(err);
         throw err;

@@ -23,12 +23,6 @@ describe('edgesync run: bad settings', () => {
     [['--listen', 'localhost'], 'is not HOST:PORT'],
     [['--debounce-ms', '-1'], "option '--debounce-ms <ms>' argument '-1' is invalid"],
     [['--shutdown-timeout', 'soon'], "option '--shutdown-timeout <seconds>' argument 'soon' is invalid"],
-    [
-      ['--parse-processes', '17'],
-      "option '--parse-processes <n>' argument '17' is invalid. must be an integer from 0 to 16.",
-    ],
-    [['--parse-processes', '1.5'], "option '--parse-processes <n>' argument '1.5' is invalid"],
-    [['--parse-processes', 'auto'], "option '--parse-processes <n>' argument 'auto' is invalid"],
     [['--emulator', '--base-url', 'http://127.0.0.1:1'], '--emulator and --base-url cannot be used together'],
   ])('%j → exit 1', async (args, message) => {
     const result = await run(['--config', config(), ...args]);

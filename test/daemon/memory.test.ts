@@ -1,8 +1,6 @@
 /**
  * The daemon's memory measures with a big desired state (COMPACT_FROM_RESOURCES resources,
- * 1.2 MB of YAML: above the loader's threshold for parse processes):
- * - its cold load parses in parse processes only, not in its own thread (their YAML garbage
- *   would stay in its heap, promoted);
+ * 1.2 MB of YAML):
  * - it collects its heap after every run: the runs that follow the start-up reconcile each
  *   touch a resource or two, so the engine's own collections never run for them, and their
  *   garbage would pile up over a daemon's life.
@@ -13,13 +11,11 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emulatorSeed, generateRepository } from '../../bench/generate.js';
 import { COMPACT_FROM_RESOURCES } from '../../src/engine/heap.js';
-import { daemonArgs, until, useDaemonFixture } from '../helpers/daemon.js';
-import { TEST_KEY } from '../helpers/emulator.js';
+import { useDaemonFixture } from '../helpers/daemon.js';
 import { countMajorCollections } from '../helpers/gc.js';
-import { spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
+import { useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 
-// One repository for the file (tempDir's are removed after each test); the second test edits
-// a rule, after the first has loaded it.
+// One repository for the file (tempDir's are removed after each test).
 const repoRoot = mkdtempSync(join(tmpdir(), 'edgesync-memory-'));
 const repo = generateRepository(join(repoRoot, 'config'), {
   resources: COMPACT_FROM_RESOURCES,
@@ -30,27 +26,6 @@ const fx = useDaemonFixture(emulatorSeed(repo).seed);
 useSpawnedDaemons();
 
 describe('the daemon heap', () => {
-  // The built daemon: from TypeScript sources (the test runner) there is no parse process to fork.
-  it('is kept free of the cold load: every file is parsed in a parse process', async () => {
-    const flags = daemonArgs({
-      config: repo.dir,
-      stateDir: join(fx.root, 'state'),
-      baseUrl: fx.emu.url,
-      extra: ['--log-level', 'debug'],
-    });
-    const daemon = spawnRun(flags, { EDGESYNC_ACCESS_KEY: TEST_KEY });
-
-    const load = await until(() => daemon.events('config.loaded')[0], 'the first load', 20_000);
-
-    expect(load).toMatchObject({
-      files: repo.yamlFiles.length,
-      parsed: repo.yamlFiles.length,
-      reused: 0,
-      inThread: 0,
-    });
-    expect(load.workers).toBeGreaterThanOrEqual(1);
-  });
-
   it(`is collected after a one-resource run in a state of ${COMPACT_FROM_RESOURCES} resources`, async () => {
     const d = await fx.start(repo.dir);
     const rule = repo.resources.find((r) => r.kind === 'WafCustomRule');

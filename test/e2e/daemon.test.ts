@@ -74,40 +74,6 @@ describe('edgesync run (spawned)', () => {
   });
 });
 
-describe('edgesync run --parse-processes', () => {
-  test('sets how many processes parse a big cold load, more than the default ever starts, or none', async ({
-    emu,
-  }) => {
-    const root = tempDir();
-    const config = writeDaemonConfig(join(root, 'config'));
-    // 4 files of ~330 KB: 1.3 MB of new YAML, past the 1 MiB from which a load uses processes.
-    const padding = Array.from(
-      { length: 4500 },
-      (_, i) => `# padding ${String(i).padStart(6, '0')} ${'.'.repeat(60)}\n`,
-    );
-    for (let i = 0; i < 4; i += 1) writeFileSync(join(config, `padding-${i}.yaml`), padding.join(''));
-    const coldLoad = async (processes: number) => {
-      const extra = ['--parse-processes', String(processes), '--log-level', 'debug'];
-      const run = spawnRun(
-        daemonArgs({ config, stateDir: join(root, `state-${processes}`), baseUrl: emu.url, extra }),
-        { EDGESYNC_ACCESS_KEY: TEST_KEY },
-      );
-      const loaded = await until(() => run.events('config.loaded')[0], 'the cold load');
-      process.kill(run.child.pid as number, 'SIGTERM');
-      expect(await run.exit).toEqual({ code: 0, signal: null });
-      return loaded;
-    };
-
-    // Four: the default starts at most three on any host, so only the flag can give four.
-    const four = await coldLoad(4);
-    const none = await coldLoad(0);
-
-    expect(four).toMatchObject({ workers: 4, inThread: 0 });
-    expect(none).toMatchObject({ workers: 0, inThread: four.files });
-    expect(four.parsed).toBe(four.files);
-  });
-});
-
 describe('the README demo: run --emulator on config-examples', () => {
   test('finds and corrects the seeded drift, then applies an edit', async () => {
     const config = join(tempDir(), 'config-examples');

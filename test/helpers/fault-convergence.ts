@@ -163,7 +163,7 @@ export async function runFaultScenario(scenario: FaultScenario): Promise<FaultRe
     shieldZones: scenario.shieldZones,
     reportOnlyShare: 0,
   });
-  const { state: desired } = await createDesiredStateLoader({ workers: 0 }).load(repo.dir);
+  const { state: desired } = await createDesiredStateLoader().load(repo.dir);
   const drifted = emulatorSeed(repo, { drift: repo.resources.length });
   const emu = await startEmulator({ accessKey: TEST_KEY, seed: drifted.seed });
   const reference = await startEmulator({

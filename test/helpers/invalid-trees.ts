@@ -20,6 +20,12 @@ export interface InvalidTree {
 export const DNS = (name: string): string =>
   `apiVersion: edgesync/v1\nkind: DnsZone\nmetadata: { name: ${name} }\nspec: { id: 1, dnssec: true }\n`;
 
+/** A CI checkout's `.git/config`: git keeps the token a checkout was made with in it. */
+export const GIT_CONFIG_TOKEN = 'ghs_0123456789abcdefTOKENinGITconfig';
+const GIT_CONFIG = `[core]\n\trepositoryformatversion = 0\n[remote "origin"]\n\turl = https://x-access-token:${GIT_CONFIG_TOKEN}@github.com/acme/edge-config\n`;
+const LIST = (entriesFile: string): string =>
+  `apiVersion: edgesync/v1\nkind: AccessList\nmetadata: { name: office }\nspec:\n  shieldZoneId: 42\n  id: 9001\n  entriesFile: ${entriesFile}\n`;
+
 /** Every runtime-built invalid directory the loader must refuse with its default limits. */
 export const INVALID_TREES: readonly InvalidTree[] = [
   {
@@ -102,5 +108,25 @@ export const INVALID_TREES: readonly InvalidTree[] = [
         'huge.yaml': `# ${'x'.repeat(4 * 1024 * 1024)}\n`,
       }),
     lines: ['huge.yaml: is 4194307 bytes, over the limit of 4194304 bytes per file'],
+  },
+  {
+    // Issue 23's leak: the config directory is the checkout, so `.git` is inside it.
+    name: 'an entriesFile in .git (a git checkout as the config directory)',
+    build: () =>
+      writeTree(tempDir(), { '.git/config': GIT_CONFIG, 'lists/sub/lists.yaml': LIST('../../.git/config') }),
+    lines: [
+      'lists/sub/lists.yaml:7:16: .git/config is refused: .git starts with "."; dot-files and dot-folders (.git, the state directory, .emulator) are never read (at spec.entriesFile)',
+    ],
+  },
+  {
+    name: 'an entriesFile symlink into .git',
+    build: () => {
+      const dir = writeTree(tempDir(), { '.git/config': GIT_CONFIG, 'lists.yaml': LIST('office.txt') });
+      symlinkSync('.git/config', join(dir, 'office.txt'));
+      return dir;
+    },
+    lines: [
+      'lists.yaml:7:16: office.txt is a symlink to .git/config, refused: .git starts with "."; dot-files and dot-folders (.git, the state directory, .emulator) are never read (at spec.entriesFile)',
+    ],
   },
 ];

@@ -3,14 +3,16 @@
  * time, goes through `edgesync apply` against a live emulator, and not one request reaches
  * the API — not a write, not even a read — nor is a state directory created.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { cliAgainst } from '../helpers/cli.js';
 import { withEmulator } from '../helpers/emulator.js';
-import { INVALID_TREES } from '../helpers/invalid-trees.js';
+import { GIT_CONFIG_TOKEN, INVALID_TREES } from '../helpers/invalid-trees.js';
+import { MAIN } from '../helpers/spawn-daemon.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const CORPUS = fileURLToPath(new URL('../fixtures/desired/invalid/', import.meta.url));
@@ -36,7 +38,7 @@ describe('the invalid-input corpus through apply', () => {
 
   it('covers every committed case and every runtime-built one', () => {
     expect(committed.length).toBeGreaterThanOrEqual(40);
-    expect(INVALID_TREES.length).toBe(8);
+    expect(INVALID_TREES.length).toBe(10);
   });
 
   it.each(committed)('%s: exit 1, no request at all, no state written', async (name) => {
@@ -65,5 +67,52 @@ describe('the invalid-input corpus through apply', () => {
     // Its lines and nothing else, then the one-line summary; nothing on stdout.
     expect(run.stderr.trimEnd().split('\n')).toEqual([...tree.lines, expect.stringMatching(/^edgesync: /)]);
     expect(run.stdout).toBe('');
+    // Issue 23: a `.git/config` named as an entriesFile never shows its token anywhere.
+    expect(run.stderr).not.toContain(GIT_CONFIG_TOKEN);
   });
+});
+
+/** `edgesync validate` as a real process with a small V8 heap: exit code, stderr, peak RSS. */
+function validateInProcess(
+  configDir: string,
+): Promise<{ code: number | null; signal: string | null; stderr: string }> {
+  return new Promise((resolve) => {
+    // 64 MB of old space: the documents below, composed, take hundreds of megabytes.
+    execFile(
+      process.execPath,
+      ['--max-old-space-size=64', MAIN, 'validate', '--config', configDir],
+      { timeout: 120_000, maxBuffer: 1024 * 1024 },
+      (error, _stdout, stderr) => {
+        const failed = error as (Error & { code?: number | string; signal?: string }) | null;
+        resolve({
+          code: typeof failed?.code === 'number' ? failed.code : failed === null ? 0 : null,
+          signal: failed?.signal ?? null,
+          stderr,
+        });
+      },
+    );
+  });
+}
+
+describe('nesting depth (issue 23): a small file built to exhaust memory', () => {
+  // The built CLI (npm run build): the process and its heap limit are the measure.
+  it.each([
+    ['1 MB', 500_000],
+    ['4 MB', 2_000_000],
+  ])(
+    'a %s file of [[[[…]]]] is refused at its 65th bracket, in a 64 MB heap',
+    async (_size, levels) => {
+      const dir = tempDir();
+      writeFileSync(join(dir, 'deep.yaml'), `${'['.repeat(levels)}${']'.repeat(levels)}\n`);
+
+      const run = await validateInProcess(dir);
+
+      // Composed, the old loader ran out of this heap (V8 aborts: no exit code, SIGABRT).
+      expect({ code: run.code, signal: run.signal }).toEqual({ code: 1, signal: null });
+      expect(run.stderr).toBe(
+        `${dir}/deep.yaml:1:65: YAML nested deeper than 64 levels (collections inside collections); refused unparsed as a guard against documents built to exhaust memory\n1 problem in ${dir}\n`,
+      );
+    },
+    130_000,
+  );
 });

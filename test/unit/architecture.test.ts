@@ -15,16 +15,17 @@ function moduleOf(file: string): string {
   return rel.length === 1 ? (rel[0] ?? '').replace(/\.ts$/, '') : (rel[0] ?? '');
 }
 
-/** Allowed targets per module (besides itself). `kinds-spec` is `src/kinds/*\/spec.ts` and `src/kinds/common/spec-module.ts`, `src/kinds/specs.ts`, `src/kinds/common/fields.ts`. */
+/** Allowed targets per module (besides itself). `kinds-spec` is `src/kinds/*\/spec.ts` and `src/kinds/common/spec-module.ts`, `src/kinds/specs.ts`, `src/kinds/common/fields.ts`, `src/kinds/common/live-keys.ts`, `src/kinds/access-list/entries.ts`. */
 const ALLOWED: Record<string, readonly string[]> = {
   domain: [],
   errors: [],
   log: ['errors'],
   git: [],
+  secrets: ['domain', 'errors'],
   config: ['domain', 'errors', 'kinds-spec', 'log'],
   api: ['domain', 'errors', 'log'],
   kinds: ['domain', 'errors', 'api', 'log'],
-  engine: ['config', 'kinds', 'kinds-spec', 'api', 'domain', 'errors', 'log', 'git'],
+  engine: ['config', 'kinds', 'kinds-spec', 'api', 'domain', 'errors', 'log', 'git', 'secrets'],
   daemon: [
     'engine',
     'config',
@@ -50,6 +51,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'domain',
     'daemon',
     'emulator-entry',
+    'secrets',
   ],
   emulator: ['domain'],
   main: ['cli'],
@@ -59,9 +61,14 @@ function isKindSpecFile(file: string): boolean {
   const rel = relative(SRC, file);
   return (
     /^kinds\/[^/]+\/spec\.ts$/.test(rel) ||
-    ['kinds/specs.ts', 'kinds/types.ts', 'kinds/common/spec-module.ts', 'kinds/common/fields.ts'].includes(
-      rel,
-    )
+    [
+      'kinds/specs.ts',
+      'kinds/types.ts',
+      'kinds/common/spec-module.ts',
+      'kinds/common/fields.ts',
+      'kinds/common/live-keys.ts',
+      'kinds/access-list/entries.ts',
+    ].includes(rel)
   );
 }
 

@@ -75,7 +75,18 @@ function gitSyncCheckout(args: readonly string[]): { root: string; link: string 
 }
 
 /** Environment variables edgesync reads (the CLI's settings). */
-const KNOWN_ENV = ['EDGESYNC_CONFIG', 'EDGESYNC_STATE_DIR', 'EDGESYNC_ACCESS_KEY', 'EDGESYNC_BASE_URL'];
+const KNOWN_ENV = [
+  'EDGESYNC_CONFIG',
+  'EDGESYNC_STATE_DIR',
+  'EDGESYNC_ACCESS_KEY',
+  'EDGESYNC_BASE_URL',
+  'EDGESYNC_SECRETS_DIR',
+];
+
+/** A variable edgesync reads: a setting, or a container secret (`EDGESYNC_SECRET_*`, docs/secrets.md). */
+function isKnownEnv(name: string): boolean {
+  return KNOWN_ENV.includes(name) || /^EDGESYNC_SECRET_[A-Za-z0-9_]+$/.test(name);
+}
 
 describe('Dockerfile', () => {
   const instructions = dockerfile();
@@ -205,7 +216,7 @@ describe('deploy/docker-compose.yml', () => {
     // Each secret the service mounts is declared at the top level, from a file.
     for (const name of edgesync.secrets)
       expect(compose.secrets[name]?.file, name).toEqual(expect.any(String));
-    expect(Object.keys(edgesync.environment).filter((name) => !KNOWN_ENV.includes(name))).toEqual([]);
+    expect(Object.keys(edgesync.environment).filter((name) => !isKnownEnv(name))).toEqual([]);
     expect(existsSync(resolve(REPO, 'deploy', edgesync.build.context, edgesync.build.dockerfile))).toBe(true);
     expect(Number.parseInt(edgesync.stop_grace_period, 10)).toBeGreaterThan(DEFAULT_SHUTDOWN_TIMEOUT_S);
     expect(edgesync.read_only).toBe(true);
@@ -269,7 +280,7 @@ describe('deploy/kubernetes', () => {
       expect(mount?.name, `${file} is on a mounted volume`).toBe(secretVolume.name);
     }
     expect(secretVolume.secret.secretName).toBe('edgesync');
-    expect(Object.keys(env).filter((name) => !KNOWN_ENV.includes(name))).toEqual([]);
+    expect(Object.keys(env).filter((name) => !isKnownEnv(name))).toEqual([]);
     expect(mounts.find((m) => m.mountPath === env.EDGESYNC_STATE_DIR)?.readOnly).toBeUndefined();
     expect(edgesync.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
     expect(edgesync.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
@@ -286,6 +297,24 @@ describe('deploy/kubernetes', () => {
     }
     expect(pod.securityContext.runAsNonRoot).toBe(true);
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(DEFAULT_SHUTDOWN_TIMEOUT_S);
+  });
+
+  it('gives container secrets both ways: a secretKeyRef variable and a Secret mounted as --secrets-dir', () => {
+    const variables: { name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[] =
+      edgesync.env;
+    const fromSecrets = variables.filter((e) => e.valueFrom?.secretKeyRef !== undefined);
+    const mount = edgesync.volumeMounts.find(
+      (m: { mountPath: string }) => m.mountPath === env.EDGESYNC_SECRETS_DIR,
+    );
+    const volume = pod.volumes.find((v: { name: string }) => v.name === mount?.name);
+
+    expect(fromSecrets.length).toBeGreaterThan(0);
+    for (const e of fromSecrets) {
+      expect(e.name).toMatch(/^EDGESYNC_SECRET_[A-Z0-9_]+$/);
+      expect(e.valueFrom?.secretKeyRef?.name).toBe('edgesync-app-secrets');
+    }
+    expect(mount?.readOnly).toBe(true);
+    expect(volume?.secret?.secretName).toBe('edgesync-app-secrets');
   });
 
   it('shares the git-sync checkout: the link edgesync reads is the one git-sync writes', () => {

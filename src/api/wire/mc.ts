@@ -4,6 +4,7 @@
  * convert between them. Enum strings are kept as sent: the API's casing changed over time.
  */
 import { z } from 'zod';
+import type { SensitiveValue } from '../../domain/sensitive.js';
 import { WireInt } from './common.js';
 
 /** E7's region; loose, so `inspect optimal-region --json` prints fields this schema does not name. */
@@ -139,6 +140,11 @@ export interface ProbeRequest {
   tcpSocket?: { request: { portNumber: number } };
   grpc?: { request: { portNumber: number; serviceName?: string } };
 }
+/** A secret's value is a SensitiveValue: it prints as `(sensitive)`, and is sent as it is. */
+export interface EnvironmentVariableRequest {
+  name: string;
+  value: string | SensitiveValue;
+}
 export interface ContainerRequest {
   /** Present: update of that live template. Absent: a new container. */
   id?: string;
@@ -158,7 +164,7 @@ export interface ContainerRequest {
     workingDirectory?: string;
   };
   probes?: { startup?: ProbeRequest; readiness?: ProbeRequest; liveness?: ProbeRequest };
-  environmentVariables?: Array<{ name: string; value: string }>;
+  environmentVariables?: EnvironmentVariableRequest[];
   endpoints?: EndpointRequest[];
   volumeMounts?: Array<{ name: string; mountPath: string }>;
 }

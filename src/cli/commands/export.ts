@@ -22,6 +22,7 @@ interface ExportFlags extends ApiFlags {
   out?: string;
   force?: boolean;
   schemaPath?: string;
+  includeSecretValues?: boolean;
   concurrency: number;
 }
 
@@ -55,6 +56,10 @@ export function registerExport(program: Command, io: CliIo, setExitCode: (code: 
     .option('--out <dir>', 'write one file per resource under DIR instead of stdout')
     .option('--force', 'with --out: overwrite files that exist')
     .option(
+      '--include-secret-values',
+      'write the values of secret-looking container variables (PASSWORD, TOKEN, KEY, …) instead of valueFrom placeholders',
+    )
+    .option(
       '--schema-path <path>',
       `JSON Schema the modelines point at: a file (relative to the working directory) or a URL (default: ${DEFAULT_SCHEMA_PATH} in the config root)`,
     );
@@ -72,7 +77,11 @@ async function runExport(flags: ExportFlags, io: CliIo): Promise<number> {
     throw new ReconcileError('USAGE', '--force only applies with --out');
   }
   const result = await withApiClient(flags, io, (api) =>
-    exportLive(api, selection, { signal: io.signal, concurrency: flags.concurrency }),
+    exportLive(api, selection, {
+      signal: io.signal,
+      concurrency: flags.concurrency,
+      includeSecretValues: flags.includeSecretValues === true,
+    }),
   );
   for (const warning of result.warnings) io.stderr.write(`edgesync: warning: ${warning}\n`);
   if (result.documents.length === 0) {

@@ -16,7 +16,7 @@ import { DEFAULT_SCHEDULE } from '../../daemon/scheduler.js';
 import { EMULATOR_SEED_PATH, type Emulator, loadSeedFile, startEmulator } from '../../emulator/index.js';
 import { ReconcileError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import { addConfigOption, configDirFrom, loaderOptionsFrom } from '../config-dir.js';
+import { addConfigOption, configDirFrom } from '../config-dir.js';
 import { type CliIo, waitForAbort } from '../io.js';
 import { addNotifyOptions } from '../notify-options.js';
 import type { CommandRegistrar } from '../program.js';
@@ -28,6 +28,7 @@ import {
   commandLogger,
   configuredAccessKey,
   nonNegativeNumber,
+  secretReaderFrom,
   stateDir,
 } from '../settings.js';
 import { VERSION } from '../version.js';
@@ -183,6 +184,7 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
       force: flags.force === true,
       driftMode: flags.drift ?? 'correct',
       prune: pruneEnabled(flags, io),
+      secrets: secretReaderFrom(flags, io),
       schedule: flags.schedule,
       listen,
       ...(flags.webhookSecretFile === undefined
@@ -192,7 +194,6 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
       gitPull: flags.gitPull === true,
       debounceMs: flags.debounceMs,
       shutdownTimeoutMs: Math.round(flags.shutdownTimeout * 1000),
-      loader: loaderOptionsFrom(flags),
       notify,
       logger,
       version: VERSION,

@@ -12,7 +12,7 @@ import { formatIssue } from '../../config/issues.js';
 import { loadDesiredState } from '../../config/loader.js';
 import type { ConfigIssue } from '../../config/types.js';
 import { ReconcileError } from '../../errors.js';
-import { addConfigOption, type ConfigFlags, configDirFrom, loaderOptionsFrom } from '../config-dir.js';
+import { addConfigOption, type ConfigFlags, configDirFrom } from '../config-dir.js';
 import type { CliIo } from '../io.js';
 
 interface ValidateFlags extends ConfigFlags {
@@ -29,7 +29,7 @@ export async function runValidate(flags: ValidateFlags, io: CliIo): Promise<numb
   const display = (issue: ConfigIssue): string =>
     formatIssue(issue, issue.file === '.' ? dir.given : join(dir.given, issue.file));
   try {
-    const state = await loadDesiredState(dir.path, loaderOptionsFrom(flags));
+    const state = await loadDesiredState(dir.path);
     if (flags.json) {
       io.stdout.write(`${JSON.stringify(state.warnings, null, 2)}\n`);
       return 0;

@@ -20,6 +20,7 @@ import {
 } from '../common/access-lists.js';
 import { resolveIdentity } from '../common/identity.js';
 import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
+import { listConfigurationKey } from '../common/live-keys.js';
 import { found, identified, notFound, readByZone } from '../common/read.js';
 import type { DesiredResource, FieldDiff } from '../types.js';
 import { type AccessListCanonical, accessListSpec, canonicalContent, canonicalLines } from './spec.js';
@@ -262,6 +263,11 @@ export const accessListKind: ResourceKind<AccessListCanonical, LiveAccessList | 
   kind: 'AccessList',
   spec: accessListSpec as ResourceKind<AccessListCanonical>['spec'],
   readLive: readAccessLists,
+  // A list still to be created reaches no live object yet.
+  liveTarget: (live, desired) =>
+    live === null
+      ? undefined
+      : listConfigurationKey(desired.spec.shieldZoneId, live.configuration.configurationId),
   plan: planAccessList,
   checkReply(request, reply) {
     if (request.operation === 'createCustomAccessList') return { id: (reply as CustomAccessListWire).id };

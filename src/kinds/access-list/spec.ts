@@ -10,7 +10,9 @@ import { z } from 'zod';
 import { sha256Hex } from '../../domain/checksum.js';
 import { AccessListAction, AccessListType } from '../../domain/enums.js';
 import { enumField, IntId, whenValid } from '../common/fields.js';
+import { listConfigurationKey } from '../common/live-keys.js';
 import type { KindSpecModule, ResolveContext } from '../common/spec-module.js';
+import { entryProblem } from './entries.js';
 
 /** Strict schema of the `spec` of an AccessList document (unknown keys are errors). */
 export const AccessListSpec = z
@@ -109,6 +111,34 @@ function resolveEntries(spec: AccessListSpec, ctx: ResolveContext): Entry[] | un
   return undefined;
 }
 
+/** Most wrong entries reported per list: a file that is not a list at all gets a summary, not 100,000 lines. */
+const MAX_ENTRY_ISSUES = 10;
+
+/**
+ * Checks every entry against the declared type (none declared: nothing to check). The entry
+ * itself is not repeated in the message: what a file that is not a list holds is nobody's
+ * business, and its line is enough to find it.
+ */
+function checkEntryTypes(spec: AccessListSpec, entries: readonly Entry[], ctx: ResolveContext): void {
+  if (spec.type === undefined) return;
+  let wrong = 0;
+  for (const entry of entries) {
+    const problem = entryProblem(spec.type, entry.value);
+    if (problem === undefined) continue;
+    wrong += 1;
+    if (wrong > MAX_ENTRY_ISSUES) continue;
+    if (spec.entriesFile !== undefined)
+      ctx.issue(['entriesFile'], `entry on line ${entry.at} of ${spec.entriesFile} ${problem}`);
+    else ctx.issue(['entries', entry.at], `entry ${problem}`);
+  }
+  if (wrong > MAX_ENTRY_ISSUES) {
+    ctx.issue(
+      spec.entriesFile !== undefined ? ['entriesFile'] : ['entries'],
+      `${wrong - MAX_ENTRY_ISSUES} more entries do not fit the list's type (${wrong} in all)`,
+    );
+  }
+}
+
 function resolveAccessList(spec: AccessListSpec, ctx: ResolveContext): AccessListCanonical {
   const canonical: AccessListCanonical = { shieldZoneId: spec.shieldZoneId };
   if (spec.id !== undefined) canonical.id = spec.id;
@@ -116,6 +146,7 @@ function resolveAccessList(spec: AccessListSpec, ctx: ResolveContext): AccessLis
   if (spec.type !== undefined) canonical.type = spec.type;
   const entries = resolveEntries(spec, ctx);
   if (entries !== undefined) {
+    checkEntryTypes(spec, entries, ctx);
     // A duplicate is an error, not silently dropped: the API would keep both lines.
     const seen = new Map<string, number>();
     for (const entry of entries) {
@@ -162,4 +193,8 @@ export const accessListSpec: KindSpecModule<AccessListSpec, AccessListCanonical>
           path: ['name'],
         },
   shieldZoneId: (spec) => spec.shieldZoneId,
+  aliases: (spec) =>
+    spec.configurationId === undefined
+      ? []
+      : [{ key: listConfigurationKey(spec.shieldZoneId, spec.configurationId), path: ['configurationId'] }],
 };

@@ -48,12 +48,21 @@ export function uniqueNames(names: readonly string[]): Set<string> {
   return new Set([...counts].filter(([name, n]) => n === 1 && name !== '').map(([name]) => name));
 }
 
+/** How values are written. */
+export interface ExportSettings {
+  /**
+   * Write the values of secret-looking container variables as they are; by default they
+   * become `valueFrom` placeholders (docs/secrets.md).
+   */
+  readonly includeSecretValues: boolean;
+}
+
 /** Reads the live objects of one kind in a scope and converts them. */
 export interface KindExporter<S extends ExportScope = ExportScope> {
   readonly kind: KindName;
   readonly scope: S;
   /** Throws the API's error when a read fails: an export is all or nothing. */
-  read(id: ExportScopes[S], ctx: ReadContext): Promise<ExportedSpec[]>;
+  read(id: ExportScopes[S], ctx: ReadContext, settings: ExportSettings): Promise<ExportedSpec[]>;
 }
 
 /** An enum integer by its name, as a spec writes it; left out (undefined) when the API has none. */

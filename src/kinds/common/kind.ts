@@ -5,6 +5,7 @@
  */
 import type { ApiRequest, WriteOperationId } from '../../api/operations.js';
 import type { ApiClient, WriteReplies } from '../../api/types.js';
+import type { SecretReader } from '../../domain/secret-sources.js';
 import type { ReconcileError } from '../../errors.js';
 import type { DesiredResource, FieldDiff, OptimalRegion, PlanError } from '../types.js';
 import type { ObjectIdentity, OwnedObject } from './identity.js';
@@ -34,6 +35,8 @@ export interface ReadContext {
   hint(subject: string): unknown;
   /** What the state's inventory says this subject created or adopted, if anything. */
   owned(subject: string): OwnedObject | undefined;
+  /** Reads the `valueFrom` sources of container secrets (design §8); never throws. */
+  readonly secrets: SecretReader;
 }
 
 export interface PlanContext {
@@ -41,6 +44,8 @@ export interface PlanContext {
   readonly optimalRegion?: OptimalRegion;
   /** Write-only values recorded by the last successful apply of a subject (see `KindPlan.remember`). */
   remembered(subject: string): Readonly<Record<string, unknown>> | undefined;
+  /** HMAC under the state's install key: how a digest that covers a secret is taken. */
+  keyedDigest(data: string): string;
 }
 
 export interface KindPlan {
@@ -58,6 +63,12 @@ export interface KindPlan {
    * new list's configuration id): apply re-plans the resource after the create and sends that.
    */
   readonly followUp?: boolean;
+  /**
+   * The digest recorded for this resource once applied, instead of the loader's, when its
+   * desired state holds secrets: keyed (`PlanContext.keyedDigest`) and covering the resolved
+   * values, so a rotated secret reads as `desired-changed` and no plain hash of one is kept.
+   */
+  readonly digest?: string;
 }
 
 export interface ResourceKind<Spec = unknown, Live = unknown> {
@@ -71,6 +82,17 @@ export interface ResourceKind<Spec = unknown, Live = unknown> {
     resources: readonly DesiredResource<Spec>[],
     ctx: ReadContext,
   ): Promise<Map<string, LiveRead<Live>>>;
+  /**
+   * True when a resource's desired state holds sensitive values: its digest is never shown
+   * or stored unkeyed, even when it cannot be planned.
+   */
+  holdsSensitiveValues?(spec: Spec): boolean;
+  /**
+   * The live object a read found, named so that two resources (of any kinds) that found the
+   * same one get the same key (`live-keys.ts`); engine/conflicts.ts refuses both. Kinds whose
+   * documents can only name an object one way need not say.
+   */
+  liveTarget?(live: Live, desired: DesiredResource<Spec>): string | undefined;
   /** Pure: the declared fields that differ and the exact requests that fix them. */
   plan(desired: DesiredResource<Spec>, live: Live, ctx: PlanContext): KindPlan;
   /**

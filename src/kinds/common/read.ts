@@ -1,6 +1,7 @@
 /** Helpers for the read phase of kinds. */
 import pLimit from 'p-limit';
 import type { ApiClient } from '../../api/types.js';
+import { describeSecretSource, type SecretReader } from '../../domain/secret-sources.js';
 import { ReconcileError, toReconcileError } from '../../errors.js';
 import type { DesiredResource } from '../types.js';
 import type { ObjectIdentity, OwnedObject } from './identity.js';
@@ -15,7 +16,16 @@ export interface ReadContextOptions {
   hint(subject: string): unknown;
   /** The inventory entry of a subject (custom rules and lists); none when absent. */
   owned?(subject: string): OwnedObject | undefined;
+  /** Where container secrets come from; none when absent (every `valueFrom` is then an error). */
+  readonly secrets?: SecretReader;
 }
+
+/** A reader with no sources: every `valueFrom` read is an error that says none is configured. */
+const NO_SECRET_SOURCES: SecretReader = {
+  read: async (source) => ({
+    error: `${describeSecretSource(source)} cannot be read: no secret sources are configured`,
+  }),
+};
 
 /** A ReadContext for one run (a reconcile or an export): one concurrency limit, one memo. */
 export function createReadContext(options: ReadContextOptions): ReadContext {
@@ -35,6 +45,7 @@ export function createReadContext(options: ReadContextOptions): ReadContext {
     },
     hint: options.hint,
     owned: (subject) => options.owned?.(subject),
+    secrets: options.secrets ?? NO_SECRET_SOURCES,
   };
 }
 

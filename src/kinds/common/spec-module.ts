@@ -54,4 +54,10 @@ export interface KindSpecModule<Parsed = unknown, Canonical = unknown> {
   ): { readonly key: string; readonly label: string; readonly path: SpecPath } | undefined;
   /** The Shield Zone written to, if any: writes to one zone are serialised. */
   shieldZoneId(spec: Canonical): number | undefined;
+  /**
+   * Other names of the live object that documents of any kind may use (an access list's
+   * `configurationId`, `live-keys.ts`), and where each is written: two documents with one
+   * are an error, whatever their kinds.
+   */
+  aliases?(spec: Canonical): readonly { readonly key: string; readonly path: SpecPath }[];
 }

@@ -9,10 +9,16 @@
  * when the tag moves), CDN `pullZoneId` (the API creates the pull zone), `publicHost`,
  * `nodeSelectors` (the API never returns them) and empty lists (an app leaves out what it does
  * not manage, as everywhere in the format).
+ *
+ * Variables whose names look secret (`looksSecret`) are written as `valueFrom` placeholders
+ * naming an `EDGESYNC_SECRET_*` variable, with a warning, unless `includeSecretValues`: an
+ * export is meant to be committed, and a secret never belongs in git.
  */
 import type { AppWire, EndpointRequest } from '../../api/wire/mc.js';
+import { looksSecret, SECRET_ENV_PREFIX } from '../../domain/secret-sources.js';
+import { revealed } from '../../domain/sensitive.js';
 import { compact } from '../common/diff.js';
-import type { ExportedSpec, KindExporter } from '../common/export.js';
+import type { ExportedSpec, ExportSettings, KindExporter } from '../common/export.js';
 import { type LiveContainer, normalizeApp } from './convert.js';
 
 function nonEmpty<T>(items: readonly T[] | undefined): readonly T[] | undefined {
@@ -49,9 +55,35 @@ function endpointToSpec(endpoint: EndpointRequest): Record<string, unknown> {
   return { displayName: endpoint.displayName, anycast: endpoint.anycast };
 }
 
+/** The placeholder variable of a secret-looking one: `EDGESYNC_SECRET_` + its name, upper-cased, `_` for the rest. */
+export function placeholderVariable(name: string): string {
+  return `${SECRET_ENV_PREFIX}${name.toUpperCase().replace(/[^A-Z0-9_]/g, '_')}`;
+}
+
+function variablesToSpec(
+  container: LiveContainer,
+  appId: string,
+  settings: ExportSettings,
+  warnings: string[],
+): Record<string, unknown>[] | undefined {
+  const variables = nonEmpty(container.request.environmentVariables);
+  if (variables === undefined) return undefined;
+  return variables.map((v) => {
+    if (settings.includeSecretValues || !looksSecret(v.name))
+      return { name: v.name, value: revealed(v.value) };
+    const env = placeholderVariable(v.name);
+    warnings.push(
+      `app ${appId}, container ${container.request.name}: ${v.name} looks secret and is written as ` +
+        `valueFrom: { env: ${env} }; set ${env} where edgesync runs, or re-run with --include-secret-values`,
+    );
+    return { name: v.name, valueFrom: { env } };
+  });
+}
+
 function containerToSpec(
   container: LiveContainer,
   appId: string,
+  settings: ExportSettings,
   warnings: string[],
 ): Record<string, unknown> {
   const r = container.request;
@@ -74,14 +106,17 @@ function containerToSpec(
     imagePullPolicy: r.imagePullPolicy,
     entryPoint: r.entryPoint,
     probes: r.probes,
-    environmentVariables: nonEmpty(r.environmentVariables),
+    environmentVariables: variablesToSpec(container, appId, settings, warnings),
     endpoints,
     volumeMounts: nonEmpty(r.volumeMounts),
   });
 }
 
 /** One live app in the desired-state format. */
-export function appToSpec(wire: AppWire): ExportedSpec {
+export function appToSpec(
+  wire: AppWire,
+  settings: ExportSettings = { includeSecretValues: false },
+): ExportedSpec {
   const live = normalizeApp(wire);
   const warnings: string[] = [];
   const region = live.regionSettings;
@@ -95,7 +130,7 @@ export function appToSpec(wire: AppWire): ExportedSpec {
       requiredRegionIds: region.requiredRegionIds,
       maxAllowedRegions: region.maxAllowedRegions ?? undefined,
     },
-    containerTemplates: live.containers.map((c) => containerToSpec(c, live.id, warnings)),
+    containerTemplates: live.containers.map((c) => containerToSpec(c, live.id, settings, warnings)),
     volumes: nonEmpty(live.volumes),
   });
   return { kind: 'ContainerApp', liveName: live.name, id: live.id, spec, warnings };
@@ -105,8 +140,8 @@ export function appToSpec(wire: AppWire): ExportedSpec {
 export const containerAppExporter: KindExporter<'app'> = {
   kind: 'ContainerApp',
   scope: 'app',
-  async read(appId, ctx) {
+  async read(appId, ctx, settings) {
     const wire = await ctx.limit(() => ctx.api.getApp(appId, { signal: ctx.signal }));
-    return [appToSpec(wire)];
+    return [appToSpec(wire, settings)];
   },
 };

@@ -7,6 +7,13 @@
  */
 import { z } from 'zod';
 import { IMAGE_PULL_POLICIES, PORT_PROTOCOLS, RUNTIME_TYPES } from '../../domain/enums.js';
+import {
+  SECRET_ENV_NAME,
+  SECRET_ENV_PREFIX,
+  type SecretSource,
+  secretEnvNameProblem,
+  secretFilePathProblem,
+} from '../../domain/secret-sources.js';
 import { caseInsensitiveEnum, uniqueBy, whenValid } from '../common/fields.js';
 import type { KindSpecModule, ResolveContext } from '../common/spec-module.js';
 
@@ -138,6 +145,85 @@ const MountPath = z
     message: 'must not contain "..", "//" or spaces',
   });
 
+/**
+ * Where a secret variable's value comes from (design §8): an `EDGESYNC_SECRET_*` variable of
+ * edgesync's own environment, or a file of the secrets directory. Read when the plan is made,
+ * never by the loader, which stays offline and deterministic.
+ */
+export const ValueFromSpec = z
+  .strictObject({
+    env: z
+      .string()
+      .regex(SECRET_ENV_NAME, { error: (iss) => secretEnvNameProblem(String(iss.input)) })
+      .optional(),
+    file: z
+      .string()
+      .superRefine((path, ctx) => {
+        const problem = secretFilePathProblem(path);
+        if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      // The gist of secretFilePathProblem for editors: relative, no empty or dot-led segment.
+      .meta({ pattern: /^[^/.\\][^/\\]*(\/[^/.\\][^/\\]*)*$/.source })
+      .optional(),
+  })
+  .meta({
+    description: `a secret: env names an ${SECRET_ENV_PREFIX}* variable of edgesync's environment, file a file of --secrets-dir`,
+    // Strict JSON Schema validators want each required key declared beside it.
+    oneOf: [
+      { properties: { env: true }, required: ['env'] },
+      { properties: { file: true }, required: ['file'] },
+    ],
+  })
+  .refine((v) => (v.env === undefined) !== (v.file === undefined), {
+    message: 'give exactly one of env or file',
+    when: whenValid('env', 'file'),
+  })
+  .transform((v): SecretSource => (v.env !== undefined ? { env: v.env } : { file: v.file ?? '' }));
+
+/**
+ * Strict schema of an item of `environmentVariables`: a literal `value` (hidden everywhere
+ * with `sensitive: true`), a `valueFrom` (always sensitive), or only a name (the live value is
+ * kept).
+ */
+export const EnvironmentVariableSpec = z
+  .strictObject({
+    name: z.string().min(1, 'must not be empty'),
+    value: z
+      .string()
+      .nullable()
+      .transform((v) => v ?? '')
+      .optional(),
+    valueFrom: ValueFromSpec.optional(),
+    sensitive: z
+      .boolean()
+      .meta({
+        description: 'true: the value is never printed (plans, logs, /status); valueFrom values always are',
+      })
+      .optional(),
+  })
+  .meta({ not: { properties: { value: true, valueFrom: true }, required: ['value', 'valueFrom'] } })
+  .superRefine(
+    (v, ctx) => {
+      if (v.value !== undefined && v.valueFrom !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['valueFrom'],
+          message: 'give either value or valueFrom, not both',
+        });
+      }
+      if (v.valueFrom !== undefined && v.sensitive === false) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['sensitive'],
+          message: 'a value from valueFrom is always sensitive; leave sensitive out',
+        });
+      }
+    },
+    { when: whenValid('value', 'valueFrom', 'sensitive') },
+  );
+/** The parsed form of one environment variable. */
+export type EnvironmentVariableSpec = z.infer<typeof EnvironmentVariableSpec>;
+
 /** Strict schema of an item of `containerTemplates` in the desired state (unknown keys are errors). */
 export const ContainerSpec = z.strictObject({
   name: ShortName,
@@ -172,16 +258,7 @@ export const ContainerSpec = z.strictObject({
     })
     .optional(),
   environmentVariables: z
-    .array(
-      z.strictObject({
-        name: z.string().min(1, 'must not be empty'),
-        value: z
-          .string()
-          .nullable()
-          .transform((v) => v ?? '')
-          .optional(),
-      }),
-    )
+    .array(EnvironmentVariableSpec)
     .superRefine((vars, ctx) => uniqueBy(vars, (v) => v.name, 'environment variable', ctx))
     .optional(),
   endpoints: z.array(EndpointSpec).optional(),
@@ -273,6 +350,18 @@ export const ContainerAppSpec = z
   );
 /** The parsed (output) form of ContainerAppSpec: enums as the integers or spellings the API takes. */
 export type ContainerAppSpec = z.infer<typeof ContainerAppSpec>;
+
+/** Whether a variable's value is never printed: it comes from valueFrom or is marked sensitive. */
+export function isSensitiveVariable(v: EnvironmentVariableSpec): boolean {
+  return v.valueFrom !== undefined || v.sensitive === true;
+}
+
+/** Whether any variable of the app is sensitive: then its digests are keyed (design §8). */
+export function holdsSensitiveValues(spec: ContainerAppSpec): boolean {
+  return (spec.containerTemplates ?? []).some((c) =>
+    (c.environmentVariables ?? []).some(isSensitiveVariable),
+  );
+}
 
 /** Whether the app's region lists name `@optimal`, so its plan needs E7's answer. */
 export function usesOptimalRegion(spec: ContainerAppSpec): boolean {

@@ -10,6 +10,7 @@ import {
   readZoneAccessLists,
 } from '../common/access-lists.js';
 import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
+import { listConfigurationKey } from '../common/live-keys.js';
 import { found, notFound, readByZone } from '../common/read.js';
 import type { DesiredResource, FieldDiff } from '../types.js';
 import { type ManagedAccessListSpec, managedAccessListSpec } from './spec.js';
@@ -55,5 +56,8 @@ export const managedAccessListKind: ResourceKind<ManagedAccessListSpec, LiveMana
   kind: 'ManagedAccessList',
   spec: managedAccessListSpec as ResourceKind<ManagedAccessListSpec>['spec'],
   readLive: readManagedLists,
+  // By listId or by name: only the listing tells that two documents found the same list.
+  liveTarget: (live, desired) =>
+    listConfigurationKey(desired.spec.shieldZoneId, live.configuration.configurationId),
   plan: planManagedList,
 };

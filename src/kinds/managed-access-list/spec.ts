@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { AccessListAction } from '../../domain/enums.js';
 import { enumField, IntId, whenValid } from '../common/fields.js';
+import { listConfigurationKey } from '../common/live-keys.js';
 import type { KindSpecModule } from '../common/spec-module.js';
 
 /** Strict schema of the `spec` of a ManagedAccessList document (unknown keys are errors). */
@@ -34,4 +35,8 @@ export const managedAccessListSpec: KindSpecModule<ManagedAccessListSpec, Manage
     `shield-zone:${spec.shieldZoneId}/managed-list:${spec.listId !== undefined ? spec.listId : `name=${spec.name?.toLowerCase()}`}`,
   targetPath: (spec) => (spec.listId !== undefined ? ['listId'] : ['name']),
   shieldZoneId: (spec) => spec.shieldZoneId,
+  aliases: (spec) =>
+    spec.configurationId === undefined
+      ? []
+      : [{ key: listConfigurationKey(spec.shieldZoneId, spec.configurationId), path: ['configurationId'] }],
 };

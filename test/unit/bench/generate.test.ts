@@ -9,7 +9,7 @@ describe('the benchmark repository generator', () => {
   it('writes a repository that loads with no problem and holds what it says', async () => {
     const repo = generateRepository(tempDir(), { resources: 500, shieldZones: 5 });
 
-    const { state } = await createDesiredStateLoader({ workers: 0 }).load(repo.dir);
+    const { state } = await createDesiredStateLoader().load(repo.dir);
 
     expect(repo.counts).toEqual({
       WafCustomRule: 400,
@@ -65,7 +65,7 @@ describe('the generated emulator seed against the engine', () => {
 
   async function reconcileAgainst(drift: number, viaYaml = false) {
     const repo = generateRepository(tempDir(), { resources: 500, shieldZones: 5, reportOnlyShare: 0 });
-    const { state } = await createDesiredStateLoader({ workers: 0 }).load(repo.dir);
+    const { state } = await createDesiredStateLoader().load(repo.dir);
     const generated = emulatorSeed(repo, { drift });
     const path = writeEmulatorSeed(repo.dir, generated.seed);
     // Read back the way `edgesync run --emulator` reads it.

@@ -21,26 +21,6 @@ describe('edgesync validate', () => {
     expect(run.stderr).toBe('');
   });
 
-  it('takes --parse-processes, 0 to 16, and gives the same result whatever the number', async () => {
-    const zero = await cli(['validate', '--config', 'config-examples', '--parse-processes', '0'], {
-      cwd: ROOT,
-    });
-    const three = await cli(['validate', '--config', 'config-examples', '--parse-processes', '3'], {
-      cwd: ROOT,
-    });
-    const tooMany = await cli(['validate', '--config', 'config-examples', '--parse-processes', '17'], {
-      cwd: ROOT,
-    });
-
-    expect([zero.code, zero.stdout]).toEqual([0, '18 resources in 7 files are valid\n']);
-    expect([three.code, three.stdout]).toEqual([0, '18 resources in 7 files are valid\n']);
-    expect(tooMany.code).toBe(1);
-    expect(tooMany.stdout).toBe('');
-    expect(tooMany.stderr.split('\n')[0]).toBe(
-      "error: option '--parse-processes <n>' argument '17' is invalid. must be an integer from 0 to 16.",
-    );
-  });
-
   it('exits 1 and prints every issue with the path as given, then the count', async () => {
     const dir = writeTree(tempDir(), BROKEN);
     const given = relative(ROOT, dir);

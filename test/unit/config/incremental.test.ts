@@ -21,11 +21,11 @@ function repo(): string {
 
 describe('the incremental loader (daemon)', () => {
   it('first load parses every file and reports every subject as added', async () => {
-    const loader = createDesiredStateLoader({ workers: 0 });
+    const loader = createDesiredStateLoader();
 
     const result = await loader.load(repo());
 
-    expect(result.stats).toEqual({ files: 3, parsed: 3, reused: 0, workers: 0, inThread: 3 });
+    expect(result.stats).toEqual({ files: 3, parsed: 3, reused: 0 });
     expect(result.changes).toEqual({
       added: ['AccessList/office', 'DnsZone/a1', 'DnsZone/a2', 'DnsZone/b1'],
       changed: [],
@@ -35,12 +35,12 @@ describe('the incremental loader (daemon)', () => {
 
   it('an unchanged directory parses nothing and reports no change', async () => {
     const dir = repo();
-    const loader = createDesiredStateLoader({ workers: 0 });
+    const loader = createDesiredStateLoader();
     const first = await loader.load(dir);
 
     const second = await loader.load(dir);
 
-    expect(second.stats).toEqual({ files: 3, parsed: 0, reused: 3, workers: 0, inThread: 0 });
+    expect(second.stats).toEqual({ files: 3, parsed: 0, reused: 3 });
     expect(second.changes).toEqual({ added: [], changed: [], removed: [] });
     expect(second.state.digest).toBe(first.state.digest);
     expect(second.state.resources[0]).toBe(first.state.resources[0]);
@@ -48,32 +48,32 @@ describe('the incremental loader (daemon)', () => {
 
   it('one file changed: only that file is parsed again, and only its changed subjects are reported', async () => {
     const dir = repo();
-    const loader = createDesiredStateLoader({ workers: 0 });
+    const loader = createDesiredStateLoader();
     const first = await loader.load(dir);
     writeFileSync(join(dir, 'a.yaml'), `${DNS('a1', 1, false)}---\n${DNS('a2', 2)}---\n${DNS('a3', 4)}`);
 
     const second = await loader.load(dir);
 
-    expect(second.stats).toEqual({ files: 3, parsed: 1, reused: 2, workers: 0, inThread: 1 });
+    expect(second.stats).toEqual({ files: 3, parsed: 1, reused: 2 });
     expect(second.changes).toEqual({ added: ['DnsZone/a3'], changed: ['DnsZone/a1'], removed: [] });
     expect(second.state.digest).not.toBe(first.state.digest);
   });
 
   it('a removed file reports its subjects as removed', async () => {
     const dir = repo();
-    const loader = createDesiredStateLoader({ workers: 0 });
+    const loader = createDesiredStateLoader();
     await loader.load(dir);
     unlinkSync(join(dir, 'a.yaml'));
 
     const second = await loader.load(dir);
 
-    expect(second.stats).toEqual({ files: 2, parsed: 0, reused: 2, workers: 0, inThread: 0 });
+    expect(second.stats).toEqual({ files: 2, parsed: 0, reused: 2 });
     expect(second.changes).toEqual({ added: [], changed: [], removed: ['DnsZone/a1', 'DnsZone/a2'] });
   });
 
   it('a resource moved to another file is neither added nor removed', async () => {
     const dir = repo();
-    const loader = createDesiredStateLoader({ workers: 0 });
+    const loader = createDesiredStateLoader();
     await loader.load(dir);
     writeFileSync(join(dir, 'a.yaml'), DNS('a1', 1));
     writeFileSync(join(dir, 'b.yaml'), `${DNS('b1', 3)}---\n${DNS('a2', 2)}`);
@@ -86,19 +86,19 @@ describe('the incremental loader (daemon)', () => {
 
   it('an entriesFile edit re-parses the YAML file that reads it', async () => {
     const dir = repo();
-    const loader = createDesiredStateLoader({ workers: 0 });
+    const loader = createDesiredStateLoader();
     await loader.load(dir);
     writeFileSync(join(dir, 'c/office.txt'), '203.0.113.1\n203.0.113.2\n');
 
     const second = await loader.load(dir);
 
-    expect(second.stats).toEqual({ files: 3, parsed: 1, reused: 2, workers: 0, inThread: 1 });
+    expect(second.stats).toEqual({ files: 3, parsed: 1, reused: 2 });
     expect(second.changes).toEqual({ added: [], changed: ['AccessList/office'], removed: [] });
   });
 
   it('a broken reload throws, keeps what parsed, and the fix is measured against the last good load', async () => {
     const dir = repo();
-    const loader = createDesiredStateLoader({ workers: 0 });
+    const loader = createDesiredStateLoader();
     await loader.load(dir);
     writeFileSync(join(dir, 'b.yaml'), DNS('b1', 'x' as unknown as number));
 
@@ -108,13 +108,13 @@ describe('the incremental loader (daemon)', () => {
 
     expect(failed).toBeInstanceOf(ReconcileError);
     expect((failed as ReconcileError).message).toBe(`1 problem in ${dir}`);
-    expect(fixed.stats).toEqual({ files: 3, parsed: 1, reused: 2, workers: 0, inThread: 1 });
+    expect(fixed.stats).toEqual({ files: 3, parsed: 1, reused: 2 });
     expect(fixed.changes).toEqual({ added: [], changed: ['DnsZone/b1'], removed: [] });
   });
 
   it('sees a same-size rewrite made within the same file-time tick as the previous load', async () => {
     const dir = repo();
-    const loader = createDesiredStateLoader({ workers: 0 });
+    const loader = createDesiredStateLoader();
     await loader.load(dir);
     writeFileSync(join(dir, 'b.yaml'), DNS('b1', 7));
     await loader.load(dir);
@@ -134,7 +134,7 @@ describe('the incremental loader (daemon)', () => {
     const app =
       'apiVersion: edgesync/v1\nkind: ContainerApp\nmetadata: { name: web }\nspec:\n  appId: abc\n  regionSettings:\n    nodeSelectors: { disk: ssd }\n';
     const dir = writeTree(tempDir(), { 'all.yaml': `${DNS('a1', 1)}---\n${app}---\n${DNS('a2', 2)}` });
-    const loader = createDesiredStateLoader({ workers: 0 });
+    const loader = createDesiredStateLoader();
     const first = await loader.load(dir);
     writeFileSync(
       join(dir, 'all.yaml'),
@@ -161,7 +161,7 @@ describe('the incremental loader (daemon)', () => {
       'all.yaml': `${DNS('a1', 1)}---\n${LIST}`,
       'office.txt': '203.0.113.1\n',
     });
-    const loader = createDesiredStateLoader({ workers: 0 });
+    const loader = createDesiredStateLoader();
     await loader.load(dir);
     writeFileSync(join(dir, 'all.yaml'), `${DNS('a1', 2)}---\n${LIST}`);
     writeFileSync(join(dir, 'office.txt'), '203.0.113.1\n203.0.113.2\n');
@@ -173,7 +173,7 @@ describe('the incremental loader (daemon)', () => {
 
   it('cross-document rules follow each reload: a duplicate appears, then goes', async () => {
     const dir = repo();
-    const loader = createDesiredStateLoader({ workers: 0 });
+    const loader = createDesiredStateLoader();
     await loader.load(dir);
     writeFileSync(join(dir, 'b.yaml'), `${DNS('b1', 3)}---\n${DNS('a1', 1)}`);
 
@@ -208,7 +208,7 @@ describe('the incremental loader (daemon)', () => {
     const rev1 = writeTree(join(parent, 'rev1'), { 'a.yaml': DNS('a1', 1), 'b.yaml': DNS('b1', 3) });
     const rev2 = writeTree(join(parent, 'rev2'), { 'a.yaml': DNS('a1', 1), 'b.yaml': DNS('b1', 3, false) });
     symlinkSync(rev1, join(parent, 'current'));
-    const loader = createDesiredStateLoader({ workers: 0 });
+    const loader = createDesiredStateLoader();
     await loader.load(join(parent, 'current'));
     symlinkSync(rev2, join(parent, 'next'));
     renameSync(join(parent, 'next'), join(parent, 'current'));
@@ -216,7 +216,7 @@ describe('the incremental loader (daemon)', () => {
     const second = await loader.load(join(parent, 'current'));
 
     expect(second.state.configDir).toBe(rev2);
-    expect(second.stats).toEqual({ files: 2, parsed: 1, reused: 1, workers: 0, inThread: 1 });
+    expect(second.stats).toEqual({ files: 2, parsed: 1, reused: 1 });
     expect(second.changes).toEqual({ added: [], changed: ['DnsZone/b1'], removed: [] });
     rmSync(rev1, { recursive: true });
   });

@@ -46,7 +46,7 @@ describe('invalid desired state: cases git cannot hold', () => {
     const dir = writeTree(tempDir(), { 'zones/dns.yaml': DNS('example-com') });
     symlinkSync(join(dir, 'zones'), join(dir, 'again'));
 
-    const { state } = await createDesiredStateLoader({ workers: 0 }).load(dir);
+    const { state } = await createDesiredStateLoader().load(dir);
 
     // The link sorts first, so the file is read once, under the link's name.
     expect(state.resources.map((r) => [r.subject, r.source.file])).toEqual([
@@ -61,7 +61,7 @@ describe('invalid desired state: cases git cannot hold', () => {
       'office.txt': '203.0.113.1\n'.repeat(100),
     });
 
-    expect(await loadIssueLines(dir, { workers: 0, limits: { maxFileBytes: 1000 } })).toEqual([
+    expect(await loadIssueLines(dir, { limits: { maxFileBytes: 1000 } })).toEqual([
       'lists.yaml:4:50: office.txt is 1200 bytes, over the limit of 1000 bytes per file (at spec.entriesFile)',
     ]);
   });
@@ -72,7 +72,7 @@ describe('invalid desired state: cases git cannot hold', () => {
         'apiVersion: edgesync/v1\nkind: DnsZone\nmetadata: { name: a }\nspec: &s { id: 1, dnssec: true }\nx: *s\n',
     });
 
-    expect(await loadIssueLines(dir, { workers: 0, limits: { maxAliasCount: 0 } })).toEqual([
+    expect(await loadIssueLines(dir, { limits: { maxAliasCount: 0 } })).toEqual([
       'dns.yaml:5:4: too many YAML alias expansions (limit 0); refused as a guard against alias bombs',
     ]);
   });

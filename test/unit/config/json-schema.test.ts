@@ -135,7 +135,7 @@ describe('JSON Schema of the desired-state format', () => {
 
 describe('config-examples', () => {
   it('loads with no problem and no warning', async () => {
-    const state = await loadDesiredState(EXAMPLES, { workers: 0 });
+    const state = await loadDesiredState(EXAMPLES);
 
     expect(state.warnings).toEqual([]);
     expect(state.fileCount).toBe(7);

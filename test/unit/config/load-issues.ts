@@ -5,10 +5,7 @@ import type { ConfigIssue } from '../../../src/config/types.js';
 import { ReconcileError } from '../../../src/errors.js';
 
 /** The issues a failing load reports; throws if the load succeeds or fails otherwise. */
-export async function loadIssues(
-  dir: string,
-  options: LoaderOptions = { workers: 0 },
-): Promise<ConfigIssue[]> {
+export async function loadIssues(dir: string, options: LoaderOptions = {}): Promise<ConfigIssue[]> {
   try {
     await createDesiredStateLoader(options).load(dir);
   } catch (err) {

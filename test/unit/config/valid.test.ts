@@ -14,7 +14,7 @@ function bySubject(resources: readonly DesiredResource[]): Map<string, DesiredRe
 
 describe('valid desired state: the canonical form of every kind', () => {
   it('loads every resource in file order, each remembering where it was declared', async () => {
-    const state = await loadDesiredState(VALID, { workers: 0 });
+    const state = await loadDesiredState(VALID);
 
     expect(
       state.resources.map((r) => [r.subject, `${r.source.file}:${r.source.line}:${r.source.col}`]),
@@ -34,7 +34,7 @@ describe('valid desired state: the canonical form of every kind', () => {
   });
 
   it('WafCustomRule: enums by any casing or integer become integers; a bare variable key means ""', async () => {
-    const rules = bySubject((await loadDesiredState(VALID, { workers: 0 })).resources);
+    const rules = bySubject((await loadDesiredState(VALID)).resources);
 
     expect(rules.get('WafCustomRule/block-sqli-login')?.spec).toEqual({
       id: 1234,
@@ -62,7 +62,7 @@ describe('valid desired state: the canonical form of every kind', () => {
   });
 
   it('AccessList: trimmed entries, comment and blank lines of an entriesFile dropped, checksum of the content', async () => {
-    const lists = bySubject((await loadDesiredState(VALID, { workers: 0 })).resources);
+    const lists = bySubject((await loadDesiredState(VALID)).resources);
 
     expect(lists.get('AccessList/one-ip')?.spec).toEqual({
       shieldZoneId: 42,
@@ -91,7 +91,7 @@ describe('valid desired state: the canonical form of every kind', () => {
   });
 
   it('ManagedAccessList: by listId or by name', async () => {
-    const lists = bySubject((await loadDesiredState(VALID, { workers: 0 })).resources);
+    const lists = bySubject((await loadDesiredState(VALID)).resources);
 
     expect(lists.get('ManagedAccessList/tor')?.spec).toEqual({
       shieldZoneId: 42,
@@ -107,7 +107,7 @@ describe('valid desired state: the canonical form of every kind', () => {
   });
 
   it('ContainerApp: string enums in the seed casing, registry id as a string, null env value as ""', async () => {
-    const apps = bySubject((await loadDesiredState(VALID, { workers: 0 })).resources);
+    const apps = bySubject((await loadDesiredState(VALID)).resources);
 
     expect(apps.get('ContainerApp/storefront')?.spec).toEqual({
       appId: 'Go1e5FdmzoQdr3O',
@@ -148,9 +148,7 @@ describe('valid desired state: the canonical form of every kind', () => {
   });
 
   it('DnsZone: digest is the SHA-256 of the sorted-key JSON of kind, metadata and spec', async () => {
-    const zone = bySubject((await loadDesiredState(VALID, { workers: 0 })).resources).get(
-      'DnsZone/example-com',
-    );
+    const zone = bySubject((await loadDesiredState(VALID)).resources).get('DnsZone/example-com');
     const canonical =
       '{"kind":"DnsZone","metadata":{"drift":"correct","name":"example-com","suspend":false},"spec":{"dnssec":false,"id":12345}}';
 
@@ -159,7 +157,7 @@ describe('valid desired state: the canonical form of every kind', () => {
   });
 
   it('returns a deep-frozen state', async () => {
-    const state = await loadDesiredState(VALID, { workers: 0 });
+    const state = await loadDesiredState(VALID);
 
     expect(Object.isFrozen(state)).toBe(true);
     expect(Object.isFrozen(state.resources)).toBe(true);
@@ -170,7 +168,7 @@ describe('valid desired state: the canonical form of every kind', () => {
     const link = `${tempDir()}/current`;
     symlinkSync(VALID, link);
 
-    const state = await loadDesiredState(link, { workers: 0 });
+    const state = await loadDesiredState(link);
 
     expect(state.configDir).toBe(realpathSync(VALID));
     expect(state.resources).toHaveLength(9);

@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { AppWire } from '../../../src/api/wire/mc.js';
+import { sha256Hex } from '../../../src/domain/checksum.js';
+import { stringifyRevealing } from '../../../src/domain/sensitive.js';
 import type { PlanContext } from '../../../src/kinds/common/kind.js';
 import { normalizeApp } from '../../../src/kinds/container-app/convert.js';
+import { NO_APP_SECRETS } from '../../../src/kinds/container-app/env.js';
 import { planApp } from '../../../src/kinds/container-app/plan.js';
 import type { ContainerAppSpec } from '../../../src/kinds/container-app/spec.js';
+import { ephemeralInstallKey } from '../../../src/secrets/install-key.js';
 import { desired } from '../../helpers/desired.js';
 
-const ctx: PlanContext = { remembered: () => undefined };
+const ctx: PlanContext = { remembered: () => undefined, keyedDigest: (data) => `keyed:${data}` };
 
 function liveApp(): AppWire {
   return {
@@ -60,10 +64,15 @@ function liveApp(): AppWire {
   };
 }
 
+/** A request body as the API client serialises it: SensitiveValues as their values. */
+function onTheWire(body: unknown): unknown {
+  return JSON.parse(stringifyRevealing(body));
+}
+
 function plan(spec: Record<string, unknown>, live: AppWire = liveApp(), context: PlanContext = ctx) {
   return planApp(
     desired<ContainerAppSpec>('ContainerApp', 'storefront', { appId: 'app1', ...spec }),
-    normalizeApp(live),
+    { app: normalizeApp(live), secrets: NO_APP_SECRETS },
     context,
   );
 }
@@ -127,7 +136,7 @@ describe('ContainerApp plan', () => {
       { path: 'containerTemplates[web].imageTag', live: '1.4.1', desired: '1.4.2' },
       { path: 'containerTemplates[cron]', live: undefined, desired: 'new container acme/cron:1.0' },
     ]);
-    expect(result.requests[0]?.body).toEqual({
+    expect(onTheWire(result.requests[0]?.body)).toEqual({
       containerTemplates: [
         {
           id: 'c-web',
@@ -227,7 +236,9 @@ describe('ContainerApp plan', () => {
       { path: 'containerTemplates[web].environmentVariables[LOG_LEVEL]', live: 'info', desired: 'debug' },
       { path: 'containerTemplates[web].environmentVariables[NEW]', live: undefined, desired: '' },
     ]);
-    const body = result.requests[0]?.body as { containerTemplates: { environmentVariables: unknown }[] };
+    const body = onTheWire(result.requests[0]?.body) as {
+      containerTemplates: { environmentVariables: unknown }[];
+    };
     expect(body.containerTemplates[0]?.environmentVariables).toEqual([
       { name: 'LOG_LEVEL', value: 'debug' },
       { name: 'REGION', value: 'eu' },
@@ -235,7 +246,7 @@ describe('ContainerApp plan', () => {
     ]);
   });
 
-  it('does not print values of secret-looking environment variables, but sends them', () => {
+  it('does not print values of secret-looking environment variables, even in the request, but sends them', () => {
     const result = plan({
       containerTemplates: [
         {
@@ -258,7 +269,8 @@ describe('ContainerApp plan', () => {
       },
     ]);
     expect(JSON.stringify(result.diffs)).not.toContain('hunter2');
-    expect(JSON.stringify(result.requests)).toContain('hunter2');
+    expect(JSON.stringify(result.requests)).not.toContain('hunter2');
+    expect(stringifyRevealing(result.requests)).toContain('hunter2');
   });
 
   it('does not print secret-looking values that change or go either', () => {
@@ -295,6 +307,93 @@ describe('ContainerApp plan', () => {
     expect(JSON.stringify(result.diffs)).not.toMatch(/old-token|new-token|Bearer/);
   });
 
+  it('hides a sensitive literal and the live value of a name-only sensitive variable, everywhere but on the wire', () => {
+    const result = plan({
+      containerTemplates: [
+        {
+          name: 'web',
+          environmentVariables: [
+            { name: 'REGION', sensitive: true },
+            { name: 'LEGACY', value: 'literal-value', sensitive: true },
+            { name: 'LOG_LEVEL', value: 'debug' },
+          ],
+        },
+        { name: 'worker' },
+      ],
+    });
+
+    expect(result.diffs).toEqual([
+      {
+        path: 'containerTemplates[web].environmentVariables[LEGACY]',
+        live: undefined,
+        desired: '(sensitive)',
+      },
+      { path: 'containerTemplates[web].environmentVariables[LOG_LEVEL]', live: 'info', desired: 'debug' },
+    ]);
+    const printed = JSON.parse(JSON.stringify(result.requests[0]?.body));
+    const wire = onTheWire(result.requests[0]?.body) as typeof printed;
+    expect(printed.containerTemplates[0].environmentVariables).toEqual([
+      { name: 'REGION', value: '(sensitive)' },
+      { name: 'LEGACY', value: '(sensitive)' },
+      { name: 'LOG_LEVEL', value: 'debug' },
+    ]);
+    expect(wire.containerTemplates[0].environmentVariables).toEqual([
+      { name: 'REGION', value: 'eu' },
+      { name: 'LEGACY', value: 'literal-value' },
+      { name: 'LOG_LEVEL', value: 'debug' },
+    ]);
+  });
+
+  it('keys the digest of an app with secrets: stable for the same values, new for a rotated one', () => {
+    const key = ephemeralInstallKey();
+    const context: PlanContext = { ...ctx, keyedDigest: key.digest };
+    const resource = desired<ContainerAppSpec>('ContainerApp', 'storefront', {
+      appId: 'app1',
+      containerTemplates: [
+        { name: 'web', environmentVariables: [{ name: 'DB', valueFrom: { env: 'EDGESYNC_SECRET_DB' } }] },
+        { name: 'worker' },
+      ],
+    });
+    const read = (value: string) => ({
+      app: normalizeApp(liveApp()),
+      secrets: { values: new Map([['env:EDGESYNC_SECRET_DB', value]]), problems: [] },
+    });
+
+    const first = planApp(resource, read('db-secret-one'), context);
+    const same = planApp(resource, read('db-secret-one'), context);
+    const rotated = planApp(resource, read('db-secret-two'), context);
+    const plain = plan({ containerTemplates: [{ name: 'web' }, { name: 'worker' }] });
+
+    expect(first.digest).toMatch(/^hmac-sha256:[0-9a-f]{64}$/);
+    expect(same.digest).toBe(first.digest);
+    expect(rotated.digest).not.toBe(first.digest);
+    expect(first.digest).not.toContain(sha256Hex('db-secret-one'));
+    expect(plain.digest).toBeUndefined();
+  });
+
+  it('plans nothing for an app whose secret could not be read', () => {
+    const resource = desired<ContainerAppSpec>('ContainerApp', 'storefront', {
+      appId: 'app1',
+      name: 'renamed',
+      containerTemplates: [
+        { name: 'web', environmentVariables: [{ name: 'DB', valueFrom: { file: 'db' } }] },
+      ],
+    });
+    const problems = ['environment variable DB of container web: secret file "db" is empty'];
+
+    const result = planApp(
+      resource,
+      { app: normalizeApp(liveApp()), secrets: { values: new Map(), problems } },
+      ctx,
+    );
+
+    expect(result).toEqual({
+      diffs: [],
+      requests: [],
+      error: { code: 'SECRET_UNAVAILABLE', message: problems[0] },
+    });
+  });
+
   it('sends volumes whole when one changes and refuses removing one without allowDeletions', () => {
     const grown = plan({ volumes: [{ name: 'data', size: 20 }] });
     const removed = plan({ volumes: [] });
@@ -329,7 +428,7 @@ describe('ContainerApp plan', () => {
   it('diffs write-only nodeSelectors against what the last apply remembered', () => {
     const spec = { regionSettings: { nodeSelectors: { disk: 'ssd' } } };
     const first = plan(spec);
-    const again = plan(spec, liveApp(), { remembered: () => ({ nodeSelectors: { disk: 'ssd' } }) });
+    const again = plan(spec, liveApp(), { ...ctx, remembered: () => ({ nodeSelectors: { disk: 'ssd' } }) });
 
     expect(first.diffs).toEqual([
       { path: 'regionSettings.nodeSelectors', live: '(not readable from the API)', desired: { disk: 'ssd' } },

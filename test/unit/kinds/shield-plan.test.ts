@@ -7,7 +7,7 @@ import { normalizeWafRule, wafCustomRuleKind } from '../../../src/kinds/waf-cust
 import type { WafCustomRuleSpec } from '../../../src/kinds/waf-custom-rule/spec.js';
 import { desired } from '../../helpers/desired.js';
 
-const ctx: PlanContext = { remembered: () => undefined };
+const ctx: PlanContext = { remembered: () => undefined, keyedDigest: (data) => `keyed:${data}` };
 
 const liveRule = normalizeWafRule({
   id: 1234,
@@ -184,9 +184,14 @@ describe('AccessList plan', () => {
       desired<AccessListCanonical>('AccessList', 'office', {
         ...spec,
         type: 'ip',
-        entries: ['10.0.0.1', '203.0.113.0/24'],
+        entries: ['10.0.0.1', '203.0.113.7'],
       }),
-      { ...live, type: 0 },
+      // An IP list holds addresses only (issue 23: entries are checked against the type).
+      {
+        ...live,
+        type: 0,
+        content: { checksum: sha256Hex('10.0.0.1\n203.0.113.7'), content: '10.0.0.1\n203.0.113.7' },
+      },
       ctx,
     );
 
