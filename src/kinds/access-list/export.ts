@@ -11,6 +11,7 @@ import { AccessListAction, AccessListType } from '../../domain/enums.js';
 import { readZoneAccessLists } from '../common/access-lists.js';
 import { compact } from '../common/diff.js';
 import { type ExportedSpec, type KindExporter, optionalEnumName, uniqueNames } from '../common/export.js';
+import { entryProblem } from './entries.js';
 import { canonicalLines } from './spec.js';
 
 /**
@@ -37,12 +38,23 @@ export function accessListToSpec(
     shieldZoneId,
     id: byKey ? undefined : details.listId,
     name: name === '' ? undefined : name,
-    type: optionalEnumName(AccessListType, list.type ?? details.type),
+    type: exportedType(list.type ?? details.type, entries),
     entries,
     enabled: details.isEnabled,
     action: optionalEnumName(AccessListAction, details.action),
   });
   return { kind: 'AccessList', liveName: name, id: details.listId, spec, warnings };
+}
+
+/**
+ * The list's type by name, so the document can re-create the list; left out when a live entry
+ * does not fit it (an address in a CIDR list), since the loader checks entries against a
+ * declared type and the export must validate.
+ */
+function exportedType(type: number | null | undefined, entries: readonly string[]): string | undefined {
+  if (type === null || type === undefined) return undefined;
+  if (entries.some((entry) => entryProblem(type, entry) !== undefined)) return undefined;
+  return optionalEnumName(AccessListType, type);
 }
 
 /** Every custom list of a Shield Zone; the listing is shared with ManagedAccessList. */

@@ -279,7 +279,7 @@ describe('export output', () => {
         'spec:',
         '  shieldZoneId: 42',
         '  name: Office IPs',
-        '  type: CIDR',
+        // No type: 198.51.100.7 is not a CIDR block, and a declared type is checked.
         '  entries:',
         '    - 203.0.113.0/24',
         '    - 198.51.100.7',
