@@ -22,6 +22,7 @@ import type {
   PortMappingRequest,
   ProbeRequest,
 } from './validation/app.js';
+import { checkUnique } from './validation/issues.js';
 import type {
   Application,
   ContainerEndpoint,
@@ -178,23 +179,6 @@ function buildTemplate(
   };
 }
 
-/** Unique-name check over a list; reports every repeat at `field(i)`. */
-function checkUnique<T>(
-  items: readonly T[],
-  key: (item: T) => string,
-  field: (i: number) => string,
-  what: string,
-): FieldError[] {
-  const seen = new Set<string>();
-  const errors: FieldError[] = [];
-  for (const [i, item] of items.entries()) {
-    const k = key(item);
-    if (seen.has(k)) errors.push({ field: field(i), message: `Duplicate ${what} '${k}'.` });
-    seen.add(k);
-  }
-  return errors;
-}
-
 function templateErrors(
   appId: string,
   items: readonly ContainerRequest[],
@@ -222,6 +206,8 @@ function templateErrors(
     }
     seenIds.add(item.id);
   }
+  // Every known client identifies containers by name (api-notes §4.3); a repeat is refused,
+  // which also shows a blindly retried create as a 400.
   errors.push(
     ...checkUnique(
       items,
@@ -348,15 +334,8 @@ export function patchApp(
 
   if (patch.name !== undefined && patch.name !== null) next.name = patch.name;
   if (patch.runtimeType !== undefined) next.runtimeType = patch.runtimeType;
-  if (patch.autoScaling !== undefined) {
-    if (patch.autoScaling.min > patch.autoScaling.max) {
-      errors.push({
-        field: 'autoScaling.max',
-        message: 'The field max must be greater than or equal to min.',
-      });
-    }
-    next.autoScaling = { ...patch.autoScaling };
-  }
+  // min > max is not refused: no source states that rule (design §5b).
+  if (patch.autoScaling !== undefined) next.autoScaling = { ...patch.autoScaling };
   if (patch.regionSettings !== undefined) {
     const merged = mergeRegionSettings(live.regionSettings, liveSelectors, patch.regionSettings);
     next.regionSettings = merged.settings;

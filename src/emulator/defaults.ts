@@ -18,6 +18,27 @@ export function defaultOptimalRegion(): Region {
   return { id: 'DE', name: 'Frankfurt', group: 'Europe', hasAnycastSupport: true, hasCapacity: true };
 }
 
+/** `GET /mc/regions` default: a few real bunny.net region codes, Frankfurt (E7's default) first. */
+export function defaultRegions(): Region[] {
+  const region = (id: string, name: string, group: string, hasAnycastSupport = true): Region => ({
+    id,
+    name,
+    group,
+    hasAnycastSupport,
+    hasCapacity: true,
+  });
+  return [
+    region('DE', 'Frankfurt', 'Europe'),
+    region('UK', 'London', 'Europe'),
+    region('SE', 'Stockholm', 'Europe', false),
+    region('NY', 'New York', 'North America'),
+    region('LA', 'Los Angeles', 'North America'),
+    region('SG', 'Singapore', 'Asia'),
+    region('SYD', 'Sydney', 'Oceania', false),
+    region('BR', 'Sao Paulo', 'South America', false),
+  ];
+}
+
 /** E6 default: three categories with a few well-known bots. */
 export function defaultBotCategories(): BotCategorizationGroup[] {
   return [

@@ -14,6 +14,7 @@ import { RateLimiter } from './rate-limit.js';
 import { Router } from './router.js';
 import { DNS_ROUTES } from './routes/dns.js';
 import { MC_ROUTES } from './routes/mc.js';
+import { MC_COMPANION_ROUTES } from './routes/mc-companions.js';
 import { SHIELD_ROUTES } from './routes/shield.js';
 import { SHIELD_LIFECYCLE_ROUTES } from './routes/shield-lifecycle.js';
 import type { EmulatorSeed } from './seed.js';
@@ -70,7 +71,13 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
-const ROUTES = [...SHIELD_ROUTES, ...SHIELD_LIFECYCLE_ROUTES, ...MC_ROUTES, ...DNS_ROUTES];
+const ROUTES = [
+  ...SHIELD_ROUTES,
+  ...SHIELD_LIFECYCLE_ROUTES,
+  ...MC_ROUTES,
+  ...MC_COMPANION_ROUTES,
+  ...DNS_ROUTES,
+];
 
 /** Starts an emulator; resolves once it accepts connections. */
 export async function startEmulator(options: EmulatorOptions): Promise<Emulator> {

@@ -50,6 +50,8 @@ export class EmulatorState {
   readonly #rules = new Map<number, CustomWafRule>();
   readonly #apps = new Map<string, Application>();
   readonly #nodeSelectors = new Map<string, Record<string, string>>();
+  /** Volume ids per app, by volume name (the app GET has none; the volume listing has them). */
+  readonly #volumeIds = new Map<string, Map<string, string>>();
   readonly #dnsZones = new Map<number, DnsZoneRecord>();
   #lastTimestamp = 0;
   #counter = 0;
@@ -60,11 +62,14 @@ export class EmulatorState {
 
   /** E7's answer. */
   optimalRegion: Region;
+  /** The region catalogue `GET /mc/regions` pages through. */
+  regions: Region[];
   /** E8's catalogue. */
   wafCatalog: WafRulesByPlanModel[];
 
-  constructor(defaults: { optimalRegion: Region; wafCatalog: WafRulesByPlanModel[] }) {
+  constructor(defaults: { optimalRegion: Region; regions: Region[]; wafCatalog: WafRulesByPlanModel[] }) {
     this.optimalRegion = defaults.optimalRegion;
+    this.regions = defaults.regions;
     this.wafCatalog = defaults.wafCatalog;
   }
 
@@ -328,6 +333,21 @@ export class EmulatorState {
   /** All apps in insertion order. */
   apps(): Application[] {
     return [...this.#apps.values()];
+  }
+
+  /**
+   * The ids of an app's current volumes, by name: stable while a volume exists, fresh for a
+   * volume created since (a name that was deleted and created again between two listings
+   * keeps its id, a shortcut of the emulator).
+   */
+  volumeIds(appId: string): Map<string, string> {
+    const app = this.#apps.get(appId);
+    if (app === undefined) throw new Error(`unknown app ${appId}`);
+    const known = this.#volumeIds.get(appId) ?? new Map<string, string>();
+    const current = new Map<string, string>();
+    for (const volume of app.volumes) current.set(volume.name, known.get(volume.name) ?? this.nextId('vol'));
+    this.#volumeIds.set(appId, current);
+    return current;
   }
 
   /** The app's last written `regionSettings.nodeSelectors` (write-only in the real API). */

@@ -47,6 +47,16 @@ describe('the token bucket', () => {
   });
 });
 
+/**
+ * How many tokens a bucket of `limit`/s can have refilled while `run` took: the slack a test
+ * over real HTTP must allow on a loaded machine (every request of a burst is in flight at once).
+ */
+async function timed<T>(run: () => Promise<T>): Promise<{ value: T; refilled: number }> {
+  const started = performance.now();
+  const value = await run();
+  return { value, refilled: (performance.now() - started) / 1000 };
+}
+
 /** Fires `n` requests at once and returns their statuses and Retry-After headers. */
 async function burst(
   url: string,
@@ -72,13 +82,16 @@ describe('--rate-limit over HTTP', () => {
   }) => {
     emu.rateLimiter.set(5);
 
-    const replies = await burst(emu.url, 20, '/shield/waf/custom-rules/42');
+    const { value: replies, refilled: seconds } = await timed(() =>
+      burst(emu.url, 20, '/shield/waf/custom-rules/42'),
+    );
     const ok = replies.filter((r) => r.status === 200).length;
     const limited = replies.filter((r) => r.status === 429);
 
-    // Five tokens at once; at most one more can have refilled while 20 requests were served.
+    // Five tokens at once, plus what refilled at 5/s while the 20 requests were served.
     expect(ok).toBeGreaterThanOrEqual(5);
-    expect(ok).toBeLessThanOrEqual(6);
+    expect(ok).toBeLessThanOrEqual(5 + Math.floor(seconds * 5));
+    expect(limited.length).toBeGreaterThan(0);
     expect(ok + limited.length).toBe(20);
     for (const r of limited) {
       expect(r.retryAfter).toMatch(/^[1-9]\d*$/);
@@ -113,22 +126,25 @@ describe('--rate-limit over HTTP', () => {
 
   test('the bucket refills at N per second', async ({ emu }) => {
     emu.rateLimiter.set(2);
-    const first = await burst(emu.url, 4, '/mc/regions/optimal');
+    const { value: first, refilled } = await timed(() => burst(emu.url, 6, '/mc/regions/optimal'));
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const second = await burst(emu.url, 2, '/mc/regions/optimal');
 
-    expect(first.filter((r) => r.status === 200).length).toBe(2);
+    const firstOk = first.filter((r) => r.status === 200).length;
+    expect(firstOk).toBeGreaterThanOrEqual(2);
+    expect(firstOk).toBeLessThanOrEqual(2 + Math.floor(refilled * 2));
     expect(second.map((r) => r.status)).toEqual([200, 200]);
   });
 
   test('buckets are per access key: a wrong key neither drains nor uses the right one', async ({ emu }) => {
-    emu.rateLimiter.set(2);
+    emu.rateLimiter.set(1);
 
     const wrong = await burst(emu.url, 3, '/dnszone/12345', 'not-the-key');
-    const right = await burst(emu.url, 2, '/dnszone/12345');
+    const right = await burst(emu.url, 1, '/dnszone/12345');
 
-    expect(wrong.map((r) => r.status).sort()).toEqual([401, 401, 429]);
-    expect(right.map((r) => r.status)).toEqual([200, 200]);
+    expect(wrong.map((r) => r.status)).toContain(429);
+    expect(wrong.map((r) => r.status)).toContain(401);
+    expect(right.map((r) => r.status)).toEqual([200]);
   });
 
   test('writes past the limit change nothing', async ({ emu }) => {

@@ -30,6 +30,7 @@ interface EmulatorFlags {
   dropAfterRate?: number;
   retryAfter?: number;
   rateLimit?: number;
+  strict?: boolean;
 }
 
 function parsePort(value: string): number {
@@ -105,6 +106,7 @@ async function run(flags: EmulatorFlags, io: CliIo): Promise<number> {
     if (flags.seed !== undefined) seed = await loadSeedFile(resolve(io.cwd, flags.seed));
     if (seed !== undefined) options.seed = seed;
     if (flags.rateLimit !== undefined) options.rateLimit = flags.rateLimit;
+    if (flags.strict === true) options.strict = true;
     const faults = faultOptions(flags);
     if (faults !== undefined) options.faults = faults;
   } catch (err) {
@@ -162,6 +164,7 @@ export const registerEmulatorCommand: CommandRegistrar = (program: Command, io: 
         'requests/s per access key (token bucket, burst N); past it 429 + Retry-After',
       ).argParser(parseRateLimit),
     )
+    .option('--strict', 'refuse unknown fields in request bodies (the real API ignores them)')
     .action(async (flags: EmulatorFlags) => {
       setExitCode(await run(flags, io));
     });

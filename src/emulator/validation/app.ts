@@ -14,6 +14,10 @@ import { caseInsensitiveEnum } from './enum.js';
 
 /** The seed's app name rule: 1-100 characters of letters, digits, '-' and whitespace. */
 export const APP_NAME_PATTERN = /^[A-Za-z0-9-\s]+$/;
+/** The spec's patterns as written there, for messages (ASP.NET quotes the attribute's pattern). */
+const IMAGE_PART_PATTERN_TEXT = '[a-zA-Z0-9]+(?:[./_-]{1,2}[a-zA-Z0-9]+)*';
+const IMAGE_TAG_PATTERN_TEXT = '[a-zA-Z0-9]+(?:[._-]{1,2}[a-zA-Z0-9]+)*';
+const MOUNT_PATH_PATTERN_TEXT = '^/(?!.*//)(?!.*\\.\\.)(?!.*\\s)([a-zA-Z0-9._-]+/?)+$';
 const IMAGE_PART_PATTERN = /^[a-zA-Z0-9]+(?:[./_-]{1,2}[a-zA-Z0-9]+)*$/;
 const IMAGE_TAG_PATTERN = /^[a-zA-Z0-9]+(?:[._-]{1,2}[a-zA-Z0-9]+)*$/;
 const IMAGE_DIGEST_PATTERN = /^sha256:[a-z0-9]{64}$/;
@@ -21,16 +25,35 @@ const IMAGE_DIGEST_PATTERN = /^sha256:[a-z0-9]{64}$/;
 // backtracks exponentially on long near-misses; this is the same language without it.
 const MOUNT_PATH_PATTERN = /^\/(?!.*\/\/)(?!.*\.\.)[a-zA-Z0-9._/-]+$/;
 
+/** ASP.NET's display name: the C# property, i.e. the JSON name with a capital. */
+const pascal = (field: string): string => field.charAt(0).toUpperCase() + field.slice(1);
+
+/** `[Range(min, max)]` as ASP.NET words it. */
 function intRange(field: string, min: number, max: number): z.ZodType<number> {
-  const message = `The field ${field} must be between ${min} and ${max}.`;
+  const message = `The field ${pascal(field)} must be between ${min} and ${max}.`;
   return z.number().int().min(min, { message }).max(max, { message });
 }
 
+/** `[RegularExpression(pattern)]` in ASP.NET's words, quoting the spec's pattern. */
+function matches(field: string, pattern: string): { message: string } {
+  return { message: `The field ${pascal(field)} must match the regular expression '${pattern}'.` };
+}
+
+/** `[MinLength]`/`[MaxLength]` on an array, in ASP.NET's words. */
+function arrayLength(field: string, bound: 'minimum' | 'maximum', n: number): { message: string } {
+  return {
+    message: `The field ${pascal(field)} must be a string or array type with a ${bound} length of '${n}'.`,
+  };
+}
+
 function text(field: string, min: number, max?: number): z.ZodString {
-  let s = z.string().min(min, { message: `The field ${field} must be at least ${min} character(s) long.` });
-  if (max !== undefined) {
-    s = s.max(max, { message: `The field ${field} must be at most ${max} characters long.` });
-  }
+  // `[StringLength(max, MinimumLength = min)]`, or `[MinLength(min)]` alone, in ASP.NET's words.
+  const message =
+    max === undefined
+      ? `The field ${pascal(field)} must be a string or array type with a minimum length of '${min}'.`
+      : `The field ${pascal(field)} must be a string with a minimum length of ${min} and a maximum length of ${max}.`;
+  let s = z.string().min(min, { message });
+  if (max !== undefined) s = s.max(max, { message });
   return s;
 }
 
@@ -41,7 +64,7 @@ const port = (field: string) => intRange(field, 1, 65535);
  * names (`ok`, `notFound`); the shape is checked, not the name list.
  */
 const ExpectedStatusCode = z.string().regex(/^[a-z][A-Za-z]*$/, {
-  message: 'The field expectedStatusCode must be a camelCase status name such as ok.',
+  message: 'The JSON value could not be converted to HttpStatusCode (a camelCase status name such as ok).',
 });
 
 const ProbeRequest = z.strictObject({
@@ -77,7 +100,7 @@ export type ProbeRequest = z.infer<typeof ProbeRequest>;
 const PortMappingRequest = z.strictObject({
   containerPort: port('containerPort'),
   exposedPort: port('exposedPort').nullable().optional(),
-  protocols: z.array(caseInsensitiveEnum('protocols', PORT_PROTOCOLS)).optional(),
+  protocols: z.array(caseInsensitiveEnum('Protocol', PORT_PROTOCOLS)).optional(),
 });
 export type PortMappingRequest = z.infer<typeof PortMappingRequest>;
 
@@ -85,8 +108,8 @@ const StickySessionRequest = z.strictObject({
   enabled: z.boolean().optional(),
   sessionHeaders: z
     .array(z.string())
-    .min(1, { message: 'The field sessionHeaders must have between 1 and 3 items.' })
-    .max(3, { message: 'The field sessionHeaders must have between 1 and 3 items.' }),
+    .min(1, arrayLength('sessionHeaders', 'minimum', 1))
+    .max(3, arrayLength('sessionHeaders', 'maximum', 3)),
   cookieName: z.string().optional(),
 });
 
@@ -96,13 +119,13 @@ const CdnEndpointRequest = z.strictObject({
   pullZoneId: z.number().int().nullable().optional(),
   portMappings: z
     .array(PortMappingRequest)
-    .min(1, { message: 'A CDN endpoint takes exactly one port mapping.' })
-    .max(1, { message: 'A CDN endpoint takes exactly one port mapping.' }),
+    .min(1, arrayLength('portMappings', 'minimum', 1))
+    .max(1, arrayLength('portMappings', 'maximum', 1)),
 });
 
 const AnycastEndpointRequest = z.strictObject({
-  type: caseInsensitiveEnum('type', ['iPv4'] as const),
-  portMappings: z.array(PortMappingRequest).min(1, { message: 'An anycast endpoint needs a port mapping.' }),
+  type: caseInsensitiveEnum('AnycastIpProtocolVersion', ['iPv4'] as const),
+  portMappings: z.array(PortMappingRequest).min(1, arrayLength('portMappings', 'minimum', 1)),
 });
 
 /** An endpoint: exactly one of `cdn` and `anycast`. No `id`: endpoints are matched by displayName. */
@@ -137,21 +160,24 @@ export const ContainerRequest = z.strictObject({
   name: text('name', 1, 50),
   image: z.string().nullable().optional(),
   imageName: text('imageName', 1).regex(IMAGE_PART_PATTERN, {
-    message: 'The field imageName is not a valid image name.',
+    ...matches('imageName', IMAGE_PART_PATTERN_TEXT),
   }),
   imageNamespace: text('imageNamespace', 1).regex(IMAGE_PART_PATTERN, {
-    message: 'The field imageNamespace is not a valid image namespace.',
+    ...matches('imageNamespace', IMAGE_PART_PATTERN_TEXT),
   }),
   imageTag: text('imageTag', 1).regex(IMAGE_TAG_PATTERN, {
-    message: 'The field imageTag is not a valid image tag.',
+    ...matches('imageTag', IMAGE_TAG_PATTERN_TEXT),
   }),
   imageDigest: z
     .string()
-    .regex(IMAGE_DIGEST_PATTERN, { message: 'The field imageDigest must look like sha256:<64 hex digits>.' })
+    .regex(IMAGE_DIGEST_PATTERN, matches('imageDigest', 'sha256:[a-z0-9]{64}'))
     .nullable()
     .optional(),
-  imageRegistryId: text('imageRegistryId', 1),
-  imagePullPolicy: caseInsensitiveEnum('imagePullPolicy', IMAGE_PULL_POLICIES).optional(),
+  // Required, but "" is accepted although the spec says minLength 1: the official bunny CLI
+  // sends "" for every container whose bunny.jsonc names no registry (`apps push`, `deploy
+  // --image`), and the API's owner would not ship a client the API refuses.
+  imageRegistryId: z.string(),
+  imagePullPolicy: caseInsensitiveEnum('ImagePullPolicy', IMAGE_PULL_POLICIES).optional(),
   entryPoint: EntryPointRequest.optional(),
   probes: z
     .strictObject({
@@ -169,7 +195,7 @@ export const ContainerRequest = z.strictObject({
       z.strictObject({
         name: text('name', 1, 50),
         mountPath: text('mountPath', 1).regex(MOUNT_PATH_PATTERN, {
-          message: 'The field mountPath must be an absolute path without "//", ".." or spaces.',
+          ...matches('mountPath', MOUNT_PATH_PATTERN_TEXT),
         }),
       }),
     )
@@ -192,25 +218,40 @@ export const AutoScalingRequest = z.strictObject({
 
 /** `regionSettings`: every field optional; `nodeSelectors` is a string map (write-only in the real API). */
 export const RegionSettingsRequest = z.strictObject({
-  allowedRegionIds: z.array(z.string().min(1)).nullable().optional(),
-  requiredRegionIds: z.array(z.string().min(1)).nullable().optional(),
-  maxAllowedRegions: intRange('maxAllowedRegions', 1, 1000).nullable().optional(),
+  allowedRegionIds: z.array(z.string()).nullable().optional(),
+  requiredRegionIds: z.array(z.string()).nullable().optional(),
+  // No range: no source states one (the spec has none; issue 27's fuzzer flagged 1-1000).
+  maxAllowedRegions: z.number().int().nullable().optional(),
   nodeSelectors: z.record(z.string(), z.string()).nullable().optional(),
 });
 export type RegionSettingsRequest = z.infer<typeof RegionSettingsRequest>;
 
 /** The app name as E4 checks it. */
 export const AppName = text('name', 1, 100).regex(APP_NAME_PATTERN, {
-  message: 'The field name may contain only letters, digits, hyphens and whitespace.',
+  ...matches('name', '[A-Za-z0-9-\\s]+'),
 });
 
 /** The E4 body. `name`, `containerTemplates` and `volumes` are nullable in the spec; null keeps. */
 export const PatchApplicationRequest = z.strictObject({
   name: AppName.nullable().optional(),
-  runtimeType: caseInsensitiveEnum('runtimeType', RUNTIME_TYPES).optional(),
+  runtimeType: caseInsensitiveEnum('ApplicationRuntimeType', RUNTIME_TYPES).optional(),
   autoScaling: AutoScalingRequest.optional(),
   regionSettings: RegionSettingsRequest.optional(),
   containerTemplates: z.array(ContainerRequest).nullable().optional(),
   volumes: z.array(VolumeRequest).nullable().optional(),
 });
 export type PatchApplicationRequest = z.infer<typeof PatchApplicationRequest>;
+
+/**
+ * `PUT /mc/apps/{appId}/containers/{containerId}/env` body: an object of string values that
+ * replaces every variable; a name must not be empty (`EnvironmentVariable.name` minLength 1).
+ */
+export const ContainerEnvRequest = z.record(z.string(), z.string()).superRefine((env, ctx) => {
+  if (Object.hasOwn(env, '')) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [''],
+      message: "The field Name must be a string or array type with a minimum length of '1'.",
+    });
+  }
+});

@@ -19,7 +19,8 @@ export function describeEnum(table: EnumTable): string {
  */
 export function intEnum(field: string, table: EnumTable, note = ''): z.ZodType<number> {
   const allowed = new Set(Object.values(table));
-  const message = `The value of ${field} must be one of ${describeEnum(table)}.${note}`;
+  const name = field.charAt(0).toUpperCase() + field.slice(1);
+  const message = `The field ${name} must be one of ${describeEnum(table)}.${note}`;
   return z
     .number()
     .int()
@@ -29,15 +30,17 @@ export function intEnum(field: string, table: EnumTable, note = ''): z.ZodType<n
 /**
  * A string enum matched case-insensitively and returned in its canonical spelling: the MC
  * API changed the casing of its enums over time (`Shared` → `shared`, `Tcp` → `tcp`) and
- * clients still send both (api-notes §2 E4).
+ * clients still send both (api-notes §2 E4). `clrType` is the spec's enum name, for messages.
  */
-export function caseInsensitiveEnum<T extends string>(field: string, values: readonly T[]): z.ZodType<T> {
+export function caseInsensitiveEnum<T extends string>(clrType: string, values: readonly T[]): z.ZodType<T> {
   const byLower = new Map(values.map((v) => [v.toLowerCase(), v]));
-  const message = `The value of ${field} must be one of ${values.join(', ')}.`;
+  // System.Text.Json's words for a name its enum converter does not know; the path is added
+  // where the issue is mapped (validation/issues.ts), which knows it.
+  const message = `The JSON value could not be converted to ${clrType}.`;
   return z.string().transform((input, ctx) => {
     const found = byLower.get(input.toLowerCase());
     if (found === undefined) {
-      ctx.addIssue({ code: 'custom', message });
+      ctx.addIssue({ code: 'custom', message, params: { clrType } });
       return z.NEVER;
     }
     return found;

@@ -49,6 +49,12 @@ function message(issue: z.core.$ZodIssue): string {
     const clr = CLR_TYPES[issue.expected] ?? 'System.Object';
     return `The JSON value could not be converted to ${clr}. Path: ${jsonPath(path)}.`;
   }
+  if (issue.code === 'custom' && typeof issue.params?.clrType === 'string') {
+    const allowed = Array.isArray(issue.params.allowed)
+      ? ` Allowed: ${issue.params.allowed.join(', ')}.`
+      : '';
+    return `The JSON value could not be converted to ${issue.params.clrType}. Path: ${jsonPath(path)}.${allowed}`;
+  }
   if (!LIBRARY_WORDING.test(issue.message)) return issue.message;
   return `The field ${displayName(path)} is invalid.`;
 }
@@ -126,4 +132,21 @@ export function check<T>(schema: z.ZodType<T>, input: unknown, strict = false): 
     ok: false,
     errors: [{ field: '$', message: 'The request body nests unknown fields too deeply.' }],
   };
+}
+
+/** Unique-name check over a list; reports every repeat at `field(i)`. */
+export function checkUnique<T>(
+  items: readonly T[],
+  key: (item: T) => string,
+  field: (i: number) => string,
+  what: string,
+): FieldError[] {
+  const seen = new Set<string>();
+  const errors: FieldError[] = [];
+  for (const [i, item] of items.entries()) {
+    const k = key(item);
+    if (seen.has(k)) errors.push({ field: field(i), message: `Duplicate ${what} '${k}'.` });
+    seen.add(k);
+  }
+  return errors;
 }
