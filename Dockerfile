@@ -14,7 +14,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 
-# 2. Build with tsc (rootDir is the repository root, so the entry point is dist/src/main.js).
+# 2. Build src/ with tsc (rootDir is the repository root, so the entry point is dist/src/main.js).
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
@@ -38,10 +38,8 @@ RUN mkdir -p /config /var/lib/edgesync && chown 1000:1000 /var/lib/edgesync
 # to another user: trust them, or `git rev-parse` refuses ("dubious ownership") and the
 # revision falls back to the config digest.
 # --max-semi-space-size=4: Node 22+ lets V8 grow the young generation to 64 MB a semi-space
-# on a big host, and a reconcile of 10,000 resources then peaked near 290 MB. 16 (Node 20's
-# limit) gave 194-218 MB, and a daemon's life 202-207 MB; 8 gave 186-194 and 191-205 (the
-# webhook daemon, whose every run is a full reconcile, over the 200 MB budget); 4 gives
-# 189-197 and 187-196, with apply throughput within the noise (docs/performance.md, "Node 24").
+# on a big host, which a daemon's memory budget cannot afford; `npm run bench` measures the
+# daemon with exactly these options (docs/performance.md).
 ENV EDGESYNC_CONFIG=/config \
   EDGESYNC_STATE_DIR=/var/lib/edgesync \
   NODE_OPTIONS="--enable-source-maps --max-semi-space-size=4" \

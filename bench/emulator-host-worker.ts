@@ -1,6 +1,6 @@
 /**
  * The worker-thread side of `emulator-host.ts`: runs emulators on its own event loop, so the
- * client being measured (autocannon, or the engine in a child process) never shares a thread
+ * client being measured (autocannon, the engine, a daemon in a child process) never shares a thread
  * with the server it talks to. Answers one message per request, tagged with the request's id.
  */
 import { performance } from 'node:perf_hooks';
@@ -36,6 +36,7 @@ async function answer(request: HostRequest): Promise<unknown> {
         accessKey: request.accessKey,
         seed: request.seed,
         journal: request.journal,
+        ...(request.rateLimit === undefined ? {} : { rateLimit: request.rateLimit }),
       });
       const handle = nextHandle;
       nextHandle += 1;
@@ -44,6 +45,8 @@ async function answer(request: HostRequest): Promise<unknown> {
     }
     case 'journal':
       return summarise(emulator(request.handle));
+    case 'rateLimitCounts':
+      return emulator(request.handle).rateLimiter.counts();
     case 'utilization': {
       // This thread's own event-loop utilisation: how busy the emulator was, apart from the client.
       const { idle, active } = performance.eventLoopUtilization();

@@ -1,11 +1,12 @@
 /**
  * Emulators in a worker thread of the benchmark process, driven by messages: start one from a
- * seed, read its journal summary, read the thread's event-loop utilisation, stop it. The
- * benchmark's client (autocannon here, the engine in a child process) thus never runs on the
- * emulator's event loop, and both clients meet the very same server thread.
+ * seed (with a `--rate-limit` if asked), read its journal summary and rate-limit counts, read
+ * the thread's event-loop utilisation, stop it. The benchmark's clients (the engine and
+ * autocannon in the main thread, daemons in child processes) thus never run on the emulator's
+ * event loop, and they all meet the very same server thread.
  */
 import { Worker } from 'node:worker_threads';
-import type { EmulatorSeed, StateCounts } from '../src/emulator/index.js';
+import type { EmulatorSeed, RateLimitCounts, StateCounts } from '../src/emulator/index.js';
 
 /** What one emulator's journal holds, reduced to counts. */
 export interface JournalSummary {
@@ -30,8 +31,9 @@ export type HostRequest =
       readonly accessKey: string;
       readonly seed: EmulatorSeed;
       readonly journal: boolean;
+      readonly rateLimit?: number;
     }
-  | { readonly id: number; readonly type: 'journal' | 'stop'; readonly handle: number }
+  | { readonly id: number; readonly type: 'journal' | 'rateLimitCounts' | 'stop'; readonly handle: number }
   | { readonly id: number; readonly type: 'utilization' };
 
 /** A request before the host numbers it. */
@@ -47,12 +49,19 @@ export interface HostedEmulator {
   readonly url: string;
   readonly counts: StateCounts;
   journal(): Promise<JournalSummary>;
+  /** Requests its `--rate-limit` admitted and refused (429) so far. */
+  rateLimitCounts(): Promise<RateLimitCounts>;
   stop(): Promise<void>;
 }
 
 /** The worker thread and the emulators in it. */
 export interface EmulatorHost {
-  start(options: { accessKey: string; seed: EmulatorSeed; journal: boolean }): Promise<HostedEmulator>;
+  start(options: {
+    accessKey: string;
+    seed: EmulatorSeed;
+    journal: boolean;
+    rateLimit?: number;
+  }): Promise<HostedEmulator>;
   /** The emulator thread's cumulative event-loop time; subtract two to get a window's share. */
   loopTime(): Promise<LoopTime>;
   /** Terminates the worker and every emulator in it. */
@@ -101,6 +110,7 @@ export function startEmulatorHost(): EmulatorHost {
         url,
         counts,
         journal: () => ask<JournalSummary>({ type: 'journal', handle }),
+        rateLimitCounts: () => ask<RateLimitCounts>({ type: 'rateLimitCounts', handle }),
         stop: () => ask<void>({ type: 'stop', handle }),
       };
     },

@@ -1,9 +1,9 @@
 /**
  * The shape every benchmark section has, so `main.ts` runs a list of them and prints one
  * table: a section measures, returns its table rows (figure, target, measured, pass) and the
- * raw figures `bench/results.json` keeps under the section's name. A new benchmark (the
- * daemon's push-to-applied latency) is one more module exporting a `BenchSection`. The small
- * helpers the sections share (counts, medians, peak RSS from /proc) live here too.
+ * raw figures `bench/results.json` keeps under the section's name. A new benchmark is one more
+ * module exporting a `BenchSection`. The small helpers the sections share (counts, medians,
+ * peak RSS from /proc) live here too.
  */
 import { readFileSync } from 'node:fs';
 
@@ -11,8 +11,10 @@ import { readFileSync } from 'node:fs';
 export interface BenchContext {
   /** Resources in the headline repository (`BENCH_SIZE`, default 10,000). */
   readonly size: number;
-  /** `--concurrency` for the engine and the connection count of the load tool (default 8). */
+  /** `--concurrency` for the engine and the connection count of autocannon (default 8). */
   readonly concurrency: number;
+  /** Requests a second the rate-limited section lets the emulator admit per key (`--rate-limit`). */
+  readonly rateLimit: number;
   /** Prints progress lines (to stderr, so stdout keeps the figures). */
   progress(line: string): void;
 }
@@ -61,11 +63,8 @@ export function count(value: number): string {
   return Math.round(value).toLocaleString('en-US');
 }
 
-/** Bytes in a mebibyte, for the RSS figures. */
+/** Bytes in a megabyte as the RSS figures count them (MiB). */
 export const MB = 1024 * 1024;
-
-/** The edgesync container's memory limit in deploy/kubernetes (test/unit/deploy.test.ts checks it). */
-export const CONTAINER_LIMIT_MIB = 384;
 
 /** Median (the mean of the two middle values for an even count). */
 export function median(values: readonly number[]): number {
@@ -76,60 +75,11 @@ export function median(values: readonly number[]): number {
     : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 }
 
-/**
- * The sizes /proc/<pid>/status gives in kB (VmHWM, RssAnon, …), in bytes. Throws where /proc
- * cannot say (another platform, a process already gone).
- */
-function procStatusBytes(pid: number | string): Record<string, number> {
-  const fields: Record<string, number> = {};
-  for (const line of readFileSync(`/proc/${pid}/status`, 'utf8').split('\n')) {
-    const match = /^(\w+):\s+(\d+) kB$/.exec(line);
-    if (match !== null) fields[match[1] as string] = Number(match[2]) * 1024;
-  }
-  return fields;
-}
-
-/**
- * A process's peak RSS (the kernel's VmHWM) in bytes, from /proc (Linux); undefined where
- * /proc cannot say (another platform, a process already gone).
- */
-export function procPeakRssBytes(pid: number | 'self'): number | undefined {
+/** A process's peak RSS (the kernel's VmHWM) in bytes, from /proc (Linux); undefined elsewhere. */
+export function procPeakRssBytes(pid: number): number | undefined {
   try {
-    return procStatusBytes(pid).VmHWM;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Memory of a process and its children, counted the way a container's cgroup counts it. */
-export interface TreeMemory {
-  /** Anonymous and shared-memory pages of every process, plus the largest file-backed RSS. */
-  readonly bytes: number;
-  /** The children's anonymous memory, bytes each (the parse processes during a cold load). */
-  readonly childAnonBytes: readonly number[];
-}
-
-/**
- * What `pid` and its direct children hold right now, or undefined where /proc cannot say.
- * Their file-backed pages are mostly the same Node binary, which a cgroup charges once, so
- * the largest one's stands for all of them.
- */
-export function procTreeMemory(pid: number): TreeMemory | undefined {
-  try {
-    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/);
-    const all = [procStatusBytes(pid)];
-    for (const child of children.filter((c) => c !== '')) {
-      try {
-        all.push(procStatusBytes(child));
-      } catch {
-        // Exited between the two reads.
-      }
-    }
-    const anon = (s: Record<string, number>) => (s.RssAnon ?? 0) + (s.RssShmem ?? 0);
-    return {
-      bytes: all.reduce((sum, s) => sum + anon(s), 0) + Math.max(...all.map((s) => s.RssFile ?? 0)),
-      childAnonBytes: all.slice(1).map(anon),
-    };
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match === null ? undefined : Number(match[1]) * 1024;
   } catch {
     return undefined;
   }

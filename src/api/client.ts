@@ -23,6 +23,8 @@ import {
   type WriteOperationId,
   writeRequests,
 } from './operations.js';
+import { createPacer } from './pacer.js';
+import { sleep } from './retry.js';
 import type { ApiClient, ApiClientOptions, CallOptions, WriteReplies } from './types.js';
 import { DnssecStatusWire, DnsZoneListWire, DnsZoneWire } from './wire/dns.js';
 import { AppWire, OptimalRegionWire, PatchAppReplyWire } from './wire/mc.js';
@@ -141,6 +143,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     secret: options.accessKey,
     unauthorizedNote: options.unauthorizedNote,
   };
+  const pacer = createPacer(
+    options.rateLimitPerSecond === undefined
+      ? undefined
+      : positive('rateLimitPerSecond', options.rateLimitPerSecond),
+    { now: () => performance.now(), sleep },
+  );
   const http = createHttpTransport({
     origin: base.origin,
     pathPrefix: base.pathPrefix,
@@ -150,10 +158,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     baseDelayMs: nonNegative('retry.baseDelayMs', retry.baseDelayMs ?? DEFAULTS.baseDelayMs),
     maxDelayMs: nonNegative('retry.maxDelayMs', retry.maxDelayMs ?? DEFAULTS.maxDelayMs),
     maxRetryAfterMs: nonNegative('retry.maxRetryAfterMs', retry.maxRetryAfterMs ?? DEFAULTS.maxRetryAfterMs),
-    rateLimitPerSecond:
-      options.rateLimitPerSecond === undefined
-        ? undefined
-        : positive('rateLimitPerSecond', options.rateLimitPerSecond),
+    pacer,
     dispatcher,
     logger: options.logger ?? silentLogger(),
     onRequest: options.onRequest,
@@ -253,6 +258,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     getDnsZone: (zoneId, o) => call(readRequests.getDnsZone(zoneId), READ_REPLIES.getDnsZone, o),
     listDnsZones,
     execute,
+    pacing: () => pacer.reading(),
     close: async () => {
       if (ownDispatcher) await dispatcher.close();
     },

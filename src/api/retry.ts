@@ -1,8 +1,9 @@
 /**
  * The retry policy as pure functions: which requests may be sent twice, how long to wait
- * (full-jitter backoff, Retry-After), and an abortable sleep. `http.ts` applies them.
+ * (full-jitter backoff, Retry-After), and an abortable sleep. `failures.ts` and `http.ts` apply
+ * them.
  */
-import { watchAbort } from './abort-watch.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ApiRequest, OperationId } from './operations.js';
 
 /**
@@ -106,47 +107,7 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      stopWatching();
-      resolve();
-    }, ms);
-    const stopWatching = watchAbort(signal, (reason) => {
-      clearTimeout(timer);
-      reject(reason);
-    });
+  return delay(ms, undefined, signal === undefined ? {} : { signal }).catch((error: unknown) => {
+    throw signal?.aborted ? signal.reason : error;
   });
-}
-
-/** Spaces requests so that at most `perSecond` start in any second. */
-export interface RateLimiter {
-  /** Resolves when the caller may send; rejects if `signal` aborts first. */
-  take(signal?: AbortSignal): Promise<void>;
-}
-
-/** Time as the rate limiter sees it; tests pass their own. */
-export interface LimiterClock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-const REAL_CLOCK: LimiterClock = { now: () => performance.now(), sleep };
-
-/**
- * A rate limiter that spaces requests `1000 / perSecond` ms apart (a token bucket of depth 1).
- * No burst allowance: the API publishes no limit (api-notes §5), so the setting is a promise
- * to stay under whatever the operator configured, at every instant. Slots are reserved in call
- * order, so concurrent callers queue fairly.
- */
-export function createRateLimiter(perSecond: number, clock: LimiterClock = REAL_CLOCK): RateLimiter {
-  const interval = 1000 / perSecond;
-  let nextSlot = Number.NEGATIVE_INFINITY;
-  return {
-    take(signal) {
-      const current = clock.now();
-      const slot = Math.max(current, nextSlot);
-      nextSlot = slot + interval;
-      return clock.sleep(slot - current, signal);
-    },
-  };
 }

@@ -5,6 +5,7 @@
 import type { Dispatcher } from 'undici';
 import type { Logger } from '../log.js';
 import type { ApiRequest, OperationId, WriteOperationId } from './operations.js';
+import type { PaceReading } from './pacer.js';
 import type { DnssecStatusWire, DnsZoneWire } from './wire/dns.js';
 import type { AppWire, OptimalRegionWire, PatchAppRequest } from './wire/mc.js';
 import type {
@@ -52,7 +53,10 @@ export interface ApiClientOptions {
   /** Deadline of each attempt, from dispatch to the reply's last byte (connect included). Default 30 s. */
   timeoutMs?: number;
   retry?: RetryOptions;
-  /** Optional client-side rate limit, requests per second across the client. */
+  /**
+   * The user's cap on requests per second across the client (`--max-rps`), spaced evenly. The
+   * client also learns a pace from the API's 429s on its own (`pacer.ts`); the lower one applies.
+   */
   rateLimitPerSecond?: number;
   /** Connections per origin of the pooled dispatcher. Default 16. */
   connections?: number;
@@ -158,6 +162,8 @@ export interface ApiClient {
     request: ApiRequest<Op>,
     options?: CallOptions,
   ): Promise<WriteReplies[Op]>;
+  /** The pace the client keeps now and the 429s it has met (for metrics). */
+  pacing(): PaceReading;
   /** Closes the pooled connections (only those the client created). */
   close(): Promise<void>;
 }

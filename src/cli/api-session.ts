@@ -35,7 +35,7 @@ export function createCliApiClient(
   target: ApiTarget,
   flags: ApiFlags,
   io: CliIo,
-  options: { connections?: number } = {},
+  options: { connections?: number; rateLimitPerSecond?: number } = {},
 ): ApiClient {
   // Only warnings by default: the command's own output is the result, retries are noise.
   // The client tags its lines with component "api" itself.

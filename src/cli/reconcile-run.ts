@@ -15,7 +15,7 @@ import { resolveRevision } from '../git.js';
 import { createCliApiClient, resolveApiTarget } from './api-session.js';
 import { configDirFrom } from './config-dir.js';
 import type { CliIo } from './io.js';
-import { type ConnectionFlags, commandLogger, secretReaderFrom, stateDir } from './settings.js';
+import { type ConnectionFlags, commandLogger, maxRps, secretReaderFrom, stateDir } from './settings.js';
 
 export interface ReconcileFlags extends ConnectionFlags {
   maxChangePercent: number;
@@ -70,6 +70,7 @@ async function prepareRun(
   const dir = configDirFrom(flags.config, io);
   // Settings first: a missing key is reported before the config is even read.
   const target = await resolveApiTarget(flags, io);
+  const cap = maxRps(flags, io);
   const desired = await loadDesiredState(dir.path);
   const state = await openStateStore(stateDir(flags, desired.configDir, io), {
     readOnly: !options.persistState,
@@ -77,7 +78,10 @@ async function prepareRun(
   if (state.warning !== undefined) io.stderr.write(`edgesync: warning: ${state.warning}\n`);
   const revision = await resolveRevision(desired.configDir, desired.digest);
   // Built last: nothing after it can throw, so the caller always gets it to close.
-  const api = createCliApiClient(target, flags, io, { connections: connectionsFor(flags.concurrency) });
+  const api = createCliApiClient(target, flags, io, {
+    connections: connectionsFor(flags.concurrency),
+    ...(cap === undefined ? {} : { rateLimitPerSecond: cap }),
+  });
   return { desired, api, state, revision };
 }
 

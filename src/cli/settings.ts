@@ -29,6 +29,7 @@ export interface ConnectionFlags extends ApiFlags, ConfigFlags {
   stateDir?: string;
   secretsDir?: string;
   concurrency: number;
+  maxRps?: number;
 }
 
 /** Parses a positive integer flag value. */
@@ -66,7 +67,7 @@ export function addConcurrencyOption(command: Command): Command {
   return command.option('--concurrency <n>', 'parallel API requests', positiveInt('--concurrency'), 8);
 }
 
-/** Adds the API flags plus --state-dir, --secrets-dir and --concurrency: the commands that reconcile. */
+/** Adds the API flags plus --state-dir, --secrets-dir, --concurrency and --max-rps: the commands that reconcile. */
 export function addConnectionOptions(command: Command): Command {
   return addConcurrencyOption(
     addApiOptions(command)
@@ -75,10 +76,38 @@ export function addConnectionOptions(command: Command): Command {
         `state directory (env EDGESYNC_STATE_DIR, default ${STATE_DIR_NAME} beside the config directory)`,
       )
       .option(
+        '--max-rps <n>',
+        'at most this many API requests a second (env EDGESYNC_MAX_RPS; the pace is also learned from 429s)',
+        positiveNumber('--max-rps'),
+      )
+      .option(
         '--secrets-dir <dir>',
         'directory of the files container secrets name in valueFrom.file (env EDGESYNC_SECRETS_DIR)',
       ),
   );
+}
+
+/** Parses a flag value that is a number > 0 (fractions allowed). */
+function positiveNumber(label: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!(Number.isFinite(n) && n > 0)) throw new InvalidArgumentError(`${label} must be a number > 0`);
+    return n;
+  };
+}
+
+/**
+ * The user's cap on API requests a second: `--max-rps`, else `EDGESYNC_MAX_RPS`, else none (the
+ * client still paces itself by the API's 429s).
+ */
+export function maxRps(flags: { maxRps?: number }, io: CliIo): number | undefined {
+  if (flags.maxRps !== undefined) return flags.maxRps;
+  const env = io.env.EDGESYNC_MAX_RPS?.trim();
+  if (env === undefined || env === '') return undefined;
+  const n = Number(env);
+  if (!(Number.isFinite(n) && n > 0))
+    throw new ReconcileError('USAGE', `EDGESYNC_MAX_RPS must be a number > 0, not ${JSON.stringify(env)}`);
+  return n;
 }
 
 /**

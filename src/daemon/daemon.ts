@@ -39,6 +39,8 @@ export interface DaemonOptions extends ReconcileSettings {
     readonly accessKey: string;
     readonly retry?: RetryOptions;
     readonly timeoutMs?: number;
+    /** The user's cap on requests a second (`--max-rps`); the client also learns a pace from 429s. */
+    readonly maxRps?: number | undefined;
   };
   /** node-cron expression of the full reconciles. */
   readonly schedule: string;
@@ -92,7 +94,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     onRequest: (event) => metrics.observeApiRequest(event),
     ...(options.api.retry === undefined ? {} : { retry: options.api.retry }),
     ...(options.api.timeoutMs === undefined ? {} : { timeoutMs: options.api.timeoutMs }),
+    ...(options.api.maxRps === undefined ? {} : { rateLimitPerSecond: options.api.maxRps }),
   });
+  metrics.trackApiPacing(() => api.pacing());
 
   const notifier =
     options.notify === undefined

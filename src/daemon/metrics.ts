@@ -5,6 +5,7 @@
  * each one with its labels.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { PaceReading } from '../api/pacer.js';
 import type { RequestEvent } from '../api/types.js';
 
 /** Result label of a reconcile: every resource fine, some failed, or the config did not validate. */
@@ -45,6 +46,8 @@ export interface DaemonMetrics {
   countChange(kind: string, outcome: string, action?: string): void;
   /** The API client's `onRequest` hook: one HTTP exchange. */
   observeApiRequest(event: RequestEvent): void;
+  /** Where the pace gauge reads the API client's pace at each scrape (`ApiClient.pacing`). */
+  trackApiPacing(read: () => PaceReading): void;
   /** Replaces the resource gauge with these counts (`kind` → `status` → n). */
   setResources(counts: ReadonlyMap<string, ReadonlyMap<string, number>>): void;
   /** Wall-clock time of the last reconcile in which nothing failed. */
@@ -131,6 +134,20 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
     buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers,
   });
+  const apiThrottled = new Counter({
+    name: 'edgesync_api_throttled_total',
+    help: 'Replies of the management API that were 429 Too Many Requests',
+    registers,
+  });
+  let readPacing: (() => PaceReading) | undefined;
+  new Gauge({
+    name: 'edgesync_api_pace_rps',
+    help: 'Requests per second the API client keeps to (learned from 429s, or the --max-rps cap); 0 while unpaced',
+    registers,
+    collect() {
+      this.set(readPacing?.().rps ?? 0);
+    },
+  });
   const resources = new Gauge({
     name: 'edgesync_resources',
     help: 'Managed resources by kind and status (pending, in-sync, suspended, report-only, failed)',
@@ -189,6 +206,10 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
         status: String(event.status),
       });
       apiDuration.observe({ operation: event.operation }, event.durationMs / 1000);
+      if (event.status === 429) apiThrottled.inc();
+    },
+    trackApiPacing(read) {
+      readPacing = read;
     },
     setResources(counts) {
       // Reset first, so a status no resource has any more drops to absent, not a stale count.

@@ -6,7 +6,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { git } from '../../bench/git.js';
 import { redactCredentials } from '../../src/daemon/controller.js';
 import {
   type DaemonFixture,
@@ -20,6 +19,7 @@ import {
   useDaemonFixture,
   writeDaemonConfig,
 } from '../helpers/daemon.js';
+import { git } from '../helpers/git.js';
 import { writeTree } from '../helpers/temp-dir.js';
 
 const SECRET = 'git-pull-secret';

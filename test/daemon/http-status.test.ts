@@ -194,6 +194,30 @@ describe('API Guardian gauges', () => {
       ['edgesync_api_guardian_blocked_requests{shield_zone="43"}', 5],
     ]);
   });
+
+  it("shows the API client's pace and counts its 429s", async () => {
+    const metrics = createDaemonMetrics({ version: 'test' });
+    let pace: number | undefined;
+    metrics.trackApiPacing(() => ({ rps: pace, throttled: 0 }));
+    const event = {
+      operation: 'getApp',
+      route: '/mc/apps/{appId}',
+      method: 'GET',
+      attempt: 1,
+      durationMs: 3,
+    } as const;
+
+    const unpaced = parseMetrics(await metrics.render()).get('edgesync_api_pace_rps');
+    metrics.observeApiRequest({ ...event, status: 429 });
+    metrics.observeApiRequest({ ...event, status: 200 });
+    metrics.observeApiRequest({ ...event, status: 429 });
+    pace = 37.5;
+    const samples = parseMetrics(await metrics.render());
+
+    expect(unpaced).toBe(0);
+    expect(samples.get('edgesync_api_pace_rps')).toBe(37.5);
+    expect(samples.get('edgesync_api_throttled_total')).toBe(2);
+  });
 });
 
 describe('GET /status', () => {

@@ -9,10 +9,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { emulatorSeed, generateRepository } from '../../bench/generate.js';
 import { COMPACT_FROM_RESOURCES } from '../../src/engine/heap.js';
 import { useDaemonFixture } from '../helpers/daemon.js';
 import { countMajorCollections } from '../helpers/gc.js';
+import { emulatorSeed, generateRepository } from '../helpers/generate.js';
 import { useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 
 // One repository for the file (tempDir's are removed after each test).

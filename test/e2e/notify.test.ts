@@ -8,7 +8,6 @@
 import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect } from 'vitest';
-import { git } from '../../bench/git.js';
 import {
   daemonArgs,
   dnsYaml,
@@ -22,6 +21,7 @@ import {
   writeDaemonConfig,
 } from '../helpers/daemon.js';
 import { TEST_KEY, test } from '../helpers/emulator.js';
+import { git } from '../helpers/git.js';
 import {
   type Handler,
   type RecordedRequest,

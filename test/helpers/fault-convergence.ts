@@ -12,7 +12,6 @@
  * converged, equal, no duplicate, nothing lost — never counts of faults.
  */
 import { expect } from 'vitest';
-import { emulatorSeed, generateRepository, prng } from '../../bench/generate.js';
 import { createApiClient } from '../../src/api/client.js';
 import type { RequestEvent } from '../../src/api/types.js';
 import { createDesiredStateLoader } from '../../src/config/loader.js';
@@ -21,6 +20,7 @@ import { reconcile } from '../../src/engine/reconcile.js';
 import { memoryStateStore } from '../../src/engine/state.js';
 import type { ApplyResult, PlanSummary } from '../../src/engine/types.js';
 import { TEST_KEY } from './emulator.js';
+import { emulatorSeed, generateRepository, prng } from './generate.js';
 import { tempDir } from './temp-dir.js';
 
 /** Size and randomness of one scenario. */

@@ -8,12 +8,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { prng } from '../../bench/generate.js';
 import type { EmulatorSeed } from '../../src/emulator/index.js';
 import { STATE_FILE } from '../../src/engine/state.js';
 import { cliAgainst } from '../helpers/cli.js';
 import { until } from '../helpers/daemon.js';
 import { TEST_KEY, withEmulator } from '../helpers/emulator.js';
+import { prng } from '../helpers/generate.js';
 import { spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 import { tempDir, writeTree } from '../helpers/temp-dir.js';
 
@@ -173,5 +173,5 @@ describe('kill -9 during apply', () => {
     // A blind retry of a create that had landed would be refused as a duplicate name (400).
     expect(emu.journal.writes().filter((w) => w.status === 400)).toEqual([]);
     expect(JSON.parse(readFileSync(join(stateDir, STATE_FILE), 'utf8')).version).toBe(2);
-  }, 120_000);
+  }, 120_000); // eleven processes of the built binary, one after the other: slow on a loaded host
 });

@@ -13,8 +13,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { prng } from '../../bench/generate.js';
 import { openStateStore, STATE_FILE } from '../../src/engine/state.js';
+import { prng } from '../helpers/generate.js';
 import { REPO, requireBuild } from '../helpers/spawn-daemon.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -6,8 +6,8 @@
 import { realpathSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { git } from '../../bench/git.js';
 import { resolveRevision, startGitHead } from '../../src/git.js';
+import { git } from '../helpers/git.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /** A repository with one commit; returns its real path and the commit's SHA. */

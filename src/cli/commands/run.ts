@@ -27,6 +27,7 @@ import {
   baseUrl,
   commandLogger,
   configuredAccessKey,
+  maxRps,
   nonNegativeNumber,
   secretReaderFrom,
   stateDir,
@@ -178,7 +179,7 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
     const daemon = await startDaemon({
       configPath: config,
       stateDir: stateDir(flags, config, io),
-      api: { baseUrl: emulator?.url ?? (url as string), accessKey: key },
+      api: { baseUrl: emulator?.url ?? (url as string), accessKey: key, maxRps: maxRps(flags, io) },
       concurrency: flags.concurrency,
       maxChangePercent: flags.maxChangePercent,
       force: flags.force === true,

@@ -4,6 +4,7 @@
  * use the server's arrival timestamps and only lower bounds that the client must honour, plus
  * generous upper bounds that catch hangs.
  */
+import { getEventListeners } from 'node:events';
 import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { createTestClient, failure, type TestClient } from '../../helpers/api-client.js';
@@ -524,7 +525,7 @@ describe('abort', () => {
     [
       'a signal aborted while a free rate-limit slot is taken sends nothing',
       // The abort runs before send() resumes after taking its (free) slot, so the exchange would
-      // otherwise start with a signal already aborted, which watchAbort never reports.
+      // otherwise start with a signal already aborted: send() checks it again after the wait.
       { rateLimitPerSecond: 1000 },
       0,
     ],
@@ -545,6 +546,29 @@ describe('abort', () => {
     expect([error.code, error.attempts]).toEqual(['API_UNAVAILABLE', attempts]);
     expect(error.message).toBe(`${E6_LINE} failed: no reply: aborted by the caller`);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('one signal shared by many requests in flight: no warning, no listener left behind', async () => {
+    server.setHandler((request, res) => {
+      setTimeout(() => reply(200, bots)(request, res), 20);
+    });
+    const { client: api } = client();
+    const controller = new AbortController();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    onTestFinished(() => {
+      process.off('warning', onWarning);
+    });
+
+    await Promise.all(
+      Array.from({ length: 30 }, () => api.getBotCategorization(ZONE, { signal: controller.signal })),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect(server.requests).toHaveLength(30);
+    expect(getEventListeners(controller.signal, 'abort')).toEqual([]);
+    expect(warnings).toEqual([]);
   });
 
   it('an abort while waiting for a rate-limit slot stops at once', async () => {

@@ -212,6 +212,25 @@ describe('plan and apply', () => {
     expect(emu.journal.writes()).toHaveLength(4);
   });
 
+  it('apply --max-rps spaces every request it sends; EDGESYNC_MAX_RPS must be a number > 0', async () => {
+    const started = performance.now();
+    const capped = await cli(['apply', '--max-rps', '8'], { env });
+    const elapsed = performance.now() - started;
+    const bad = await cli(['plan'], { env: { ...env, EDGESYNC_MAX_RPS: 'fast' } });
+    const zero = await cli(['plan', '--max-rps', '0'], { env });
+
+    expect(capped.code).toBe(0);
+    const sent = emu.journal.entries().length;
+    expect(sent).toBeGreaterThan(5);
+    expect(elapsed).toBeGreaterThanOrEqual((sent - 1) * 125);
+    expect([bad.code, bad.stdout + bad.stderr]).toEqual([
+      1,
+      'edgesync: EDGESYNC_MAX_RPS must be a number > 0, not "fast"\n',
+    ]);
+    expect(zero.code).toBe(1);
+    expect(zero.stderr).toContain('--max-rps must be a number > 0');
+  });
+
   it('an invalid config prints every issue with file:line:col and sends no request', async () => {
     writeTree(config, {
       'dns.yaml': `${DOC}kind: DnsZone\nmetadata: { name: example-com }\nspec: { id: 12345, dnssec: maybe }\n`,

@@ -4,12 +4,12 @@
  * never logged), and a work tree without `origin` (no status, one warning).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { git } from '../../../bench/git.js';
 import { createDelivery, type DeliveryResult } from '../../../src/daemon/notify/delivery.js';
 import { createCommitStatuses } from '../../../src/daemon/notify/github-status.js';
 import { NO_COUNTS, type RunSummary } from '../../../src/daemon/notify/run-summary.js';
 import { createLogger } from '../../../src/log.js';
 import { until } from '../../helpers/daemon.js';
+import { git } from '../../helpers/git.js';
 import { reply, startTestServer, type TestServer } from '../../helpers/http-server.js';
 import { tempDir, writeTree } from '../../helpers/temp-dir.js';
 

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { writeRequests } from '../../../src/api/operations.js';
 import {
   backoffDelay,
-  createRateLimiter,
   createsContainers,
   isIdempotent,
   parseRetryAfter,
@@ -100,24 +99,5 @@ describe('sleep', () => {
 
     await expect(sleep(10_000, controller.signal)).rejects.toThrow('stop');
     expect(performance.now() - started).toBeLessThan(1_000);
-  });
-});
-
-describe('createRateLimiter', () => {
-  it('spaces slots 1000/perSecond ms apart from the first take, in call order', async () => {
-    let clock = 1_000;
-    const waits: number[] = [];
-    const limiter = createRateLimiter(20, {
-      now: () => clock,
-      sleep: async (ms) => {
-        waits.push(ms);
-      },
-    });
-
-    await Promise.all([limiter.take(), limiter.take(), limiter.take()]);
-    clock += 500;
-    await limiter.take();
-
-    expect(waits).toEqual([0, 50, 100, 0]);
   });
 });

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { emulatorSeed, generateRepository, writeEmulatorSeed } from '../../../bench/generate.js';
-import { createDesiredStateLoader } from '../../../src/config/loader.js';
-import { loadSeedFile } from '../../../src/emulator/index.js';
-import { type EngineFixture, engineFixture } from '../../helpers/engine.js';
-import { tempDir } from '../../helpers/temp-dir.js';
+import { createDesiredStateLoader } from '../../src/config/loader.js';
+import { loadSeedFile } from '../../src/emulator/index.js';
+import { type EngineFixture, engineFixture } from '../helpers/engine.js';
+import { emulatorSeed, generateRepository, writeEmulatorSeed } from '../helpers/generate.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 describe('the benchmark repository generator', () => {
   it('writes a repository that loads with no problem and holds what it says', async () => {

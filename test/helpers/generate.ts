@@ -1,7 +1,7 @@
 /**
- * Generates a realistic desired-state repository of any size, for the benchmarks: Shield Zones
- * with many WAF rules and access lists (inline and entriesFile), managed lists, container apps
- * and DNS zones, laid out like `config-examples/`. Deterministic: the same options give the
+ * Generates a realistic desired-state repository of any size, for the benchmarks and the tests
+ * that need a big one: Shield Zones with many WAF rules and access lists (inline and
+ * entriesFile), managed lists, container apps and DNS zones, laid out like `config-examples/`. Deterministic: the same options give the
  * same bytes, so figures from two runs compare like with like.
  *
  * Every resource also carries the live object that matches it, so `emulatorSeed` can build
@@ -11,7 +11,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stringify } from 'yaml';
-import { EMULATOR_SEED_PATH, type EmulatorSeed } from '../src/emulator/seed.js';
+import { EMULATOR_SEED_PATH, type EmulatorSeed } from '../../src/emulator/index.js';
 
 /** How many resources of each kind to write, and how they are spread over files. */
 export interface GenerateOptions {

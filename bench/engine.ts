@@ -1,0 +1,116 @@
+/**
+ * The engine as the CLI runs it, in the benchmark's main thread (the emulator is in a worker
+ * thread): one API client with the CLI's pool for the concurrency, one in-memory state store,
+ * `reconcile(mode: 'apply')`, and what it sent, counted by the client's `onRequest` hook.
+ */
+import { connectionsFor, createApiClient } from '../src/api/client.js';
+import type { PaceReading } from '../src/api/pacer.js';
+import type { RequestEvent } from '../src/api/types.js';
+import type { DesiredState } from '../src/config/types.js';
+import { type PhaseTimings, type ReconcileOutcome, reconcile } from '../src/engine/reconcile.js';
+import { memoryStateStore, type StateStore } from '../src/engine/state.js';
+import type { LoadRequest } from './load-tool.js';
+
+type Plan = ReconcileOutcome['plan'];
+
+/** Requests one reconcile made (every HTTP exchange, retries included). */
+export interface RequestCounts {
+  readonly total: number;
+  readonly writes: number;
+  /** Exchanges answered 429. */
+  readonly throttled: number;
+  readonly byOperation: Readonly<Record<string, number>>;
+}
+
+/** What one reconcile measured. */
+export interface EngineRun {
+  readonly wallMs: number;
+  readonly phases: PhaseTimings;
+  /** Change outcomes by name (`applied`, `failed`, …). */
+  readonly counts: Readonly<Record<string, number>>;
+  readonly requests: RequestCounts;
+  /** The client's pace when the run ended. */
+  readonly pace: PaceReading;
+  readonly plan: Plan;
+}
+
+/** An engine against one API: `run()` reconciles once; runs share the client and the state. */
+export interface BenchEngine {
+  run(): Promise<EngineRun>;
+  close(): Promise<void>;
+}
+
+export function benchEngine(
+  desired: DesiredState,
+  api: { url: string; accessKey: string; concurrency: number },
+): BenchEngine {
+  let events: RequestEvent[] = [];
+  const client = createApiClient({
+    baseUrl: api.url,
+    accessKey: api.accessKey,
+    connections: connectionsFor(api.concurrency),
+    onRequest: (event) => events.push(event),
+  });
+  const state: StateStore = memoryStateStore();
+  return {
+    async run() {
+      events = [];
+      const started = performance.now();
+      const outcome = await reconcile(desired.resources, {
+        api: client,
+        state,
+        mode: 'apply',
+        revision: 'bench',
+        trigger: 'bench',
+        concurrency: api.concurrency,
+        maxChangePercent: 30,
+        force: true,
+        driftMode: 'correct',
+        signal: new AbortController().signal,
+      });
+      const wallMs = performance.now() - started;
+      const byOperation: Record<string, number> = {};
+      for (const event of events) byOperation[event.operation] = (byOperation[event.operation] ?? 0) + 1;
+      return {
+        wallMs,
+        phases: outcome.phases,
+        counts: { ...(outcome.apply?.counts ?? {}) },
+        requests: {
+          total: events.length,
+          writes: events.filter((event) => event.method !== 'GET').length,
+          throttled: events.filter((event) => event.status === 429).length,
+          byOperation,
+        },
+        pace: client.pacing(),
+        plan: outcome.plan,
+      };
+    },
+    close: () => client.close(),
+  };
+}
+
+/** The first `count` E1 requests of a plan, as autocannon replays them. */
+export function e1Requests(plan: Plan, count: number): LoadRequest[] {
+  return plan.changes
+    .flatMap((change) => change.requests)
+    .filter((request) => request.operation === 'updateCustomWafRule')
+    .slice(0, count)
+    .map((request) => ({
+      method: request.method,
+      path: request.path,
+      body: JSON.stringify(request.body),
+      headers: { 'content-type': 'application/json' },
+    }));
+}
+
+/** `op n, op n, …` for the detail lines. */
+export function operations(byOperation: Readonly<Record<string, number>>): string {
+  return Object.entries(byOperation)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([op, n]) => `${op} ${n}`)
+    .join(', ');
+}
+
+export function seconds(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`;
+}

@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import { createPacer, type Pacer } from '../../../src/api/pacer.js';
+
+/** A pacer on a clock the test moves; `waits` are the sleeps it asked for. */
+function pacerAt(cap?: number): { pacer: Pacer; waits: number[]; advance(ms: number): void; now(): number } {
+  let clock = 10_000;
+  const waits: number[] = [];
+  const pacer = createPacer(cap, {
+    now: () => clock,
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+  });
+  return {
+    pacer,
+    waits,
+    advance: (ms) => {
+      clock += ms;
+    },
+    now: () => clock,
+  };
+}
+
+/** `n` replies with `status`, one every `gapMs`, each sent just before it came back. */
+function replies(test: ReturnType<typeof pacerAt>, n: number, status: number, gapMs: number): void {
+  for (let i = 0; i < n; i += 1) {
+    test.advance(gapMs);
+    test.pacer.observe(status, test.now() - 1);
+  }
+}
+
+describe('pacer', () => {
+  it('lets requests go unpaced (no promise) until the 429s say a limit is near', () => {
+    const test = pacerAt();
+
+    replies(test, 30, 200, 2);
+    replies(test, 4, 429, 1);
+
+    expect(test.pacer.slot()).toBeUndefined();
+    expect(test.pacer.reading()).toEqual({ rps: undefined, throttled: 4 });
+  });
+
+  it('learns 3/4 of the rate the API accepted over the last second from a burst of 429s, then spaces requests by it', async () => {
+    const test = pacerAt();
+    replies(test, 40, 200, 5);
+
+    replies(test, 5, 429, 1);
+    await Promise.all([test.pacer.slot(), test.pacer.slot(), test.pacer.slot()]);
+
+    expect(test.pacer.reading()).toEqual({ rps: 30, throttled: 5 });
+    expect(test.waits.map(Math.round)).toEqual([0, 33, 67]);
+  });
+
+  it('cuts the pace on a 429 to a request sent at the current pace, not for one sent before', () => {
+    const test = pacerAt();
+    replies(test, 40, 200, 5);
+    replies(test, 5, 429, 1);
+    const learnedAt = test.now();
+    test.advance(2_000);
+    replies(test, 40, 200, 33);
+    const before = test.pacer.reading().rps as number;
+
+    test.pacer.observe(429, learnedAt - 1);
+    const uncut = test.pacer.reading().rps;
+    test.pacer.observe(429, test.now());
+
+    expect(before).toBeGreaterThan(30); // grown while it held the requests back
+    expect(uncut).toBe(before);
+    expect(test.pacer.reading().rps).toBeCloseTo(before * 0.85, 5);
+  });
+
+  it('forgets the pace when 429s keep coming however much it slows down', () => {
+    const test = pacerAt();
+    replies(test, 40, 200, 5);
+    replies(test, 5, 429, 1);
+
+    replies(test, 7, 429, 100);
+    const stillPaced = test.pacer.reading().rps;
+    replies(test, 1, 429, 100);
+
+    expect(stillPaced).toBeDefined();
+    expect(test.pacer.reading().rps).toBeUndefined();
+    expect(test.pacer.slot()).toBeUndefined();
+  });
+
+  it('keeps to the cap from the first request, below a learned pace too', async () => {
+    const test = pacerAt(20);
+
+    await Promise.all([test.pacer.slot(), test.pacer.slot(), test.pacer.slot()]);
+    test.advance(500);
+    await test.pacer.slot();
+    replies(test, 100, 200, 5);
+    replies(test, 5, 429, 1);
+
+    expect(test.waits).toEqual([0, 50, 100, 0]);
+    expect(test.pacer.reading().rps).toBe(20);
+  });
+});
