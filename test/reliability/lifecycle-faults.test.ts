@@ -5,7 +5,6 @@
  * and the objects edgesync never owned are untouched.
  */
 import { describe, expect, it } from 'vitest';
-import { prng } from '../../bench/generate.js';
 import { createApiClient } from '../../src/api/client.js';
 import type { DesiredResource } from '../../src/config/types.js';
 import { startEmulator } from '../../src/emulator/index.js';
@@ -13,6 +12,7 @@ import { reconcile } from '../../src/engine/reconcile.js';
 import { memoryStateStore } from '../../src/engine/state.js';
 import { desired } from '../helpers/desired.js';
 import { TEST_KEY, TEST_SEED } from '../helpers/emulator.js';
+import { prng } from '../helpers/generate.js';
 
 const CONFIG = { actionType: 'Block', operatorType: 'CONTAINS', variableTypes: { REQUEST_URI: '' } };
 const OLD = Array.from({ length: 6 }, (_, i) => ({
