@@ -5,6 +5,8 @@
  */
 import type { PatchAppRequest } from './wire/mc.js';
 import type {
+  CreateCustomAccessListRequest,
+  CreateCustomWafRuleRequest,
   UpdateAccessListConfigurationRequest,
   UpdateCustomAccessListRequest,
   UpdateCustomWafRuleRequest,
@@ -44,6 +46,30 @@ export const OPERATIONS = {
     area: 'shield',
     write: true,
     route: '/shield/shield-zone/{shieldZoneId}/access-lists/configurations/{id}',
+  },
+  createCustomWafRule: {
+    method: 'POST',
+    area: 'shield',
+    write: true,
+    route: '/shield/waf/custom-rule',
+  },
+  deleteCustomWafRule: {
+    method: 'DELETE',
+    area: 'shield',
+    write: true,
+    route: '/shield/waf/custom-rule/{id}',
+  },
+  createCustomAccessList: {
+    method: 'POST',
+    area: 'shield',
+    write: true,
+    route: '/shield/shield-zone/{shieldZoneId}/access-lists',
+  },
+  deleteCustomAccessList: {
+    method: 'DELETE',
+    area: 'shield',
+    write: true,
+    route: '/shield/shield-zone/{shieldZoneId}/access-lists/{id}',
   },
   patchApp: { seed: 'E4', method: 'PATCH', area: 'mc', write: true, route: '/mc/apps/{appId}' },
   disableDnssec: { seed: 'E5', method: 'DELETE', area: 'dns', write: true, route: '/dnszone/{id}/dnssec' },
@@ -87,6 +113,12 @@ export const OPERATIONS = {
     area: 'shield',
     write: false,
     route: '/shield/shield-zone/{shieldZoneId}/access-lists/{id}',
+  },
+  getShieldZone: {
+    method: 'GET',
+    area: 'shield',
+    write: false,
+    route: '/shield/shield-zone/{shieldZoneId}',
   },
   getApp: { method: 'GET', area: 'mc', write: false, route: '/mc/apps/{appId}' },
   getDnsZone: { method: 'GET', area: 'dns', write: false, route: '/dnszone/{id}' },
@@ -140,6 +172,13 @@ export const writeRequests = {
       `/shield/shield-zone/${seg(shieldZoneId)}/access-lists/configurations/${seg(configurationId)}`,
       body,
     ),
+  createCustomWafRule: (body: CreateCustomWafRuleRequest) =>
+    request('createCustomWafRule', '/shield/waf/custom-rule', body),
+  deleteCustomWafRule: (id: number) => request('deleteCustomWafRule', `/shield/waf/custom-rule/${seg(id)}`),
+  createCustomAccessList: (shieldZoneId: number, body: CreateCustomAccessListRequest) =>
+    request('createCustomAccessList', `/shield/shield-zone/${seg(shieldZoneId)}/access-lists`, body),
+  deleteCustomAccessList: (shieldZoneId: number, listId: number) =>
+    request('deleteCustomAccessList', `/shield/shield-zone/${seg(shieldZoneId)}/access-lists/${seg(listId)}`),
   /** E4 */
   patchApp: (appId: string, body: PatchAppRequest) => request('patchApp', `/mc/apps/${seg(appId)}`, body),
   /** E5 */
@@ -165,6 +204,8 @@ export const readRequests = {
     request('listAccessLists', `/shield/shield-zone/${seg(shieldZoneId)}/access-lists`),
   getCustomAccessList: (shieldZoneId: number, listId: number) =>
     request('getCustomAccessList', `/shield/shield-zone/${seg(shieldZoneId)}/access-lists/${seg(listId)}`),
+  getShieldZone: (shieldZoneId: number) =>
+    request('getShieldZone', `/shield/shield-zone/${seg(shieldZoneId)}`),
   getApp: (appId: string) => request('getApp', `/mc/apps/${seg(appId)}`),
   getDnsZone: (zoneId: number) => request('getDnsZone', `/dnszone/${seg(zoneId)}`),
   listDnsZones: (page: number, perPage: number) =>

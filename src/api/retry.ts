@@ -9,8 +9,8 @@ import type { ApiRequest, OperationId } from './operations.js';
 /**
  * Whether sending a request twice leaves the API as sending it once.
  *
- * Every operation edgesync uses is idempotent (PATCHes that set fields, DNSSEC on/off, GETs)
- * except one case of E4: a `containerTemplates` item without `id` asks the API to *create* a
+ * Every operation edgesync uses is idempotent (PATCHes that set fields, DNSSEC on/off, GETs,
+ * deletes) except the creates of custom rules and lists, and one case of E4: a `containerTemplates` item without `id` asks the API to *create* a
  * container. If the first attempt was applied but its reply was lost, a blind retry sends the
  * same id-less item again: the container the first attempt made is not in the retry's list, so
  * the API deletes it and creates another (a new id and a restart), or keeps both. Such a request
@@ -23,10 +23,17 @@ import type { ApiRequest, OperationId } from './operations.js';
  *
  * Keyed by every operation, so a new operation cannot be added without deciding.
  */
-const IDEMPOTENT: { [Op in OperationId]: true | ((body: unknown) => boolean) } = {
+const IDEMPOTENT: { [Op in OperationId]: boolean | ((body: unknown) => boolean) } = {
   updateCustomWafRule: true,
   updateCustomAccessList: true,
   updateAccessListConfiguration: true,
+  // A create sent twice makes two objects with one key: never resent after an ambiguous
+  // failure; the engine re-lists the zone and matches by key instead.
+  createCustomWafRule: false,
+  createCustomAccessList: false,
+  // Deleting twice leaves the object as deleted once (a second answer of 404 is "already gone").
+  deleteCustomWafRule: true,
+  deleteCustomAccessList: true,
   patchApp: (body) => !createsContainers(body),
   disableDnssec: true,
   // POST, but TF uses it as a read of an enabled zone: it returns the existing key (api-notes §3.5).
@@ -39,6 +46,7 @@ const IDEMPOTENT: { [Op in OperationId]: true | ((body: unknown) => boolean) } =
   getCustomWafRule: true,
   listAccessLists: true,
   getCustomAccessList: true,
+  getShieldZone: true,
   getApp: true,
   getDnsZone: true,
   listDnsZones: true,
@@ -47,7 +55,7 @@ const IDEMPOTENT: { [Op in OperationId]: true | ((body: unknown) => boolean) } =
 /** Whether a request may be retried after a failure that leaves its effect unknown. */
 export function isIdempotent(request: ApiRequest): boolean {
   const rule = IDEMPOTENT[request.operation];
-  return rule === true ? true : rule(request.body);
+  return typeof rule === 'boolean' ? rule : rule(request.body);
 }
 
 /** Whether an E4 body creates a container: some `containerTemplates` item has no `id`. */

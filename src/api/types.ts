@@ -12,8 +12,11 @@ import type {
   AccessListsWire,
   ApiGuardianMetricsWire,
   BotCategorizationWire,
+  CreatedCustomWafRuleWire,
   CustomAccessListWire,
   CustomWafRuleWire,
+  DeletedWire,
+  ShieldZoneWire,
   UpdateAccessListConfigurationRequest,
   UpdateCustomAccessListRequest,
   UpdateCustomWafRuleRequest,
@@ -88,6 +91,10 @@ export interface WriteReplies {
   updateCustomWafRule: UpdatedCustomWafRuleWire;
   updateCustomAccessList: CustomAccessListWire;
   updateAccessListConfiguration: AccessListConfigurationReply;
+  createCustomWafRule: CreatedCustomWafRuleWire;
+  deleteCustomWafRule: DeletedWire;
+  createCustomAccessList: CustomAccessListWire;
+  deleteCustomAccessList: DeletedWire;
   patchApp: { id: string };
   disableDnssec: DnssecStatusWire;
   enableDnssec: DnssecStatusWire;
@@ -142,6 +149,8 @@ export interface ApiClient {
     listId: number,
     options?: CallOptions,
   ): Promise<CustomAccessListWire>;
+  /** A Shield Zone's plan and limits (`planType`, `customWafRulesLimit`). */
+  getShieldZone(shieldZoneId: number, options?: CallOptions): Promise<ShieldZoneWire>;
   /** One MC app with its container templates. */
   getApp(appId: string, options?: CallOptions): Promise<AppWire>;
   /** One DNS zone; `DnsSecEnabled` is the only DNSSEC field it has. */

@@ -15,6 +15,7 @@ const KIND_DIRS: Readonly<Record<KindName, string>> = {
   ManagedAccessList: 'managed-access-lists',
   ContainerApp: 'container-apps',
   DnsZone: 'dns-zones',
+  ShieldZone: 'shield-zones',
 };
 
 /**

@@ -8,6 +8,7 @@ import type { CommandRegistrar } from './command.js';
 import { registerApply } from './commands/apply.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
 import { registerExport } from './commands/export.js';
+import { registerForget } from './commands/forget.js';
 import { registerInspect } from './commands/inspect.js';
 import { registerPlan } from './commands/plan.js';
 import { registerRun } from './commands/run.js';
@@ -28,6 +29,7 @@ const COMMANDS: readonly CommandRegistrar[] = [
   registerEmulatorCommand,
   registerInspect,
   registerExport,
+  registerForget,
 ];
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {

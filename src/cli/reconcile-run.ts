@@ -37,7 +37,11 @@ export function addReconcileOptions(command: Command): Command {
       positiveInt('--max-change-percent'),
       30,
     )
-    .option('--force', 'apply even when the plan exceeds --max-change-percent')
+    .option('--force', 'apply even when the plan exceeds --max-change-percent or a prune guard')
+    .option(
+      '--prune',
+      'delete custom WAF rules and access lists that no document claims any more (env EDGESYNC_PRUNE=true)',
+    )
     .addOption(
       new Option('--drift <mode>', 'correct drift, or only report it').choices(['correct', 'report']),
     );
@@ -46,6 +50,7 @@ export function addReconcileOptions(command: Command): Command {
 export interface ReconcileFlags extends ConnectionFlags {
   maxChangePercent: number;
   force?: boolean;
+  prune?: boolean;
   drift?: 'correct' | 'report';
 }
 
@@ -125,6 +130,18 @@ async function prepareRun(
   }
 }
 
+/** `--prune`, or `EDGESYNC_PRUNE=true` (any other value but unset/empty/false is a USAGE error). */
+export function pruneEnabled(flags: { prune?: boolean }, io: CliIo): boolean {
+  if (flags.prune === true) return true;
+  const env = (io.env.EDGESYNC_PRUNE ?? '').trim().toLowerCase();
+  if (env === '' || env === 'false' || env === '0') return false;
+  if (env === 'true' || env === '1') return true;
+  throw new ReconcileError(
+    'USAGE',
+    `EDGESYNC_PRUNE must be true or false, not ${JSON.stringify(io.env.EDGESYNC_PRUNE)}`,
+  );
+}
+
 /** Runs the pipeline for a CLI command. */
 async function runReconcile(
   prepared: PreparedRun,
@@ -144,6 +161,7 @@ async function runReconcile(
     maxChangePercent: flags.maxChangePercent,
     force: flags.force === true,
     driftMode: flags.drift ?? 'correct',
+    prune: pruneEnabled(flags, io),
     signal: io.signal,
     audit: logger.child({ component: 'audit' }),
     secrets: secretReaderFrom(flags, io),

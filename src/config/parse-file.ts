@@ -43,6 +43,13 @@ export interface DocumentResult {
   readonly identity?: { readonly subject: string; readonly at: SourceLocation };
   /** Set when the spec is valid: the live object it targets (`Kind target`), and where that is written. */
   readonly target?: { readonly key: string; readonly at: SourceLocation; readonly path: string };
+  /** Set when the spec is valid and has a natural key (design §7): unique per zone; `label` names it. */
+  readonly naturalKey?: {
+    readonly key: string;
+    readonly label: string;
+    readonly at: SourceLocation;
+    readonly path: string;
+  };
   /** Other names of that live object, shared across kinds (`KindSpecModule.aliases`). */
   readonly aliases?: readonly { readonly key: string; readonly at: SourceLocation; readonly path: string }[];
   /** Set only when the document has no error at all. */
@@ -132,6 +139,7 @@ function shiftDocument(doc: DocumentResult, delta: number): DocumentResult {
     source,
     ...(doc.identity && { identity: { ...doc.identity, at: shiftLocation(doc.identity.at, delta) } }),
     ...(doc.target && { target: { ...doc.target, at: shiftLocation(doc.target.at, delta) } }),
+    ...(doc.naturalKey && { naturalKey: { ...doc.naturalKey, at: shiftLocation(doc.naturalKey.at, delta) } }),
     ...(doc.aliases && {
       aliases: doc.aliases.map((alias) => ({ ...alias, at: shiftLocation(alias.at, delta) })),
     }),
@@ -385,16 +393,36 @@ export function parseConfigFile(
       },
     });
     const targetPath = ['spec', ...module.targetPath(spec)];
-    const target = {
-      key: `${kind} ${module.target(spec)}`,
-      at: { file, ...inFile(locate(doc, lc, targetPath)) },
-      path: formatPath(targetPath),
-    };
+    const pinned = module.target(spec);
+    const target =
+      pinned === undefined
+        ? undefined
+        : {
+            key: `${kind} ${pinned}`,
+            at: { file, ...inFile(locate(doc, lc, targetPath)) },
+            path: formatPath(targetPath),
+          };
+    const natural = module.naturalKey?.(spec);
+    const keyPath = natural === undefined ? [] : ['spec', ...natural.path];
+    const naturalKey =
+      natural === undefined
+        ? undefined
+        : {
+            key: `${kind} ${natural.key}`,
+            label: natural.label,
+            at: { file, ...inFile(locate(doc, lc, keyPath)) },
+            path: formatPath(keyPath),
+          };
     const aliases = module.aliases?.(spec).map((alias) => {
       const path = ['spec', ...alias.path];
       return { key: alias.key, at: { file, ...inFile(locate(doc, lc, path)) }, path: formatPath(path) };
     });
-    const named = { ...(identity && { identity }), target, ...(aliases?.length && { aliases }) };
+    const named = {
+      ...(identity && { identity }),
+      ...(target && { target }),
+      ...(naturalKey && { naturalKey }),
+      ...(aliases?.length && { aliases }),
+    };
     if (errors > 0) return { source, ...named };
 
     const meta: ResourceMetadata = {

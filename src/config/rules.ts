@@ -3,6 +3,8 @@
  * - `kind` + `metadata.name` is unique across the directory;
  * - no two documents of one kind target the same live object (same `target()`): both would
  *   write it and the last write would win at random;
+ * - no two documents of one kind without an id share a natural key in a Shield Zone (design
+ *   §7: a rule's ruleName, a list's name): both would find or create one live object;
  * - no two documents, of any kinds, share another name of one live object (`aliases()`: an
  *   access list's configurationId, which a custom and a managed list document may both give).
  * What needs the live listing (a managed list by name and another by its listId) is found at
@@ -29,6 +31,8 @@ interface Occurrence {
   readonly at: SourceLocation;
   /** Set for targets: the formatted path of the target in the document. */
   readonly path: string;
+  /** Set for natural keys: how the key is named in the message. */
+  readonly label?: string;
 }
 
 function byPosition(a: Occurrence, b: Occurrence): number {
@@ -72,6 +76,7 @@ export function createRuleIndex(): RuleIndex {
   const indexed = new Map<string, FileResult>();
   const names = createKeyIndex();
   const targets = createKeyIndex();
+  const naturalKeys = createKeyIndex();
   const aliases = createKeyIndex();
 
   function addFile(result: FileResult): void {
@@ -81,6 +86,10 @@ export function createRuleIndex(): RuleIndex {
       names.add(subject, { subject, at, path: 'metadata.name' });
       if (doc.target !== undefined)
         targets.add(doc.target.key, { subject, at: doc.target.at, path: doc.target.path });
+      if (doc.naturalKey !== undefined) {
+        const { key, at: keyAt, path, label } = doc.naturalKey;
+        naturalKeys.add(key, { subject, at: keyAt, path, label });
+      }
       for (const alias of doc.aliases ?? [])
         aliases.add(alias.key, { subject, at: alias.at, path: alias.path });
     }
@@ -91,6 +100,7 @@ export function createRuleIndex(): RuleIndex {
       if (doc.identity === undefined) continue;
       names.removeFile(doc.identity.subject, result.file);
       if (doc.target !== undefined) targets.removeFile(doc.target.key, result.file);
+      if (doc.naturalKey !== undefined) naturalKeys.removeFile(doc.naturalKey.key, result.file);
       for (const alias of doc.aliases ?? []) aliases.removeFile(alias.key, result.file);
     }
   }
@@ -137,6 +147,16 @@ export function createRuleIndex(): RuleIndex {
             ...o.at,
             path: o.path,
             message: `names the same live object (${key}) as ${first.subject} at ${issueLocation(first.at)}`,
+            severity: 'error',
+          });
+        }
+      }
+      for (const [, first, later] of naturalKeys.conflicts()) {
+        for (const o of later) {
+          issues.push({
+            ...o.at,
+            path: o.path,
+            message: `duplicate key: ${o.label ?? 'the key'} is also declared by ${first.subject} at ${issueLocation(first.at)}`,
             severity: 'error',
           });
         }

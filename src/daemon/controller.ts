@@ -53,6 +53,8 @@ export interface ReconcileSettings {
   readonly maxChangePercent: number;
   readonly force: boolean;
   readonly driftMode: 'correct' | 'report';
+  /** `--prune`: delete custom rules and lists no document claims (design §7). */
+  readonly prune?: boolean;
   /** Where container secrets (`valueFrom`) are read from. */
   readonly secrets?: SecretReader;
 }
@@ -164,6 +166,9 @@ export function createController(options: ControllerOptions): Controller {
     trigger: string,
     writesBefore: number,
     tally: RunTally,
+    full: boolean,
+    /** Only the last stage of a run prunes, once the documents of the first are applied. */
+    last: boolean,
   ): Promise<{ at: Date; results: ChangeResult[]; writes: number }> {
     const outcome = await reconcile(scope, {
       api: options.api,
@@ -179,6 +184,10 @@ export function createController(options: ControllerOptions): Controller {
       managedCount: loaded.state.resources.length,
       writesBefore,
       audit: options.audit,
+      // Claims are global; a file-change run prunes only what its removed documents owned.
+      prune: options.settings.prune === true && last,
+      all: loaded.state.resources,
+      ...(full ? {} : { removed: loaded.changes.removed }),
       beforeApply: (plan) => {
         const writes = plan.summary.toUpdate;
         if (writes > 0) options.observer?.applyStarting({ revision, trigger, writes });
@@ -194,7 +203,7 @@ export function createController(options: ControllerOptions): Controller {
       const result = bySubject.get(change.subject);
       if (result === undefined) continue;
       status.recordResult(change, result, at);
-      metrics.countChange(change.kind, result.outcome);
+      metrics.countChange(change.kind, result.outcome, change.action);
       results.push(result);
     }
     metrics.setResources(status.countsByKind());
@@ -277,7 +286,8 @@ export function createController(options: ControllerOptions): Controller {
       revision = done.revision;
       const stages = stagesOf(request, loaded);
       scoped = stages.flat().map((resource) => resource.subject);
-      if (scoped.length === 0) {
+      const pruneRemoved = options.settings.prune === true && loaded.changes.removed.length > 0;
+      if (scoped.length === 0 && !pruneRemoved) {
         // A comment or a removed document: nothing to read or write. The revision moved on.
         logger.debug(
           { event: 'reconcile.skipped', trigger, revision, removed: loaded.changes.removed },
@@ -291,8 +301,18 @@ export function createController(options: ControllerOptions): Controller {
       }
       let at = new Date();
       let writes = 0;
-      for (const stage of stages) {
-        const staged = await reconcileStage(stage, loaded, revision, trigger, writes, tally);
+      for (const [index, stage] of stages.entries()) {
+        const last = index === stages.length - 1;
+        const staged = await reconcileStage(
+          stage,
+          loaded,
+          revision,
+          trigger,
+          writes,
+          tally,
+          request.full,
+          last,
+        );
         results.push(...staged.results);
         writes += staged.writes;
         at = staged.at;

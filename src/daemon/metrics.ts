@@ -42,7 +42,8 @@ export interface DaemonMetrics {
   /** Drift found on one resource in one run. */
   countDrift(kind: string, cause: string): void;
   /** One change outcome (`applied`, `failed`, …) per kind. */
-  countChange(kind: string, outcome: string): void;
+  /** One change's outcome; `action` is the plan's (update, create, adopt, delete, noop, error). */
+  countChange(kind: string, outcome: string, action?: string): void;
   /** The API client's `onRequest` hook: one HTTP exchange. */
   observeApiRequest(event: RequestEvent): void;
   /** Where the pace gauge reads the API client's pace at each scrape (`ApiClient.pacing`). */
@@ -118,8 +119,8 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
   });
   const changes = new Counter({
     name: 'edgesync_changes_total',
-    help: 'Change outcomes of apply by kind and outcome',
-    labelNames: ['kind', 'outcome'],
+    help: 'Change outcomes of apply by kind, outcome and planned action',
+    labelNames: ['kind', 'outcome', 'action'],
     registers,
   });
   const apiRequests = new Counter({
@@ -210,7 +211,7 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
     countTrigger: (reason) => triggers.inc({ reason }),
     countWebhook: (hook, outcome) => webhooks.inc({ hook, outcome }),
     countDrift: (kind, cause) => drift.inc({ kind, cause }),
-    countChange: (kind, outcome) => changes.inc({ kind, outcome }),
+    countChange: (kind, outcome, action = 'update') => changes.inc({ kind, outcome, action }),
     observeApiRequest(event) {
       apiRequests.inc({
         operation: event.operation,

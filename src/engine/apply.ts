@@ -2,7 +2,8 @@
  * Apply phase: sends each change's requests and records one outcome per change.
  *
  * Writes to one Shield Zone run one at a time (the real API loses concurrent writes in a
- * zone, Terraform provider #64); everything else runs with bounded concurrency. A failed
+ * zone, Terraform provider #64), updates first, then creates, then deletes, so a zone never
+ * holds fewer rules than intended; everything else runs with bounded concurrency. A failed
  * change never stops the others. Within a change the requests run in order and stop at the
  * first failure, so a resource is never sent half of a change after an error.
  */
@@ -12,7 +13,14 @@ import type { ApiClient } from '../api/types.js';
 import { redactSensitive } from '../domain/sensitive.js';
 import { ReconcileError, toReconcileError } from '../errors.js';
 import { KINDS } from '../kinds/registry.js';
-import type { ApplyResult, ChangeOutcome, ChangeResult, PlannedChange, RequestRecord } from './types.js';
+import type {
+  ApplyResult,
+  ChangeAction,
+  ChangeOutcome,
+  ChangeResult,
+  PlannedChange,
+  RequestRecord,
+} from './types.js';
 
 export interface ApplyOptions {
   api: ApiClient;
@@ -30,6 +38,11 @@ export interface ApplyOptions {
   onRequest?(change: PlannedChange, request: ApiRequest<WriteOperationId>): void;
 }
 
+/** A delete answered 404 has nothing left to delete: the object is gone, as asked. */
+function isDelete(request: ApiRequest<WriteOperationId>): boolean {
+  return request.operation === 'deleteCustomWafRule' || request.operation === 'deleteCustomAccessList';
+}
+
 async function sendAll(change: PlannedChange, options: ApplyOptions, sent: RequestRecord[]): Promise<void> {
   const kind = KINDS[change.kind];
   for (const request of change.requests) {
@@ -42,8 +55,15 @@ async function sendAll(change: PlannedChange, options: ApplyOptions, sent: Reque
       path: request.path,
     };
     const index = sent.push(record) - 1;
-    const reply = await options.api.execute(request, { signal: options.signal });
-    const audit = kind.checkReply?.(request, reply);
+    let reply: unknown;
+    try {
+      reply = await options.api.execute(request, { signal: options.signal });
+    } catch (err) {
+      if (!(isDelete(request) && toReconcileError(err).code === 'API_NOT_FOUND')) throw err;
+      sent[index] = { ...record, reply: 'already gone' };
+      continue;
+    }
+    const audit = kind.checkReply?.(request, reply as never);
     if (audit !== undefined) sent[index] = { ...record, reply: audit };
   }
 }
@@ -61,6 +81,8 @@ function settledWithoutRequests(change: PlannedChange): ChangeResult | undefined
     sent: [],
     ...(change.skip === undefined ? {} : { skip: change.skip }),
     durationMs: 0,
+    action: change.action,
+    ...(change.object?.id === undefined ? {} : { objectId: change.object.id }),
   });
   if (change.action === 'noop') return result('unchanged');
   if (change.action === 'error') {
@@ -70,45 +92,98 @@ function settledWithoutRequests(change: PlannedChange): ChangeResult | undefined
     };
   }
   if (change.skip !== undefined) return result('skipped');
+  // An adoption that finds the object as declared sends nothing: it only joins the inventory.
+  if (change.requests.length === 0) return result('applied');
+  return undefined;
+}
+
+/** The id a create's reply named (checkReply audits it as `{id}`). */
+function createdId(sent: readonly RequestRecord[]): number | undefined {
+  for (const record of sent) {
+    if (record.operation !== 'createCustomWafRule' && record.operation !== 'createCustomAccessList') continue;
+    const id = (record.reply as { id?: unknown } | undefined)?.id;
+    if (typeof id === 'number') return id;
+  }
   return undefined;
 }
 
 /** Sends one change that has requests (applyChanges settles the others first). */
 async function applyChange(change: PlannedChange, options: ApplyOptions): Promise<ChangeResult> {
   const started = performance.now();
-  const finish = (outcome: ChangeOutcome, sent: RequestRecord[], error?: ReconcileError): ChangeResult => ({
-    subject: change.subject,
-    kind: change.kind,
-    outcome,
-    sent,
-    ...(error === undefined
-      ? {}
-      : { error: { code: error.code, message: redactSensitive(error.message, change.requests) } }),
-    durationMs: Math.round(performance.now() - started),
-  });
+  /** The object a re-plan found (after an ambiguous create, or a create's follow-up). */
+  let foundId: number | undefined;
+  const finish = (outcome: ChangeOutcome, sent: RequestRecord[], error?: ReconcileError): ChangeResult => {
+    const objectId = createdId(sent) ?? foundId ?? change.object?.id;
+    return {
+      subject: change.subject,
+      kind: change.kind,
+      outcome,
+      sent,
+      ...(error === undefined
+        ? {}
+        : { error: { code: error.code, message: redactSensitive(error.message, change.requests) } }),
+      durationMs: Math.round(performance.now() - started),
+      action: change.action,
+      ...(objectId === undefined ? {} : { objectId }),
+    };
+  };
+  /**
+   * Re-reads and re-plans the change, then sends what is still needed. After an ambiguous
+   * create this is what keeps one object per key: the fresh listing finds the object the lost
+   * reply made (an adoption) or shows it was never made (a create, now safe to send).
+   */
+  async function replanAndSend(
+    sent: RequestRecord[],
+    why: ReconcileError | undefined,
+  ): Promise<ChangeResult> {
+    const fresh = await options.replan(change);
+    foundId = fresh.object?.id;
+    if (fresh.action === 'noop') return finish('applied', sent);
+    if (why === undefined && fresh.action === 'create') {
+      // The create succeeded, so a listing without the new object is behind: never create twice.
+      const id = createdId(sent);
+      return finish(
+        'failed',
+        sent,
+        new ReconcileError(
+          'API_BAD_RESPONSE',
+          `the zone's listing does not show the list #${id} just created; enabled/action not set`,
+        ),
+      );
+    }
+    if (fresh.action === 'error' || fresh.skip !== undefined) {
+      const code = fresh.error?.code ?? why?.code ?? 'API_AMBIGUOUS';
+      return finish(
+        'failed',
+        sent,
+        new ReconcileError(code, fresh.error?.message ?? why?.message ?? 'failed'),
+      );
+    }
+    await sendAll(fresh, options, sent);
+    return finish('applied', sent);
+  }
   const sent: RequestRecord[] = [];
   try {
     await sendAll(change, options, sent);
+    // A created access list gets its enabled/action at the configuration id a fresh listing names.
+    if (change.followUp === true) return await replanAndSend(sent, undefined);
     return finish('applied', sent);
   } catch (err) {
     const error = toReconcileError(err);
     if (error.code !== 'API_AMBIGUOUS') return finish('failed', sent, error);
     try {
-      const fresh = await options.replan(change);
-      if (fresh.action === 'noop') return finish('applied', sent);
-      if (fresh.action === 'error' || fresh.skip !== undefined) {
-        return finish(
-          'failed',
-          sent,
-          new ReconcileError(fresh.error?.code ?? 'API_AMBIGUOUS', fresh.error?.message ?? error.message),
-        );
-      }
-      await sendAll(fresh, options, sent);
-      return finish('applied', sent);
+      return await replanAndSend(sent, error);
     } catch (retryErr) {
       return finish('failed', sent, toReconcileError(retryErr));
     }
   }
+}
+
+/** Write order inside a zone's lane: updates (and adoptions), then creates, then deletes. */
+const LANE_ORDER: Partial<Record<ChangeAction, number>> = { create: 1, delete: 2 };
+
+function byLaneOrder(a: PlannedChange, b: PlannedChange): number {
+  return (LANE_ORDER[a.action] ?? 0) - (LANE_ORDER[b.action] ?? 0);
 }
 
 /**
@@ -128,6 +203,7 @@ function lanes(changes: readonly PlannedChange[]): PlannedChange[][] {
     if (lane === undefined) byZone.set(change.shieldZoneId, [change]);
     else lane.push(change);
   }
+  for (const lane of byZone.values()) lane.sort(byLaneOrder);
   return [...byZone.values(), ...out].sort((a, b) => b.length - a.length);
 }
 

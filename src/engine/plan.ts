@@ -7,9 +7,10 @@ import type { KindPlan, PlanContext } from '../kinds/common/kind.js';
 import { KINDS } from '../kinds/registry.js';
 import type { PlanError } from '../kinds/types.js';
 import { liveConflicts } from './conflicts.js';
+import { type LifecycleOptions, planLifecycle } from './prune.js';
 import type { LiveSnapshot } from './read.js';
 import { driftCause, type ResourceRecord } from './state.js';
-import type { ChangeAction, Plan, PlannedChange, PlanSummary } from './types.js';
+import { type ChangeAction, isWrite, type Plan, type PlannedChange, type PlanSummary } from './types.js';
 
 export interface PlanOptions {
   revision: string;
@@ -28,6 +29,8 @@ export interface PlanOptions {
   force: boolean;
   /** The state store's record of a subject. */
   record(subject: string): ResourceRecord | undefined;
+  /** Custom rules and lists: claims, limits and pruning (prune.ts). Absent: none of it (a re-plan). */
+  lifecycle?: LifecycleOptions;
   /** HMAC under the state's install key (`StateStore.keyedDigest`), for resources that hold secrets. */
   keyedDigest(data: string): string;
   now?: () => Date;
@@ -75,16 +78,24 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
     keyedDigest: options.keyedDigest,
   };
   const result: KindPlan = kind.plan(resource, read.lookup.live, ctx);
+  const via = read.identity?.via;
   const action: ChangeAction =
-    result.error !== undefined ? 'error' : result.requests.length > 0 ? 'update' : 'noop';
-  const skip =
-    action !== 'update'
-      ? undefined
-      : resource.metadata.suspend
-        ? ('suspended' as const)
-        : resource.metadata.drift === 'report' || options.driftMode === 'report'
-          ? ('report-only' as const)
-          : undefined;
+    result.error !== undefined
+      ? 'error'
+      : via === 'create'
+        ? 'create'
+        : via === 'adopt'
+          ? 'adopt'
+          : result.requests.length > 0
+            ? 'update'
+            : 'noop';
+  const skip = !isWrite(action)
+    ? undefined
+    : resource.metadata.suspend
+      ? ('suspended' as const)
+      : resource.metadata.drift === 'report' || options.driftMode === 'report'
+        ? ('report-only' as const)
+        : undefined;
   // Built by assignment in the same key order the plan JSON has always had: spreading
   // conditional parts cost two throwaway objects per resource, 10,000 times per plan.
   const change: Mutable<PlannedChange> = base as Mutable<PlannedChange>;
@@ -92,10 +103,12 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
   if (result.digest !== undefined) change.digest = result.digest;
   change.cause = result.diffs.length > 0 ? driftCause(record, change.digest) : 'unknown';
   change.diffs = result.diffs;
-  change.requests = action === 'update' ? result.requests : [];
+  change.requests = isWrite(action) ? result.requests : [];
   if (skip !== undefined) change.skip = skip;
   if (result.error !== undefined) change.error = result.error;
   if (result.remember !== undefined) change.remember = result.remember;
+  if (read.identity !== undefined) change.object = read.identity;
+  if (result.followUp === true && action === 'create') change.followUp = true;
   return change;
 }
 
@@ -113,21 +126,47 @@ function summarize(changes: readonly PlannedChange[]): PlanSummary {
   let skipped = 0;
   let errors = 0;
   let destructive = 0;
+  const by = { create: 0, adopt: 0, delete: 0 };
   for (const change of changes) {
     if (change.action === 'error') errors += 1;
     else if (change.action === 'noop') unchanged += 1;
     else if (change.skip !== undefined) skipped += 1;
-    else toUpdate += 1;
-    if (change.diffs.some((d) => d.destructive)) destructive += 1;
+    else {
+      toUpdate += 1;
+      if (change.action === 'create' || change.action === 'adopt' || change.action === 'delete')
+        by[change.action] += 1;
+    }
+    if (change.diffs.some((d) => d.destructive) || (change.action === 'delete' && change.error === undefined))
+      destructive += 1;
   }
-  return { resources: changes.length, toUpdate, unchanged, skipped, errors, destructive };
+  // The lifecycle counts appear only when not zero, so plans of documents with ids read as before.
+  return {
+    resources: changes.length,
+    toUpdate,
+    ...(by.create > 0 ? { toCreate: by.create } : {}),
+    ...(by.adopt > 0 ? { toAdopt: by.adopt } : {}),
+    ...(by.delete > 0 ? { toDelete: by.delete } : {}),
+    unchanged,
+    skipped,
+    errors,
+    destructive,
+  };
+}
+
+/**
+ * A change that writes to the API. An adoption that finds its object as declared sends nothing:
+ * it counts as a change of the plan, but not against the threshold, so adopting an account
+ * (an export applied for the first time) is not refused.
+ */
+function writesLive(c: PlannedChange): boolean {
+  return isWrite(c.action) && c.skip === undefined && c.requests.length > 0;
 }
 
 /** The change threshold: refuses every write when too large a share would change. */
 function applyThreshold(changes: PlannedChange[], options: PlanOptions): PlannedChange[] {
   const managed = options.managedCount ?? changes.length;
   const before = options.writesBefore ?? 0;
-  const writes = before + changes.filter((c) => c.action === 'update' && c.skip === undefined).length;
+  const writes = before + changes.filter(writesLive).length;
   if (options.force || managed < MIN_RESOURCES_FOR_THRESHOLD) return changes;
   const percent = (writes * 100) / managed;
   if (percent <= options.maxChangePercent) return changes;
@@ -136,9 +175,7 @@ function applyThreshold(changes: PlannedChange[], options: PlanOptions): Planned
     `the plan changes ${writes} of ${managed} managed resources${earlier} (${percent.toFixed(0)}%), ` +
     `more than --max-change-percent ${options.maxChangePercent}; re-run with --force if this is intended`;
   return changes.map((c) =>
-    c.action === 'update' && c.skip === undefined
-      ? { ...c, action: 'error', requests: [], error: { code: 'PLAN_UNSAFE', message } }
-      : c,
+    writesLive(c) ? { ...c, action: 'error', requests: [], error: { code: 'PLAN_UNSAFE', message } } : c,
   );
 }
 
@@ -164,7 +201,11 @@ export function buildPlan(
     const conflict = conflicts.get(resource.subject);
     return conflict === undefined ? change : refused(change, conflict);
   });
-  const changes = applyThreshold(planned, options);
+  const lifecycle =
+    options.lifecycle === undefined
+      ? { changes: planned, notPruned: [] }
+      : planLifecycle(planned, snapshot.zones, options.lifecycle);
+  const changes = applyThreshold(lifecycle.changes, options);
   return {
     version: 1,
     revision: options.revision,
@@ -172,5 +213,6 @@ export function buildPlan(
     changes,
     summary: summarize(changes),
     ...(snapshot.optimalRegion === undefined ? {} : { optimalRegion: snapshot.optimalRegion }),
+    ...(lifecycle.notPruned.length === 0 ? {} : { notPruned: lifecycle.notPruned }),
   };
 }

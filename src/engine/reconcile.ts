@@ -12,7 +12,9 @@ import type { SecretReader } from '../domain/secret-sources.js';
 import { ReconcileError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { applyChanges } from './apply.js';
+import { type InventoryView, inventoryView, isLifecycleKind } from './inventory.js';
 import { buildPlan, type PlanOptions } from './plan.js';
+import type { LifecycleOptions } from './prune.js';
 import { type ReadOptions, readLiveState } from './read.js';
 import type { StateStore } from './state.js';
 import type { ApplyResult, ChangeResult, Plan, PlannedChange } from './types.js';
@@ -34,6 +36,14 @@ export interface ReconcileOptions {
   managedCount?: number;
   /** Writes an earlier reconcile of the same daemon run made (PlanOptions.writesBefore). */
   writesBefore?: number;
+  /** `--prune`: delete custom rules and lists no document claims (design §7). Default off. */
+  prune?: boolean;
+  /**
+   * Every desired resource, when `resources` is a subset (the daemon's file-change runs):
+   * claims are global. With `removed`, only those removed documents' objects may be pruned.
+   */
+  all?: readonly DesiredResource[];
+  removed?: readonly string[];
   /** Receives the audit events; silent when absent. */
   audit?: Logger;
   /** Where container secrets (`valueFrom`) are read; without it every `valueFrom` is an error. */
@@ -63,8 +73,45 @@ export interface ReconcileOutcome {
   readonly phases: PhaseTimings;
 }
 
-function planOptions(options: ReconcileOptions): PlanOptions {
+/** The inventory as this run may use it: untrusted when the state file could not be read. */
+function inventoryOf(options: ReconcileOptions): InventoryView {
+  return inventoryView(options.state.inventory(), options.state.warning === undefined);
+}
+
+/** Inventory entries whose document is gone (in scope): the prune candidates' zones are read. */
+function orphansOf(
+  inventory: InventoryView,
+  all: readonly DesiredResource[],
+  options: ReconcileOptions,
+): InventoryView {
+  const desired = new Set(all.map((r) => r.subject));
+  const removed = options.removed === undefined ? undefined : new Set(options.removed);
+  const orphans = Object.fromEntries(
+    [...inventory.entries()].filter(
+      ([subject]) => !desired.has(subject) && (removed === undefined || removed.has(subject)),
+    ),
+  );
+  return inventoryView(orphans, inventory.trusted);
+}
+
+function lifecycleOf(
+  resources: readonly DesiredResource[],
+  inventory: InventoryView,
+  options: ReconcileOptions,
+): LifecycleOptions {
   return {
+    prune: options.prune === true,
+    force: options.force,
+    inventory,
+    all: options.all ?? resources,
+    scope: options.removed === undefined ? 'full' : new Set(options.removed),
+  };
+}
+
+/** Plan options; `lifecycle` absent for a re-plan of one change (no claims, no pruning). */
+function planOptions(options: ReconcileOptions, lifecycle?: LifecycleOptions): PlanOptions {
+  return {
+    ...(lifecycle === undefined ? {} : { lifecycle }),
     revision: options.revision,
     driftMode: options.driftMode,
     maxChangePercent: options.maxChangePercent,
@@ -100,11 +147,23 @@ function auditDrift(audit: Logger | undefined, plan: Plan): void {
 
 function auditResult(audit: Logger | undefined, change: PlannedChange, result: ChangeResult): void {
   if (audit === undefined) return;
+  const object =
+    change.object === undefined
+      ? {}
+      : {
+          object: {
+            shieldZoneId: change.object.shieldZoneId,
+            id: change.object.id ?? result.objectId,
+            key: change.object.key,
+          },
+        };
   if (result.outcome === 'applied') {
     audit.info(
       {
         event: 'change.applied',
         subject: change.subject,
+        action: change.action,
+        ...object,
         requests: result.sent,
         durationMs: result.durationMs,
       },
@@ -115,6 +174,8 @@ function auditResult(audit: Logger | undefined, change: PlannedChange, result: C
       {
         event: 'change.failed',
         subject: change.subject,
+        action: change.action,
+        ...object,
         error: result.error,
         requests: result.sent,
         durationMs: result.durationMs,
@@ -122,6 +183,44 @@ function auditResult(audit: Logger | undefined, change: PlannedChange, result: C
       'change failed',
     );
   }
+}
+
+/** Applied creates, adoptions and deletes, for the run record (`/status`) and the audit; only those not zero. */
+function lifecycleCounts(apply: ApplyResult | undefined): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const names = { create: 'created', adopt: 'adopted', delete: 'deleted' } as const;
+  for (const result of apply?.results ?? []) {
+    if (result.outcome !== 'applied') continue;
+    if (result.action === 'create' || result.action === 'adopt' || result.action === 'delete') {
+      const name = names[result.action];
+      counts[name] = (counts[name] ?? 0) + 1;
+    }
+  }
+  return counts;
+}
+
+/**
+ * Keeps the inventory in step with what was applied: a created, adopted or pinned object is
+ * owned by its subject from now on; a pruned one is forgotten.
+ */
+function recordInventory(options: ReconcileOptions, change: PlannedChange, result: ChangeResult): void {
+  const object = change.object;
+  if (object === undefined || !isLifecycleKind(change.kind)) return;
+  if (change.action === 'delete') {
+    const owned = options.state.inventory()[change.subject];
+    if (owned?.id === object.id) options.state.setInventory(change.subject, undefined);
+    return;
+  }
+  const id = result.objectId ?? object.id;
+  if (id === undefined) return;
+  const owned = options.state.inventory()[change.subject];
+  if (owned?.id === id && owned.key === object.key && owned.shieldZoneId === object.shieldZoneId) return;
+  options.state.setInventory(change.subject, {
+    kind: change.kind,
+    shieldZoneId: object.shieldZoneId,
+    id,
+    key: object.key,
+  });
 }
 
 /**
@@ -133,10 +232,14 @@ async function readAndPlan(
   resources: readonly DesiredResource[],
   readOptions: ReadOptions,
   options: ReconcileOptions,
+  lifecycle: LifecycleOptions,
 ): Promise<{ plan: Plan; read: number; planned: number }> {
-  const snapshot = await readLiveState(resources, readOptions);
+  const snapshot = await readLiveState(resources, {
+    ...readOptions,
+    orphans: orphansOf(lifecycle.inventory, lifecycle.all, options),
+  });
   const read = performance.now();
-  const plan = buildPlan(resources, snapshot, planOptions(options));
+  const plan = buildPlan(resources, snapshot, planOptions(options, lifecycle));
   const planned = performance.now();
   if (options.mode === 'apply') {
     for (const [subject, live] of snapshot.reads) {
@@ -163,15 +266,24 @@ export async function reconcile(
     },
     'reconcile started',
   );
-  const readOptions = {
+  const inventory = inventoryOf(options);
+  const lifecycle = lifecycleOf(resources, inventory, options);
+  if (options.prune === true && !inventory.trusted) {
+    options.audit?.warn(
+      { event: 'prune.limited', reason: options.state.warning },
+      'the state could not be read: objects are pruned this run only in exclusive ShieldZones',
+    );
+  }
+  const readOptions: ReadOptions = {
     api: options.api,
     signal: options.signal,
     concurrency: options.concurrency,
     hint: (subject: string) => options.state.hint(subject),
+    owned: (subject: string) => options.state.inventory()[subject],
     ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
   };
   const readStarted = performance.now();
-  const { plan, read, planned } = await readAndPlan(resources, readOptions, options);
+  const { plan, read, planned } = await readAndPlan(resources, readOptions, options, lifecycle);
   auditDrift(options.audit, plan);
   let applyMs = 0;
 
@@ -211,7 +323,10 @@ export async function reconcile(
       },
       onResult: (change, result) => {
         if (result.outcome === 'applied' || result.outcome === 'unchanged') {
-          options.state.markInSync(change.subject, change.digest, options.revision, change.remember);
+          if (change.action !== 'delete') {
+            options.state.markInSync(change.subject, change.digest, options.revision, change.remember);
+          }
+          recordInventory(options, change, result);
         }
         auditResult(options.audit, change, result);
         options.onResult?.(change, result);
@@ -221,6 +336,7 @@ export async function reconcile(
   }
   const durationMs = Math.round(performance.now() - started);
   const failed = (apply?.counts.failed ?? 0) + (options.mode === 'plan' ? plan.summary.errors : 0);
+  const lifecycleDone = lifecycleCounts(apply);
   if (options.mode === 'apply') {
     options.state.addRun({
       revision: options.revision,
@@ -228,7 +344,7 @@ export async function reconcile(
       startedAt,
       durationMs,
       result: failed > 0 ? 'failed' : 'success',
-      counts: { ...(apply?.counts ?? {}) },
+      counts: { ...(apply?.counts ?? {}), ...lifecycleDone },
     });
     await options.state.save();
   }
@@ -238,12 +354,15 @@ export async function reconcile(
       revision: options.revision,
       trigger: options.trigger,
       mode: options.mode,
-      counts: apply?.counts ?? {
-        toUpdate: plan.summary.toUpdate,
-        unchanged: plan.summary.unchanged,
-        skipped: plan.summary.skipped,
-        errors: plan.summary.errors,
-      },
+      counts:
+        apply === undefined
+          ? {
+              toUpdate: plan.summary.toUpdate,
+              unchanged: plan.summary.unchanged,
+              skipped: plan.summary.skipped,
+              errors: plan.summary.errors,
+            }
+          : { ...apply.counts, ...lifecycleDone },
       durationMs,
       result: failed > 0 ? 'failed' : 'success',
     },

@@ -1,10 +1,11 @@
 /**
  * Plan and apply results as text (terminal), Markdown (pull-request comments) and JSON.
- * One block per resource (`~ Kind/name`), one line per field `path: live → desired`.
+ * One block per resource (`~ Kind/name` update, `+` create, `-` delete, `~ … adopt #id`), one
+ * line per field `path: live → desired`, then what would be pruned but is not.
  */
 import { styleText } from 'node:util';
 import { SENSITIVE } from '../domain/sensitive.js';
-import type { ApplyResult, FieldDiff, Plan, PlannedChange, PlanSummary } from './types.js';
+import type { ApplyResult, FieldDiff, Plan, PlannedChange, PlanSummary, PruneNote } from './types.js';
 
 type Style = Parameters<typeof styleText>[0];
 
@@ -58,11 +59,28 @@ function diffLines(diff: FieldDiff, paint: (style: Style, text: string) => strin
 function marker(change: PlannedChange): string {
   if (change.action === 'error') return '!';
   if (change.skip !== undefined) return '#';
+  if (change.action === 'create') return '+';
+  if (change.action === 'delete') return '-';
   return '~';
+}
+
+/** `adopt #1234`, `create in Shield Zone 42`, `delete #1237 "Old rule"`: what happens to which object. */
+function lifecycleNote(change: PlannedChange): string | undefined {
+  const o = change.object;
+  if (o === undefined) return undefined;
+  if (change.action === 'create') return `create in Shield Zone ${o.shieldZoneId}`;
+  if (change.action === 'adopt') return `adopt #${o.id}`;
+  if (change.prune !== undefined) {
+    const why = change.prune === 'exclusive' ? 'exclusive ShieldZone' : 'no document claims it';
+    return `delete #${o.id} ${JSON.stringify(o.key)} from Shield Zone ${o.shieldZoneId}: ${why}`;
+  }
+  return undefined;
 }
 
 function headerNote(change: PlannedChange): string {
   const notes: string[] = [];
+  const lifecycle = lifecycleNote(change);
+  if (lifecycle !== undefined) notes.push(lifecycle);
   if (change.diffs.length > 0) notes.push(`cause: ${change.cause}`);
   if (change.skip === 'suspended') notes.push('suspended: not written');
   if (change.skip === 'report-only') notes.push('drift report only: not written');
@@ -72,6 +90,12 @@ function headerNote(change: PlannedChange): string {
 /** One-line summary of a plan. */
 export function summaryLine(summary: PlanSummary): string {
   const parts = [`${summary.toUpdate} to change`];
+  const lifecycle = [
+    summary.toCreate ? `${summary.toCreate} to create` : '',
+    summary.toAdopt ? `${summary.toAdopt} to adopt` : '',
+    summary.toDelete ? `${summary.toDelete} to delete` : '',
+  ].filter((part) => part !== '');
+  if (lifecycle.length > 0) parts[0] = `${parts[0]} (${lifecycle.join(', ')})`;
   if (summary.errors > 0) parts.push(`${summary.errors} failed or refused`);
   if (summary.skipped > 0) parts.push(`${summary.skipped} not written (suspended or report-only)`);
   parts.push(`${summary.unchanged} unchanged`);
@@ -85,8 +109,17 @@ export function renderPlanText(plan: Plan, options: RenderOptions): string {
   const out: string[] = [];
   for (const change of plan.changes) {
     if (change.action === 'noop') continue;
-    const where = `${change.source.file}:${change.source.line}`;
-    const style: Style = change.action === 'error' ? 'red' : change.skip !== undefined ? 'gray' : 'yellow';
+    const where = change.source.file === '' ? '(no document)' : `${change.source.file}:${change.source.line}`;
+    const style: Style =
+      change.action === 'error'
+        ? 'red'
+        : change.skip !== undefined
+          ? 'gray'
+          : change.action === 'create'
+            ? 'green'
+            : change.action === 'delete'
+              ? 'red'
+              : 'yellow';
     out.push(
       `${paint(style, `${marker(change)} ${change.subject}`)} ${paint('gray', where)}${headerNote(change)}`,
     );
@@ -94,6 +127,11 @@ export function renderPlanText(plan: Plan, options: RenderOptions): string {
     if (change.error !== undefined) out.push(`    ${paint('red', `error: ${change.error.message}`)}`);
   }
   if (out.length === 0) out.push('No changes. Live state matches the desired state.');
+  const notes = plan.notPruned ?? [];
+  if (notes.length > 0) {
+    out.push('', 'Not pruned (information, not changes):');
+    for (const note of notes) out.push(`  ${paint('gray', noteLine(note))}`);
+  }
   const optimal = optimalLine(plan);
   if (optimal !== undefined) out.push('', optimal);
   out.push('', summaryLine(plan.summary));
@@ -109,6 +147,12 @@ function optimalLine(plan: Plan): string | undefined {
     : `@optimal could not be resolved: ${region.error.message}`;
 }
 
+/** One line of what would be pruned: `- WafCustomRule #1237 "Old" in Shield Zone 42 (was X): reason`. */
+function noteLine(note: PruneNote): string {
+  const owner = note.subject === undefined ? '' : ` (was ${note.subject})`;
+  return `- ${note.kind} #${note.id} ${JSON.stringify(note.key)} in Shield Zone ${note.shieldZoneId}${owner}: ${note.reason}`;
+}
+
 function mdCode(value: string): string {
   return `\`${value.replaceAll('`', "'").replaceAll('|', '\\|')}\``;
 }
@@ -119,8 +163,20 @@ export function renderPlanMarkdown(plan: Plan): string {
   const optimal = optimalLine(plan);
   if (optimal !== undefined) out.push(optimal, '');
   const changed = plan.changes.filter((c) => c.action !== 'noop');
+  const notes = plan.notPruned ?? [];
+  const notesBlock =
+    notes.length === 0
+      ? []
+      : [
+          '',
+          '<details><summary>Not pruned (information)</summary>',
+          '',
+          ...notes.map((n) => `- ${mdCode(noteLine(n).slice(2))}`),
+          '',
+          '</details>',
+        ];
   if (changed.length === 0) {
-    out.push('No changes. Live state matches the desired state.');
+    out.push('No changes. Live state matches the desired state.', ...notesBlock);
     return `${out.join('\n')}\n`;
   }
   out.push('| | Resource | Field | Live | Desired |', '|---|---|---|---|---|');
@@ -128,9 +184,18 @@ export function renderPlanMarkdown(plan: Plan): string {
     const rows = change.diffs.length === 0 ? [undefined] : change.diffs;
     for (const diff of rows) {
       const mark =
-        change.action === 'error' ? '❌' : change.skip !== undefined ? '⏸️' : diff?.destructive ? '🗑️' : '✏️';
+        change.action === 'error'
+          ? '❌'
+          : change.skip !== undefined
+            ? '⏸️'
+            : diff?.destructive || change.action === 'delete'
+              ? '🗑️'
+              : change.action === 'create'
+                ? '➕'
+                : '✏️';
+      const note = lifecycleNote(change);
       out.push(
-        `| ${mark} | ${mdCode(change.subject)} | ${diff ? mdCode(diff.path) : ''} | ${diff ? mdCode(formatValue(diff.live)) : ''} | ${
+        `| ${mark} | ${mdCode(change.subject)}${note === undefined ? '' : ` (${note.replaceAll('|', '\\|')})`} | ${diff ? mdCode(diff.path) : ''} | ${diff ? mdCode(formatValue(diff.live)) : ''} | ${
           diff ? mdCode(diff.desired === undefined ? '(deleted)' : formatValue(diff.desired)) : ''
         } |`,
       );
@@ -142,6 +207,7 @@ export function renderPlanMarkdown(plan: Plan): string {
     for (const change of errors) out.push(`- ${mdCode(change.subject)}: ${change.error?.message ?? ''}`);
     out.push('', '</details>');
   }
+  out.push(...notesBlock);
   return `${out.join('\n')}\n`;
 }
 
@@ -153,7 +219,11 @@ export function renderApplyText(result: ApplyResult, options: RenderOptions): st
     if (r.outcome === 'unchanged') continue;
     const style: Style = r.outcome === 'applied' ? 'green' : r.outcome === 'failed' ? 'red' : 'gray';
     const detail = r.error ? `: ${r.error.message}` : r.skip ? ` (${r.skip})` : '';
-    out.push(`${paint(style, r.outcome.padEnd(9))} ${r.subject}${detail}`);
+    const what =
+      r.action === 'create' || r.action === 'adopt' || r.action === 'delete'
+        ? ` (${r.action}${r.objectId === undefined ? '' : ` #${r.objectId}`})`
+        : '';
+    out.push(`${paint(style, r.outcome.padEnd(9))} ${r.subject}${what}${detail}`);
   }
   const c = result.counts;
   out.push(

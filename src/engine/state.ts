@@ -16,6 +16,7 @@ import {
   type KeyedDigest,
   openInstallKey,
 } from '../secrets/install-key.js';
+import { type Inventory, type InventoryEntry, InventorySchema } from './inventory.js';
 import type { DriftCause } from './types.js';
 
 export const STATE_FILE = 'state.json';
@@ -40,13 +41,31 @@ const RunRecord = z.object({
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
-const StateFileSchema = z.object({
+/** The state file's format version; 2 added the inventory (design §7). */
+export const STATE_VERSION = 2;
+
+const StateFileV1 = z.object({
   version: z.literal(1),
   resources: z.record(z.string(), ResourceRecord),
   hints: z.record(z.string(), z.unknown()),
   runs: z.array(RunRecord),
 });
+
+const StateFileSchema = StateFileV1.extend({
+  version: z.literal(STATE_VERSION),
+  inventory: InventorySchema,
+});
 type StateFile = z.infer<typeof StateFileSchema>;
+
+/**
+ * Reads any known version and upgrades it. A version-1 file has no inventory: edgesync had
+ * created nothing, and its id-pinned documents join the inventory on the next apply.
+ */
+const AnyStateFile = z
+  .discriminatedUnion('version', [StateFileV1, StateFileSchema])
+  .transform(
+    (file): StateFile => (file.version === 1 ? { ...file, version: STATE_VERSION, inventory: {} } : file),
+  );
 
 let lastStampMs = Number.NaN;
 let lastStamp = '';
@@ -65,7 +84,7 @@ function isoNow(): string {
 }
 
 function emptyState(): StateFile {
-  return { version: 1, resources: {}, hints: {}, runs: [] };
+  return { version: STATE_VERSION, resources: {}, hints: {}, runs: [], inventory: {} };
 }
 
 /** What the state store says about a subject's drift. */
@@ -90,6 +109,10 @@ export interface StateStore {
   ): void;
   addRun(run: RunRecord): void;
   runs(): readonly RunRecord[];
+  /** The custom rules and lists edgesync created or adopted, by subject (inventory.ts). */
+  inventory(): Readonly<Inventory>;
+  /** Records (or, with undefined, forgets) what `subject` owns. */
+  setInventory(subject: string, entry: InventoryEntry | undefined): void;
   /** Writes atomically; a no-op for an in-memory store. */
   save(): Promise<void>;
   /** HMAC under the state directory's install key: the only digest of a secret the state may hold. */
@@ -147,6 +170,15 @@ class FileBackedState implements StateStore {
 
   runs(): readonly RunRecord[] {
     return this.state.runs;
+  }
+
+  inventory(): Readonly<Inventory> {
+    return this.state.inventory;
+  }
+
+  setInventory(subject: string, entry: InventoryEntry | undefined): void {
+    if (entry === undefined) delete this.state.inventory[subject];
+    else this.state.inventory[subject] = { ...entry };
   }
 
   async save(): Promise<void> {
@@ -229,7 +261,7 @@ export async function openStateStore(dir: string, options: { readOnly?: boolean 
     throw new ReconcileError('STATE_IO', `cannot read ${file}: ${(err as Error).message}`, { cause: err });
   }
   try {
-    return new FileBackedState(writableDir, StateFileSchema.parse(JSON.parse(text)), key);
+    return new FileBackedState(writableDir, AnyStateFile.parse(JSON.parse(text)), key);
   } catch {
     if (readOnly) {
       return new FileBackedState(

@@ -3,6 +3,7 @@
  * Markdown, compared in tests and applied later; it holds no closures.
  */
 import type { ApiRequest, WriteOperationId } from '../api/operations.js';
+import type { ObjectIdentity } from '../kinds/common/identity.js';
 import type { KindName } from '../kinds/common/spec-module.js';
 import type { FieldDiff, OptimalRegion, PlanError, SourceLocation } from '../kinds/types.js';
 
@@ -15,11 +16,32 @@ export type { FieldDiff, OptimalRegion, PlanError } from '../kinds/types.js';
 export type DriftCause = 'desired-changed' | 'out-of-band' | 'unknown';
 
 /**
- * `update`: requests will be sent. `noop`: live equals desired. `error`: live could not be
- * read, the change is refused (deletion without allowDeletions, change threshold) or it cannot
- * be expressed; nothing is sent for it.
+ * `update`: requests will be sent. `create`: a custom rule or list is created (`+`). `adopt`:
+ * an existing one found by its key joins the inventory (requests only if it differs).
+ * `delete`: a custom rule or list no document claims is pruned (`-`). `noop`: live equals
+ * desired. `error`: live could not be read, the change is refused (deletion without
+ * allowDeletions, a threshold, a zone limit) or it cannot be expressed; nothing is sent for it.
  */
-export type ChangeAction = 'update' | 'noop' | 'error';
+export type ChangeAction = 'create' | 'adopt' | 'update' | 'delete' | 'noop' | 'error';
+
+/** The actions that change something (and count for thresholds and exit codes). */
+export function isWrite(action: ChangeAction): boolean {
+  return action === 'create' || action === 'adopt' || action === 'update' || action === 'delete';
+}
+
+/** Why a live object is pruned: its inventory entry lost its document, or its zone is exclusive. */
+export type PruneReason = 'inventory' | 'exclusive';
+
+/** A prune candidate that is not deleted this run, and why (information, not a change). */
+export interface PruneNote {
+  readonly kind: KindName;
+  readonly shieldZoneId: number;
+  readonly id: number;
+  readonly key: string;
+  /** The inventory subject that owned it, when there is one. */
+  readonly subject?: string;
+  readonly reason: string;
+}
 
 /** Why an `update` is not written: `metadata.suspend`, or drift mode `report`. */
 export type SkipReason = 'suspended' | 'report-only';
@@ -42,11 +64,22 @@ export interface PlannedChange {
   readonly shieldZoneId?: number;
   /** Write-only values to store once applied (see KindPlan.remember). */
   readonly remember?: Readonly<Record<string, unknown>>;
+  /** Custom rules and lists: the live object this change resolves to (or creates, or deletes). */
+  readonly object?: ObjectIdentity;
+  /** A delete: why the object is pruned. */
+  readonly prune?: PruneReason;
+  /** A create that apply re-plans once the object exists (an access list's E3). */
+  readonly followUp?: boolean;
 }
 
 export interface PlanSummary {
   readonly resources: number;
+  /** Every write: updates, creates, adoptions and deletes. */
   readonly toUpdate: number;
+  /** Of `toUpdate`, the creates, adoptions and deletes; present only when not zero. */
+  readonly toCreate?: number;
+  readonly toAdopt?: number;
+  readonly toDelete?: number;
   readonly unchanged: number;
   readonly skipped: number;
   readonly errors: number;
@@ -65,6 +98,8 @@ export interface Plan {
    * when some app uses it, so a plan with no change still says where the apps are pinned.
    */
   readonly optimalRegion?: OptimalRegion;
+  /** What would be pruned but is not (--prune off, unreadable state, a guard): information only. */
+  readonly notPruned?: readonly PruneNote[];
 }
 
 /** Outcome of one change at apply time (flux's vocabulary). */
@@ -87,6 +122,10 @@ export interface ChangeResult {
   readonly error?: PlanError;
   readonly skip?: SkipReason;
   readonly durationMs: number;
+  /** What the change did: its planned action (`create`, `delete`, …). */
+  readonly action?: ChangeAction;
+  /** The id of the object a create made (or a re-plan found), for the inventory. */
+  readonly objectId?: number;
 }
 
 export interface ApplyResult {

@@ -8,6 +8,7 @@ import type { KindName } from './common/spec-module.js';
 import { containerAppKind } from './container-app/index.js';
 import { dnsZoneKind } from './dns-zone/index.js';
 import { managedAccessListKind } from './managed-access-list/index.js';
+import { shieldZoneKind } from './shield-zone/index.js';
 import { wafCustomRuleKind } from './waf-custom-rule/index.js';
 
 export const KINDS: Readonly<Record<KindName, ResourceKind>> = {
@@ -16,4 +17,5 @@ export const KINDS: Readonly<Record<KindName, ResourceKind>> = {
   ManagedAccessList: managedAccessListKind as ResourceKind,
   ContainerApp: containerAppKind as ResourceKind,
   DnsZone: dnsZoneKind as ResourceKind,
+  ShieldZone: shieldZoneKind as ResourceKind,
 };

@@ -7,6 +7,7 @@ import type { KindName, KindSpecModule } from './common/spec-module.js';
 import { containerAppSpec } from './container-app/spec.js';
 import { dnsZoneSpec } from './dns-zone/spec.js';
 import { managedAccessListSpec } from './managed-access-list/spec.js';
+import { shieldZoneSpec } from './shield-zone/spec.js';
 import { wafCustomRuleSpec } from './waf-custom-rule/spec.js';
 
 export { KIND_NAMES, type KindName } from './common/spec-module.js';
@@ -17,4 +18,5 @@ export const KIND_SPECS: Readonly<Record<KindName, KindSpecModule>> = {
   ManagedAccessList: managedAccessListSpec as KindSpecModule,
   ContainerApp: containerAppSpec as KindSpecModule,
   DnsZone: dnsZoneSpec as KindSpecModule,
+  ShieldZone: shieldZoneSpec as KindSpecModule,
 };

@@ -80,8 +80,10 @@ describe('GET /metrics', () => {
     expect(samples.get('edgesync_resources{kind="WafCustomRule",status="in-sync"}')).toBe(1);
     expect(samples.get('edgesync_resources{kind="WafCustomRule",status="failed"}')).toBe(0);
     expect(samples.get('edgesync_drift_detected_total{kind="WafCustomRule",cause="unknown"}')).toBe(1);
-    expect(samples.get('edgesync_changes_total{kind="WafCustomRule",outcome="applied"}')).toBe(1);
-    expect(samples.get('edgesync_changes_total{kind="DnsZone",outcome="unchanged"}')).toBe(2);
+    expect(
+      samples.get('edgesync_changes_total{kind="WafCustomRule",outcome="applied",action="update"}'),
+    ).toBe(1);
+    expect(samples.get('edgesync_changes_total{kind="DnsZone",outcome="unchanged",action="noop"}')).toBe(2);
     expect(
       samples.get(
         'edgesync_api_requests_total{operation="getDnsZone",route="/dnszone/{id}",method="GET",status="200"}',

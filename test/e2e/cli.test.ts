@@ -78,7 +78,17 @@ describe('the edgesync binary', () => {
 
     expect(version).toEqual({ code: 0, stdout: `${released}\n`, stderr: '' });
     // Each command on its own line of the Commands list, not just somewhere in a description.
-    for (const command of ['validate', 'plan', 'apply', 'run', 'schema', 'emulator', 'inspect', 'export'])
+    for (const command of [
+      'validate',
+      'plan',
+      'apply',
+      'run',
+      'schema',
+      'emulator',
+      'inspect',
+      'export',
+      'forget',
+    ])
       expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("unknown command 'frobnicate'");
@@ -92,18 +102,35 @@ describe('the edgesync binary', () => {
     const plan = await run(['plan', '--config', config, '--detailed-exitcode'], env);
     const apply = await run(['apply', '--config', config, ...state], env);
     const again = await run(['apply', '--config', config, ...state, '--json'], env);
+    // The exclusive zone's unclaimed rule, deleted only with --prune (EDGESYNC_PRUNE here).
+    const pruned = await run(['apply', '--config', config, ...state], { ...env, EDGESYNC_PRUNE: 'true' });
+    const settled = await run(['plan', '--config', config, ...state, '--prune', '--detailed-exitcode'], env);
 
     expect(validate.code).toBe(0);
-    expect(validate.stdout).toBe('15 resources in 7 files are valid\n');
+    expect(validate.stdout).toBe('18 resources in 7 files are valid\n');
     expect(plan.code).toBe(2);
     expect(plan.stdout).toContain(
-      'Plan: 4 to change, 2 not written (suspended or report-only), 9 unchanged.',
+      'Plan: 5 to change (2 to create), 2 not written (suspended or report-only), 11 unchanged.',
+    );
+    expect(plan.stdout).toContain(
+      '  - WafCustomRule #802140 "Temporary scraper block" in Shield Zone 5310: not pruned: --prune is off\n',
     );
     expect(apply.code).toBe(0);
-    expect(apply.stdout).toContain('Apply: 4 applied, 0 failed, 2 skipped, 9 unchanged.');
+    expect(apply.stdout).toContain('Apply: 5 applied, 0 failed, 2 skipped, 11 unchanged.');
     expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout).counts).toEqual({ applied: 0, unchanged: 13, skipped: 2, failed: 0 });
-    expect([validate, plan, apply, again].map((r) => r.stdout + r.stderr).join('')).not.toContain(KEY);
+    expect(JSON.parse(again.stdout).counts).toEqual({ applied: 0, unchanged: 16, skipped: 2, failed: 0 });
+    expect(pruned.code).toBe(0);
+    expect(pruned.stdout).toContain(
+      '- WafCustomRule/#802140 (no document) (delete #802140 "Temporary scraper block" from Shield Zone 5310: exclusive ShieldZone',
+    );
+    expect(pruned.stdout).toContain('applied   WafCustomRule/#802140 (delete #802140)');
+    expect(settled).toMatchObject({ code: 2 });
+    expect(settled.stdout).toContain(
+      'Plan: 0 to change, 2 not written (suspended or report-only), 16 unchanged.',
+    );
+    expect([validate, plan, apply, again, pruned].map((r) => r.stdout + r.stderr).join('')).not.toContain(
+      KEY,
+    );
   });
 
   it('exits 1 with one line when the key is missing', async () => {

@@ -106,17 +106,24 @@ describe('the README demo: run --emulator on config-examples', () => {
         .map((line) => [line.subject, line.skip ?? null]),
     ).toEqual([
       ['WafCustomRule/allow-health-checks', 'suspended'],
-      ['WafCustomRule/block-xss-search', null],
+      ['WafCustomRule/block-api-scrapers', null],
       ['WafCustomRule/log-scanner-user-agents', 'report-only'],
+      ['AccessList/blocked-crawlers', null],
       ['AccessList/office-ips', null],
       ['ContainerApp/storefront', null],
-      ['DnsZone/example-net', null],
     ]);
     expect(first).toMatchObject({
       trigger: 'startup',
       result: 'success',
-      counts: { applied: 4, unchanged: 9, skipped: 2, failed: 0 },
+      counts: { applied: 5, unchanged: 11, skipped: 2, failed: 0, created: 2 },
     });
+    // Created once: both documents now own their objects (the state's inventory).
+    expect(
+      run
+        .events('change.applied')
+        .filter((line) => line.action === 'create')
+        .map((line) => line.subject),
+    ).toEqual(['WafCustomRule/block-api-scrapers', 'AccessList/blocked-crawlers']);
     expect(run.events('reconcile.started')[1]).toMatchObject({ trigger: 'file-change', resources: 1 });
     expect(edited.requests).toEqual([
       {

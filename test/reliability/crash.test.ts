@@ -1,7 +1,8 @@
 /**
  * kill -9 at random moments while the daemon applies, ten times, restarting each time: the
  * state file always parses, and the daemon converges — live equals desired, no duplicate
- * container, nothing lost. The daemon runs as a real process; the emulator lives in the test
+ * container, no two rules with one name (a create killed before the state was saved is
+ * adopted by its key on the next run), the exclusive zone's stale rules pruned, nothing lost. The daemon runs as a real process; the emulator lives in the test
  * process so the account survives every kill.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -20,6 +21,9 @@ const RULES = 120;
 const ZONES = 20;
 const APPS = 3;
 const KILLS = 10;
+/** Rules without ids in zone 43, created by the daemon; zone 43 is exclusive, its stale rules pruned. */
+const CREATES = 10;
+const STALE = 2;
 
 function rule(i: number, value: string) {
   return {
@@ -46,6 +50,14 @@ function seed(): EmulatorSeed {
         id: 42,
         planType: 'Business',
         customRules: Array.from({ length: RULES }, (_, i) => rule(i, `old-${i}`)),
+      },
+      {
+        id: 43,
+        planType: 'Enterprise',
+        customRules: Array.from({ length: STALE }, (_, i) => ({
+          ...rule(9000 + i, 'stale'),
+          ruleName: `stale ${i}`,
+        })),
       },
     ],
     dnsZones: Array.from({ length: ZONES }, (_, i) => ({
@@ -76,6 +88,13 @@ function config(): Record<string, string> {
     'dns.yaml': Array.from({ length: ZONES }, (_, i) =>
       doc('DnsZone', `z${i}`, { id: 700 + i, dnssec: false }),
     ).join('---\n'),
+    'zone-43.yaml': [
+      doc('ShieldZone', 'zone-43', { shieldZoneId: 43, customWafRules: 'exclusive' }),
+      ...Array.from({ length: CREATES }, (_, i) => {
+        const { id: _id, ...spec } = rule(i, `created-${i}`);
+        return doc('WafCustomRule', `c${i}`, { ...spec, ruleName: `created ${i}`, shieldZoneId: 43 });
+      }),
+    ].join('---\n'),
     // Each app gains a container: the PATCH creates one, the ambiguous case when a kill lands.
     'apps.yaml': Array.from({ length: APPS }, (_, i) =>
       doc('ContainerApp', `app${i}`, {
@@ -98,7 +117,7 @@ describe('kill -9 during apply', () => {
     const stateDir = join(root, 'state');
     const flags = [
       ...['--config', dir, '--base-url', emu.url, '--state-dir', stateDir, '--listen', '127.0.0.1:0'],
-      ...['--concurrency', '4', '--max-change-percent', '100'],
+      ...['--concurrency', '4', '--max-change-percent', '100', '--prune', '--force'],
     ];
     const random = prng(11);
     const writesAtKill: number[] = [];
@@ -111,7 +130,7 @@ describe('kill -9 during apply', () => {
       await daemon.exit;
       writesAtKill.push(emu.journal.writes().length);
       const file = join(stateDir, STATE_FILE);
-      if (existsSync(file)) expect(JSON.parse(readFileSync(file, 'utf8')).version).toBe(1);
+      if (existsSync(file)) expect(JSON.parse(readFileSync(file, 'utf8')).version).toBe(2);
     }
     const last = spawnRun(flags, { EDGESYNC_ACCESS_KEY: TEST_KEY });
     const finished = await until(
@@ -128,14 +147,22 @@ describe('kill -9 during apply', () => {
       dir,
       '--state-dir',
       stateDir,
+      '--prune',
     ]);
 
     // The kills landed mid-apply: writes kept arriving between kills, not all before the first.
-    expect(writesAtKill[0]).toBeLessThan(RULES + ZONES + APPS);
-    expect(new Set(writesAtKill).size).toBeGreaterThan(3);
+    expect(writesAtKill[0]).toBeLessThan(RULES + ZONES + APPS + CREATES + STALE);
+    expect(new Set(writesAtKill).size, JSON.stringify(writesAtKill)).toBeGreaterThan(3);
     expect(finished.result).toBe('success');
     expect(exit).toEqual({ code: 0, signal: null });
-    expect(plan.stdout).toContain(`Plan: 0 to change, ${RULES + ZONES + APPS} unchanged.`);
+    expect(plan.stdout).toContain(`Plan: 0 to change, ${RULES + ZONES + APPS + CREATES + 1} unchanged.`);
+    // Each created rule exactly once, the stale ones pruned.
+    expect(
+      emu.state
+        .customRules(43)
+        .map((r) => r.ruleName)
+        .sort(),
+    ).toEqual(Array.from({ length: CREATES }, (_, i) => `created ${i}`).sort());
     expect(plan.code).toBe(0);
     expect(emu.state.customRules(42).map((r) => r.ruleConfiguration?.value)).toEqual(
       Array.from({ length: RULES }, (_, i) => `new-${i}`),
@@ -145,6 +172,6 @@ describe('kill -9 during apply', () => {
     }
     // A blind retry of a create that had landed would be refused as a duplicate name (400).
     expect(emu.journal.writes().filter((w) => w.status === 400)).toEqual([]);
-    expect(JSON.parse(readFileSync(join(stateDir, STATE_FILE), 'utf8')).version).toBe(1);
-  }, 60_000); // eleven processes of the built binary, one after the other: slow on a loaded host
+    expect(JSON.parse(readFileSync(join(stateDir, STATE_FILE), 'utf8')).version).toBe(2);
+  }, 120_000); // eleven processes of the built binary, one after the other: slow on a loaded host
 });

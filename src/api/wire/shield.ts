@@ -70,6 +70,19 @@ export interface UpdateCustomWafRuleRequest {
   };
 }
 
+/** The body of `POST /shield/waf/custom-rule` (CreateCustomWafRuleRequest). */
+export interface CreateCustomWafRuleRequest extends UpdateCustomWafRuleRequest {
+  shieldZoneId: number;
+}
+
+/** What a create's reply is checked for: the new object's id (the next read validates the rest). */
+export const CreatedCustomWafRuleWire = z.object({ id: WireInt });
+export type CreatedCustomWafRuleWire = z.infer<typeof CreatedCustomWafRuleWire>;
+
+/** The reply of the Shield deletes: a GenericRequestResponse (success false is refused by the client). */
+export const DeletedWire = GenericRequestResponseWire;
+export type DeletedWire = z.infer<typeof DeletedWire>;
+
 export const PaginationWire = z.object({
   totalCount: WireInt.nullish(),
   totalPages: WireInt.nullish(),
@@ -102,6 +115,14 @@ export interface UpdateCustomAccessListRequest {
   name?: string | null;
   content?: string | null;
   checksum?: string | null;
+}
+
+/** The body of `POST /shield/shield-zone/{sz}/access-lists` (CreateCustomAccessListRequest). */
+export interface CreateCustomAccessListRequest {
+  name: string;
+  type: number;
+  content: string;
+  checksum: string;
 }
 
 export const AccessListDetailsWire = z.object({
@@ -142,6 +163,15 @@ export interface UpdateAccessListConfigurationRequest {
   isEnabled?: boolean | null;
   action?: number;
 }
+
+/** `GET /shield/shield-zone/{sz}`: the zone's plan and limits (ShieldZoneResponse). */
+export const ShieldZoneWire = z.object({
+  shieldZoneId: WireInt,
+  planType: WireInt.nullish(),
+  customWafRulesLimit: WireInt.nullish(),
+});
+export type ShieldZoneWire = z.infer<typeof ShieldZoneWire>;
+export const ShieldZoneEnvelopeWire = z.object({ data: ShieldZoneWire.nullish() });
 
 /*
  * The read-only replies below (E6, E8, E9) are loose objects: fields they do not name are kept,

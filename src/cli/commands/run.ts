@@ -20,7 +20,7 @@ import type { CommandRegistrar } from '../command.js';
 import { addConfigOption, configDirFrom } from '../config-dir.js';
 import { type CliIo, waitForAbort } from '../io.js';
 import { addNotifyOptions } from '../notify-options.js';
-import { addReconcileOptions, type ReconcileFlags } from '../reconcile-run.js';
+import { addReconcileOptions, pruneEnabled, type ReconcileFlags } from '../reconcile-run.js';
 import {
   accessKey,
   addConnectionOptions,
@@ -200,6 +200,7 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
       maxChangePercent: flags.maxChangePercent,
       force: flags.force === true,
       driftMode: flags.drift ?? 'correct',
+      prune: pruneEnabled(flags, io),
       secrets: secretReaderFrom(flags, io),
       schedule: flags.schedule,
       listen,

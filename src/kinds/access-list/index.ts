@@ -8,9 +8,9 @@
  * shows the same `lastUpdated` and entry count, the hint settles the content without a GET.
  */
 import { writeRequests } from '../../api/operations.js';
-import type { CustomAccessListWire } from '../../api/wire/shield.js';
+import type { AccessListDetailsWire, CustomAccessListWire } from '../../api/wire/shield.js';
 import { sha256Hex } from '../../domain/checksum.js';
-import { AccessListType, enumName } from '../../domain/enums.js';
+import { AccessListAction, AccessListType, enumName } from '../../domain/enums.js';
 import { ReconcileError } from '../../errors.js';
 import {
   type LiveConfiguration,
@@ -18,9 +18,10 @@ import {
   planConfiguration,
   readZoneAccessLists,
 } from '../common/access-lists.js';
+import { resolveIdentity } from '../common/identity.js';
 import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
 import { listConfigurationKey } from '../common/live-keys.js';
-import { found, notFound, readByZone } from '../common/read.js';
+import { found, identified, notFound, readByZone } from '../common/read.js';
 import type { DesiredResource, FieldDiff } from '../types.js';
 import { type AccessListCanonical, accessListSpec, canonicalContent, canonicalLines } from './spec.js';
 
@@ -73,8 +74,48 @@ export function contentMatches(desired: AccessListCanonical, live: LiveContent):
   return live.content !== undefined && canonicalContent(live.content) === desired.content;
 }
 
-function planAccessList(desired: DesiredResource<AccessListCanonical>, live: LiveAccessList): KindPlan {
+/** A new list: POST name, type and content; enabled/action follow once its configuration exists. */
+function planCreate(spec: AccessListCanonical): KindPlan {
+  const diffs: FieldDiff[] = [];
+  const name = spec.name ?? '';
+  diffs.push({ path: 'name', live: undefined, desired: name });
+  if (spec.type !== undefined)
+    diffs.push({ path: 'type', live: undefined, desired: enumName(AccessListType, spec.type) });
+  const content = spec.content ?? '';
+  diffs.push({ path: 'entries', live: undefined, desired: content === '' ? [] : content.split('\n') });
+  if (spec.enabled !== undefined) diffs.push({ path: 'enabled', live: undefined, desired: spec.enabled });
+  if (spec.action !== undefined)
+    diffs.push({ path: 'action', live: undefined, desired: enumName(AccessListAction, spec.action) });
+  if (spec.type === undefined) {
+    return {
+      diffs,
+      requests: [],
+      error: {
+        code: 'PLAN_UNSAFE',
+        message: `no live list is named ${JSON.stringify(name)} in Shield Zone ${spec.shieldZoneId}, and creating one needs spec.type (IP, CIDR, ASN, Country, Organization or JA4)`,
+      },
+    };
+  }
+  return {
+    diffs,
+    requests: [
+      writeRequests.createCustomAccessList(spec.shieldZoneId, {
+        name,
+        type: spec.type,
+        content,
+        checksum: spec.checksum ?? sha256Hex(content),
+      }),
+    ],
+    followUp: spec.enabled !== undefined || spec.action !== undefined,
+  };
+}
+
+function planAccessList(
+  desired: DesiredResource<AccessListCanonical>,
+  live: LiveAccessList | null,
+): KindPlan {
   const spec = desired.spec;
+  if (live === null) return planCreate(spec);
   if (spec.type !== undefined && live.type !== undefined && spec.type !== live.type) {
     const name = (type: number) => enumName(AccessListType, type);
     return {
@@ -110,7 +151,7 @@ function planAccessList(desired: DesiredResource<AccessListCanonical>, live: Liv
   // E2 before E3, as the diffs are listed.
   const requests = [];
   if (Object.keys(e2).length > 0)
-    requests.push(writeRequests.updateCustomAccessList(spec.shieldZoneId, spec.id, e2));
+    requests.push(writeRequests.updateCustomAccessList(spec.shieldZoneId, live.listId, e2));
   if (configuration !== undefined) requests.push(configuration);
   return { diffs, requests };
 }
@@ -120,17 +161,54 @@ async function readOne(
   zoneId: number,
   ctx: ReadContext,
   listing: Awaited<ReturnType<typeof readZoneAccessLists>>,
-): Promise<LiveRead<LiveAccessList>> {
+): Promise<LiveRead<LiveAccessList | null>> {
   const spec = resource.spec;
-  const details = (listing.customLists ?? []).find((l) => l.listId === spec.id);
-  if (details === undefined)
-    return notFound(resource, `custom access list ${spec.id} is not in Shield Zone ${zoneId}`);
+  const customLists = listing.customLists ?? [];
+  const resolution = resolveIdentity({
+    kind: 'AccessList',
+    shieldZoneId: zoneId,
+    specId: spec.id,
+    key: spec.name,
+    owned: ctx.owned(resource.subject),
+    live: customLists.map((l) => ({ id: l.listId, key: l.name ?? '' })),
+    noun: 'custom access list',
+  });
+  if (resolution.via === 'missing') return notFound(resource, resolution.message);
+  if (resolution.via === 'create') {
+    return identified(null, {
+      kind: 'AccessList',
+      shieldZoneId: zoneId,
+      via: 'create',
+      key: spec.name ?? '',
+    });
+  }
+  const listId = resolution.id;
+  const details = customLists.find((l) => l.listId === listId) as (typeof customLists)[number];
   if (spec.configurationId !== undefined && spec.configurationId !== details.configurationId) {
     return notFound(
       resource,
-      `configurationId ${spec.configurationId} is not the configuration of list ${spec.id} (the zone lists ${details.configurationId})`,
+      `configurationId ${spec.configurationId} is not the configuration of list ${listId} (the zone lists ${details.configurationId})`,
     );
   }
+  const identity = {
+    kind: 'AccessList' as const,
+    shieldZoneId: zoneId,
+    via: resolution.via,
+    id: listId,
+    key: spec.name ?? details.name ?? '',
+  };
+  const result = await readContent(resource, zoneId, ctx, details);
+  return result.lookup.status === 'found' ? { ...result, identity } : result;
+}
+
+/** The found list with its content when the document manages content (a GET unless the hint settles it). */
+async function readContent(
+  resource: DesiredResource<AccessListCanonical>,
+  zoneId: number,
+  ctx: ReadContext,
+  details: AccessListDetailsWire,
+): Promise<LiveRead<LiveAccessList>> {
+  const spec = resource.spec;
   const live: LiveAccessList = {
     listId: details.listId,
     name: details.name ?? '',
@@ -151,7 +229,9 @@ async function readOne(
     // Unchanged since the last read, and that read matched: no GET needed.
     return found({ ...live, content: { checksum: hint.checksum } }, hint);
   }
-  const wire = await ctx.limit(() => ctx.api.getCustomAccessList(zoneId, spec.id, { signal: ctx.signal }));
+  const wire = await ctx.limit(() =>
+    ctx.api.getCustomAccessList(zoneId, details.listId, { signal: ctx.signal }),
+  );
   const content: LiveContent = { checksum: liveChecksum(wire), content: wire.content ?? '' };
   const newHint: ContentHint | undefined =
     lastUpdated === undefined
@@ -171,7 +251,7 @@ async function readOne(
 function readAccessLists(
   resources: readonly DesiredResource<AccessListCanonical>[],
   ctx: ReadContext,
-): Promise<Map<string, LiveRead<LiveAccessList>>> {
+): Promise<Map<string, LiveRead<LiveAccessList | null>>> {
   return readByZone(
     resources,
     (zoneId) => readZoneAccessLists(zoneId, ctx),
@@ -179,14 +259,18 @@ function readAccessLists(
   );
 }
 
-export const accessListKind: ResourceKind<AccessListCanonical, LiveAccessList> = {
+export const accessListKind: ResourceKind<AccessListCanonical, LiveAccessList | null> = {
   kind: 'AccessList',
   spec: accessListSpec as ResourceKind<AccessListCanonical>['spec'],
   readLive: readAccessLists,
+  // A list still to be created reaches no live object yet.
   liveTarget: (live, desired) =>
-    listConfigurationKey(desired.spec.shieldZoneId, live.configuration.configurationId),
+    live === null
+      ? undefined
+      : listConfigurationKey(desired.spec.shieldZoneId, live.configuration.configurationId),
   plan: planAccessList,
   checkReply(request, reply) {
+    if (request.operation === 'createCustomAccessList') return { id: (reply as CustomAccessListWire).id };
     if (request.operation !== 'updateCustomAccessList') return undefined;
     const sent = (request.body as { checksum?: string } | undefined)?.checksum;
     const wire = reply as CustomAccessListWire;

@@ -18,8 +18,9 @@ import { entryProblem } from './entries.js';
 export const AccessListSpec = z
   .strictObject({
     shieldZoneId: IntId,
-    id: IntId,
-    /** Omitted keeps the live name. */
+    /** Pins the live list; without it the list is found by name in its zone, or created (design §7). */
+    id: IntId.optional(),
+    /** Omitted keeps the live name; required without an id (it is the list's natural key). */
     name: z.string().min(1, 'must not be empty').optional(),
     /**
      * IP, CIDR, ASN, Country, Organization or JA4 (or 0-5). Needed to create a list; the API
@@ -38,6 +39,11 @@ export const AccessListSpec = z
     message: 'give either entries or entriesFile, not both',
     path: ['entriesFile'],
     when: whenValid('entries', 'entriesFile'),
+  })
+  .refine((s) => s.id !== undefined || s.name !== undefined, {
+    message: 'give an id, or a name that finds or creates the list',
+    path: ['name'],
+    when: whenValid('id', 'name'),
   });
 /** The parsed (output) form of AccessListSpec: enums as the integers or spellings the API takes. */
 export type AccessListSpec = z.infer<typeof AccessListSpec>;
@@ -45,7 +51,8 @@ export type AccessListSpec = z.infer<typeof AccessListSpec>;
 /** The canonical form the engine diffs. `content`/`checksum` are absent when content is unmanaged. */
 export interface AccessListCanonical {
   shieldZoneId: number;
-  id: number;
+  /** Absent: the list is found by `name` in its zone, or created. */
+  id?: number;
   name?: string;
   type?: number;
   content?: string;
@@ -133,7 +140,8 @@ function checkEntryTypes(spec: AccessListSpec, entries: readonly Entry[], ctx: R
 }
 
 function resolveAccessList(spec: AccessListSpec, ctx: ResolveContext): AccessListCanonical {
-  const canonical: AccessListCanonical = { shieldZoneId: spec.shieldZoneId, id: spec.id };
+  const canonical: AccessListCanonical = { shieldZoneId: spec.shieldZoneId };
+  if (spec.id !== undefined) canonical.id = spec.id;
   if (spec.name !== undefined) canonical.name = spec.name;
   if (spec.type !== undefined) canonical.type = spec.type;
   const entries = resolveEntries(spec, ctx);
@@ -173,8 +181,17 @@ export const accessListSpec: KindSpecModule<AccessListSpec, AccessListCanonical>
   kind: 'AccessList',
   schema: AccessListSpec,
   resolve: resolveAccessList,
-  target: (spec) => `shield-zone:${spec.shieldZoneId}/access-list:${spec.id}`,
+  target: (spec) =>
+    spec.id === undefined ? undefined : `shield-zone:${spec.shieldZoneId}/access-list:${spec.id}`,
   targetPath: () => ['id'],
+  naturalKey: (spec) =>
+    spec.id !== undefined || spec.name === undefined
+      ? undefined
+      : {
+          key: `shield-zone:${spec.shieldZoneId}/access-list-name:${spec.name}`,
+          label: `custom access list name ${JSON.stringify(spec.name)} in Shield Zone ${spec.shieldZoneId}`,
+          path: ['name'],
+        },
   shieldZoneId: (spec) => spec.shieldZoneId,
   aliases: (spec) =>
     spec.configurationId === undefined

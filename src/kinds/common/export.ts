@@ -37,6 +37,17 @@ export interface ExportedSpec {
   readonly warnings: readonly string[];
 }
 
+/**
+ * The names that appear exactly once (and are not empty): objects with such a name are
+ * exported without their id, so the document adopts them by key (design §7) and can re-create
+ * them; an object whose name repeats keeps its id, since its key finds more than one.
+ */
+export function uniqueNames(names: readonly string[]): Set<string> {
+  const counts = new Map<string, number>();
+  for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
+  return new Set([...counts].filter(([name, n]) => n === 1 && name !== '').map(([name]) => name));
+}
+
 /** How values are written. */
 export interface ExportSettings {
   /**

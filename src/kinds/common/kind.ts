@@ -8,6 +8,7 @@ import type { ApiClient, WriteReplies } from '../../api/types.js';
 import type { SecretReader } from '../../domain/secret-sources.js';
 import type { ReconcileError } from '../../errors.js';
 import type { DesiredResource, FieldDiff, OptimalRegion, PlanError } from '../types.js';
+import type { ObjectIdentity, OwnedObject } from './identity.js';
 import type { KindName, KindSpecModule } from './spec-module.js';
 
 /** What a kind found for one desired resource. */
@@ -19,6 +20,8 @@ export interface LiveRead<Live> {
   readonly lookup: LiveLookup<Live>;
   /** Remembered until the next reconcile (e.g. an access list's checksum with its lastUpdated). */
   readonly hint?: unknown;
+  /** Custom rules and lists: which live object the document resolved to (identity.ts). */
+  readonly identity?: ObjectIdentity;
 }
 
 export interface ReadContext {
@@ -30,6 +33,8 @@ export interface ReadContext {
   once<T>(key: string, load: () => Promise<T>): Promise<T>;
   /** The hint this subject's last read left, if any. */
   hint(subject: string): unknown;
+  /** What the state's inventory says this subject created or adopted, if anything. */
+  owned(subject: string): OwnedObject | undefined;
   /** Reads the `valueFrom` sources of container secrets (design §8); never throws. */
   readonly secrets: SecretReader;
 }
@@ -53,6 +58,11 @@ export interface KindPlan {
    * handed back through `PlanContext.remembered`, so they can be diffed at all.
    */
   readonly remember?: Readonly<Record<string, unknown>>;
+  /**
+   * A create whose object needs a second step once it exists (an access list's E3 needs the
+   * new list's configuration id): apply re-plans the resource after the create and sends that.
+   */
+  readonly followUp?: boolean;
   /**
    * The digest recorded for this resource once applied, instead of the loader's, when its
    * desired state holds secrets: keyed (`PlanContext.keyedDigest`) and covering the resolved

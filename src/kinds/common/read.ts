@@ -4,6 +4,7 @@ import type { ApiClient } from '../../api/types.js';
 import { describeSecretSource, type SecretReader } from '../../domain/secret-sources.js';
 import { ReconcileError, toReconcileError } from '../../errors.js';
 import type { DesiredResource } from '../types.js';
+import type { ObjectIdentity, OwnedObject } from './identity.js';
 import type { LiveRead, ReadContext } from './kind.js';
 
 /** What a ReadContext is made of: the client, the run's signal and read limit, the hints. */
@@ -13,6 +14,8 @@ export interface ReadContextOptions {
   /** Reads in flight at once. */
   readonly concurrency: number;
   hint(subject: string): unknown;
+  /** The inventory entry of a subject (custom rules and lists); none when absent. */
+  owned?(subject: string): OwnedObject | undefined;
   /** Where container secrets come from; none when absent (every `valueFrom` is then an error). */
   readonly secrets?: SecretReader;
 }
@@ -41,6 +44,7 @@ export function createReadContext(options: ReadContextOptions): ReadContext {
       return pending;
     },
     hint: options.hint,
+    owned: (subject) => options.owned?.(subject),
     secrets: options.secrets ?? NO_SECRET_SOURCES,
   };
 }
@@ -86,6 +90,11 @@ export function found<Live>(live: Live, hint?: unknown): LiveRead<Live> {
   return hint === undefined
     ? { lookup: { status: 'found', live } }
     : { lookup: { status: 'found', live }, hint };
+}
+
+/** A read of a custom rule or list: the live object (null: none, to be created) and how it was found. */
+export function identified<Live>(live: Live, identity: ObjectIdentity, hint?: unknown): LiveRead<Live> {
+  return { ...found(live, hint), identity };
 }
 
 /**

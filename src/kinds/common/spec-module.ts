@@ -10,6 +10,7 @@ export const KIND_NAMES = [
   'ManagedAccessList',
   'ContainerApp',
   'DnsZone',
+  'ShieldZone',
 ] as const;
 export type KindName = (typeof KIND_NAMES)[number];
 
@@ -35,10 +36,22 @@ export interface KindSpecModule<Parsed = unknown, Canonical = unknown> {
   readonly schema: z.ZodType<Parsed>;
   /** Turns the parsed spec into the canonical form the engine diffs (reads entriesFile, etc.). */
   resolve(parsed: Parsed, ctx: ResolveContext): Canonical;
-  /** The live object a spec targets; two documents with the same kind and target are an error. */
-  target(spec: Canonical): string;
+  /**
+   * The live object a spec pins by id; two documents with the same kind and target are an
+   * error. Undefined when the document names no id (it is found by its natural key).
+   */
+  target(spec: Canonical): string | undefined;
   /** Where in `spec` the target is named, so a target conflict points at that line. */
   targetPath(spec: Canonical): SpecPath;
+  /**
+   * The natural key that finds or creates the live object of a document without an id (design
+   * §7): unique per Shield Zone across the directory, so two documents never claim one object.
+   * Documents that pin an id have none here (a live zone may hold two objects of one name);
+   * a pinned and a keyed document that meet on one object are refused at plan time.
+   */
+  naturalKey?(
+    spec: Canonical,
+  ): { readonly key: string; readonly label: string; readonly path: SpecPath } | undefined;
   /** The Shield Zone written to, if any: writes to one zone are serialised. */
   shieldZoneId(spec: Canonical): number | undefined;
   /**

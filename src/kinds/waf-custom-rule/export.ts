@@ -2,7 +2,8 @@
  * Export of `WafCustomRule`: every custom rule of a Shield Zone (one paged listing), written
  * with its whole ruleConfiguration. E1 always sends the whole configuration anyway, so the
  * exported rule declares every field the API holds — `value`, the flags, empty transformation
- * and condition lists included — and drift on any of them shows in the plan.
+ * and condition lists included — and drift on any of them shows in the plan. A rule whose
+ * name is unique in its zone is written without its id: the document adopts it by ruleName.
  */
 import type { CustomWafRuleWire } from '../../api/wire/shield.js';
 import {
@@ -13,7 +14,7 @@ import {
   WafRuleTransformationType,
 } from '../../domain/enums.js';
 import { compact } from '../common/diff.js';
-import { type ExportedSpec, type KindExporter, optionalEnumName } from '../common/export.js';
+import { type ExportedSpec, type KindExporter, optionalEnumName, uniqueNames } from '../common/export.js';
 import { normalizeWafRule, readZoneWafRules } from './index.js';
 
 /**
@@ -21,11 +22,11 @@ import { normalizeWafRule, readZoneWafRules } from './index.js';
  * `isRegexVariable` when false: the plan compares the condition list whole, with false as the
  * default of both, so leaving them out changes nothing and reads better.
  */
-export function wafRuleToSpec(wire: CustomWafRuleWire, shieldZoneId: number): ExportedSpec {
+export function wafRuleToSpec(wire: CustomWafRuleWire, shieldZoneId: number, byKey = false): ExportedSpec {
   const live = normalizeWafRule(wire);
   const c = live.ruleConfiguration;
   const spec = compact({
-    id: live.id,
+    id: byKey ? undefined : live.id,
     shieldZoneId: live.shieldZoneId ?? shieldZoneId,
     ruleName: live.ruleName,
     // A description does not change what the rule does: left unmanaged when there is none.
@@ -57,6 +58,7 @@ export const wafCustomRuleExporter: KindExporter<'shieldZone'> = {
   scope: 'shieldZone',
   async read(shieldZoneId, ctx) {
     const rules = await readZoneWafRules(shieldZoneId, ctx);
-    return rules.map((rule) => wafRuleToSpec(rule, shieldZoneId));
+    const unique = uniqueNames(rules.map((rule) => rule.ruleName ?? ''));
+    return rules.map((rule) => wafRuleToSpec(rule, shieldZoneId, unique.has(rule.ruleName ?? '')));
   },
 };

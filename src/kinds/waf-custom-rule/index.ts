@@ -1,7 +1,8 @@
 /**
  * `WafCustomRule`: reads every custom rule of a Shield Zone with one paged listing, diffs the
  * declared fields and sends E1 with the whole UpdateCustomWafRuleRequest — fields the YAML
- * leaves out carry their live values, so nothing the API defaults silently drifts.
+ * leaves out carry their live values, so nothing the API defaults silently drifts. A document
+ * without an id finds its rule by inventory or ruleName (identity.ts), or creates it.
  */
 import { writeRequests } from '../../api/operations.js';
 import type {
@@ -17,8 +18,9 @@ import {
   WafRuleTransformationType,
 } from '../../domain/enums.js';
 import { compact, diffDeclared } from '../common/diff.js';
+import { resolveIdentity } from '../common/identity.js';
 import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
-import { found, notFound, readByZone } from '../common/read.js';
+import { identified, notFound, readByZone } from '../common/read.js';
 import type { DesiredResource, FieldDiff } from '../types.js';
 import { type ChainedRuleConditionSpec, type WafCustomRuleSpec, wafCustomRuleSpec } from './spec.js';
 
@@ -176,13 +178,49 @@ export function buildWafRuleRequest(spec: WafCustomRuleSpec, live: LiveWafRule):
   };
 }
 
-function planWafRule(desired: DesiredResource<WafCustomRuleSpec>, live: LiveWafRule): KindPlan {
+/** What a rule the API creates holds where the request leaves a field out. */
+const NEW_RULE: LiveWafRule = {
+  id: 0,
+  shieldZoneId: null,
+  ruleName: '',
+  ruleDescription: '',
+  ruleConfiguration: {
+    actionType: null,
+    operatorType: null,
+    severityType: null,
+    variableTypes: {},
+    transformationTypes: [],
+    value: '',
+    isNegated: false,
+    isRegexVariable: false,
+    chainedRuleConditions: [],
+  },
+};
+
+/** `live` null: no rule has the document's key, so it is created (POST with the whole rule). */
+function planWafRule(desired: DesiredResource<WafCustomRuleSpec>, live: LiveWafRule | null): KindPlan {
   const diffs: FieldDiff[] = [];
-  diffDeclared(declared(desired.spec), live, '', diffs, displayWafValue);
+  const spec = desired.spec;
+  if (live === null) {
+    // Every declared field is new: shown against nothing, `(absent) → value`.
+    diffDeclared(declared(spec), {}, '', diffs, displayWafValue);
+    const body = buildWafRuleRequest(spec, NEW_RULE);
+    return {
+      diffs,
+      requests: [
+        writeRequests.createCustomWafRule({
+          shieldZoneId: spec.shieldZoneId,
+          ...body,
+          ruleDescription: body.ruleDescription ?? '',
+        }),
+      ],
+    };
+  }
+  diffDeclared(declared(spec), live, '', diffs, displayWafValue);
   if (diffs.length === 0) return { diffs, requests: [] };
   return {
     diffs,
-    requests: [writeRequests.updateCustomWafRule(desired.spec.id, buildWafRuleRequest(desired.spec, live))],
+    requests: [writeRequests.updateCustomWafRule(live.id, buildWafRuleRequest(spec, live))],
   };
 }
 
@@ -193,25 +231,52 @@ export function readZoneWafRules(zoneId: number, ctx: ReadContext): Promise<Cust
   );
 }
 
+interface ZoneRules {
+  readonly byId: Map<number, CustomWafRuleWire>;
+  readonly keyed: { id: number; key: string }[];
+}
+
 function readWafRules(
   resources: readonly DesiredResource<WafCustomRuleSpec>[],
   ctx: ReadContext,
-): Promise<Map<string, LiveRead<LiveWafRule>>> {
+): Promise<Map<string, LiveRead<LiveWafRule | null>>> {
   return readByZone(
     resources,
-    async (zoneId) => new Map((await readZoneWafRules(zoneId, ctx)).map((rule) => [rule.id, rule])),
-    (resource, byId, zoneId) => {
-      const wire = byId.get(resource.spec.id);
-      return wire === undefined
-        ? notFound(resource, `custom WAF rule ${resource.spec.id} is not in Shield Zone ${zoneId}`)
-        : found(normalizeWafRule(wire));
+    async (zoneId): Promise<ZoneRules> => {
+      const rules = await readZoneWafRules(zoneId, ctx);
+      return {
+        byId: new Map(rules.map((rule) => [rule.id, rule])),
+        keyed: rules.map((rule) => ({ id: rule.id, key: rule.ruleName ?? '' })),
+      };
+    },
+    (resource, zone, zoneId) => {
+      const spec = resource.spec;
+      const resolution = resolveIdentity({
+        kind: 'WafCustomRule',
+        shieldZoneId: zoneId,
+        specId: spec.id,
+        key: spec.ruleName,
+        owned: ctx.owned(resource.subject),
+        live: zone.keyed,
+        noun: 'custom WAF rule',
+      });
+      if (resolution.via === 'missing') return notFound(resource, resolution.message);
+      const identity = { kind: 'WafCustomRule' as const, shieldZoneId: zoneId, key: spec.ruleName };
+      if (resolution.via === 'create') return identified(null, { ...identity, via: 'create' });
+      const wire = zone.byId.get(resolution.id) as CustomWafRuleWire;
+      return identified(normalizeWafRule(wire), { ...identity, via: resolution.via, id: resolution.id });
     },
   );
 }
 
-export const wafCustomRuleKind: ResourceKind<WafCustomRuleSpec, LiveWafRule> = {
+export const wafCustomRuleKind: ResourceKind<WafCustomRuleSpec, LiveWafRule | null> = {
   kind: 'WafCustomRule',
   spec: wafCustomRuleSpec as ResourceKind<WafCustomRuleSpec>['spec'],
   readLive: readWafRules,
   plan: planWafRule,
+  checkReply(request, reply) {
+    // The new rule's id: the inventory records it.
+    if (request.operation === 'createCustomWafRule') return { id: (reply as { id: number }).id };
+    return undefined;
+  },
 };

@@ -84,7 +84,8 @@ export type RuleConfigurationSpec = z.infer<typeof RuleConfigurationSpec>;
 
 /** Strict schema of the `spec` of a WafCustomRule document (unknown keys are errors). */
 export const WafCustomRuleSpec = z.strictObject({
-  id: IntId,
+  /** Pins the live rule; without it the rule is found by ruleName in its zone, or created (design §7). */
+  id: IntId.optional(),
   shieldZoneId: IntId,
   ruleName: z.string().min(1, 'must not be empty'),
   ruleDescription: z.string().optional(),
@@ -98,7 +99,17 @@ export const wafCustomRuleSpec: KindSpecModule<WafCustomRuleSpec, WafCustomRuleS
   kind: 'WafCustomRule',
   schema: WafCustomRuleSpec,
   resolve: (parsed) => parsed,
-  target: (spec) => `custom-rule:${spec.id}`,
+  target: (spec) => (spec.id === undefined ? undefined : `custom-rule:${spec.id}`),
   targetPath: () => ['id'],
+  // Only documents without an id find their rule by name (a live zone may hold two rules of one
+  // name, each pinned by its id); two such documents must not share a name.
+  naturalKey: (spec) =>
+    spec.id !== undefined
+      ? undefined
+      : {
+          key: `shield-zone:${spec.shieldZoneId}/custom-rule-name:${spec.ruleName}`,
+          label: `custom WAF rule name ${JSON.stringify(spec.ruleName)} in Shield Zone ${spec.shieldZoneId}`,
+          path: ['ruleName'],
+        },
   shieldZoneId: (spec) => spec.shieldZoneId,
 };

@@ -53,8 +53,16 @@ async function loadAndPlan(yaml: string) {
   return { state, plan: await planOf(state.resources) };
 }
 
-describe('export round trip: export → validate → plan shows zero changes', () => {
-  const EXPECTED: Record<KindName, string[]> = {
+/**
+ * Rules and lists whose name is unique in their zone are exported without an id: the first plan
+ * adopts them (design §7: an adoption counts as a change, and sends nothing when the object is
+ * as declared); once applied, the plan is empty. The two rules that share a name keep their ids.
+ */
+const ADOPTED = (r: DesiredResource): boolean =>
+  (r.kind === 'WafCustomRule' || r.kind === 'AccessList') && (r.spec as { id?: number }).id === undefined;
+
+describe('export round trip: export → validate → plan shows no field change, and nothing after one apply', () => {
+  const EXPECTED: Record<Exclude<KindName, 'ShieldZone'>, string[]> = {
     WafCustomRule: [
       'admin-only-from-the-office',
       'block-sqli-on-login',
@@ -91,38 +99,56 @@ describe('export round trip: export → validate → plan shows zero changes', (
     expect(run.code).toBe(0);
     expect(exported).toHaveLength(16);
     expect(ofKind.map((r) => r.name).sort()).toEqual(names);
-    expect(plan.changes.map((c) => [c.subject, c.action, c.diffs])).toEqual(
-      ofKind.map((r) => [r.subject, 'noop', []]).sort(([a], [b]) => String(a).localeCompare(String(b))),
+    const adopted = ofKind.filter(ADOPTED).length;
+    expect(plan.changes.map((c) => [c.subject, c.action, c.diffs, c.requests])).toEqual(
+      ofKind
+        .map((r) => [r.subject, ADOPTED(r) ? 'adopt' : 'noop', [], []])
+        .sort(([a], [b]) => String(a).localeCompare(String(b))),
     );
     expect(plan.summary).toEqual({
       resources: names.length,
-      toUpdate: 0,
-      unchanged: names.length,
+      toUpdate: adopted,
+      ...(adopted > 0 ? { toAdopt: adopted } : {}),
+      unchanged: names.length - adopted,
       skipped: 0,
       errors: 0,
       destructive: 0,
     });
     expect(fx.emu.journal.writes()).toEqual([]);
+    // The adoptions send nothing; afterwards the plan is empty.
+    await fx.run(ofKind, 'apply');
+    const again = await planOf(ofKind);
+    expect(again.changes.filter((c) => c.action !== 'noop')).toEqual([]);
+    expect(fx.emu.journal.writes()).toEqual([]);
   });
 
-  it('holds through the CLI: export --out, then validate and plan --detailed-exitcode exit 0', async () => {
+  it('writes without ids only what its name finds alone: the rules that share a name keep theirs', () => {
+    const ids = exported
+      .filter((r) => r.kind === 'WafCustomRule' || r.kind === 'AccessList')
+      .map((r) => [r.subject, (r.spec as { id?: number }).id]);
+    expect(
+      ids
+        .filter(([, id]) => id !== undefined)
+        .map(([subject]) => subject)
+        .sort(),
+    ).toEqual(['WafCustomRule/block-sqli-on-login', 'WafCustomRule/block-sqli-on-login-2']);
+  });
+
+  it('holds through the CLI: export --out, validate, apply (adoptions only), then plan --detailed-exitcode exit 0', async () => {
     const out = tempDir();
     const stateDir = tempDir();
+    const config = ['--config', out, '--state-dir', stateDir];
 
     const exported = await cliAgainst(fx.emu, ['export', ...EVERYTHING, '--out', out]);
     const validated = await cli(['validate', '--config', out]);
     fx.emu.journal.clear();
-    const planned = await cliAgainst(fx.emu, [
-      'plan',
-      '--config',
-      out,
-      '--state-dir',
-      stateDir,
-      '--detailed-exitcode',
-    ]);
+    const applied = await cliAgainst(fx.emu, ['apply', ...config]);
+    const planned = await cliAgainst(fx.emu, ['plan', ...config, '--detailed-exitcode']);
 
     expect(exported.code).toBe(0);
     expect(validated).toEqual({ code: 0, stderr: '', stdout: '16 resources in 16 files are valid\n' });
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain('Plan: 9 to change (9 to adopt), 7 unchanged.');
     expect(planned).toEqual({
       code: 0,
       stderr: '',
@@ -138,7 +164,8 @@ describe('export round trip: export → validate → plan shows zero changes', (
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(NO_VARIABLES_WARNING);
     expect(state.resources).toHaveLength(16);
-    expect(plan.summary).toMatchObject({ resources: 16, toUpdate: 0, unchanged: 16, errors: 0 });
+    expect(plan.summary).toMatchObject({ resources: 16, toUpdate: 9, toAdopt: 9, unchanged: 7, errors: 0 });
+    expect(plan.changes.flatMap((c) => c.requests)).toEqual([]);
   });
 
   it('holds when the live app reports the old PascalCase enums', async () => {
@@ -211,7 +238,6 @@ describe('export output', () => {
         'metadata:',
         '  name: admin-only-from-the-office',
         'spec:',
-        '  id: 1002',
         '  shieldZoneId: 42',
         '  ruleName: Admin only from the office',
         '  ruleConfiguration:',
@@ -252,8 +278,8 @@ describe('export output', () => {
         '  name: office-ips',
         'spec:',
         '  shieldZoneId: 42',
-        '  id: 9001',
         '  name: Office IPs',
+        // No type: 198.51.100.7 is not a CIDR block, and a declared type is checked.
         '  entries:',
         '    - 203.0.113.0/24',
         '    - 198.51.100.7',
@@ -263,7 +289,9 @@ describe('export output', () => {
       ].join('\n'),
     );
     expect(documents[8]).toContain('  entries: []\n  enabled: true\n  action: Log\n');
-    expect(documents[10]).toContain('  name: Cloud ASNs\n  entries:\n    - "13335"\n    - "15169"\n');
+    expect(documents[10]).toContain(
+      '  name: Cloud ASNs\n  type: ASN\n  entries:\n    - "13335"\n    - "15169"\n',
+    );
     expect(documents[11]).toBe(
       [
         'apiVersion: edgesync/v1',
@@ -392,7 +420,7 @@ describe('export warnings', () => {
       `${NO_VARIABLES_WARNING}edgesync: warning: access list 9003 ("Scanners") repeats 2 of its entries; the export lists each once, so its plan removes the copies\n`,
     );
     expect(run.stdout).toContain('  entries:\n    - 10.0.0.1\n    - 10.0.0.2\n  enabled: true\n');
-    expect(plan.changes.filter((c) => c.action !== 'noop').map((c) => [c.subject, c.diffs])).toEqual([
+    expect(plan.changes.filter((c) => c.diffs.length > 0).map((c) => [c.subject, c.diffs])).toEqual([
       [
         'AccessList/scanners',
         [

@@ -17,7 +17,7 @@ describe('edgesync validate', () => {
     const run = await cli(['validate', '--config', 'config-examples'], { cwd: ROOT });
 
     expect(run.code).toBe(0);
-    expect(run.stdout).toBe('15 resources in 7 files are valid\n');
+    expect(run.stdout).toBe('18 resources in 7 files are valid\n');
     expect(run.stderr).toBe('');
   });
 

@@ -32,7 +32,7 @@ describe('JSON Schema of the desired-state format', () => {
   });
 
   it('covers every document of config-examples', () => {
-    expect(exampleDocs.map((doc) => doc.where)).toHaveLength(15);
+    expect(exampleDocs.map((doc) => doc.where)).toHaveLength(18);
   });
 
   it.each(exampleDocs)('accepts $where', ({ data }) => {
@@ -152,9 +152,12 @@ describe('config-examples', () => {
       'WafCustomRule/challenge-admin-outside-office',
       'WafCustomRule/log-scanner-user-agents',
       'AccessList/partner-networks',
+      'AccessList/blocked-crawlers',
       'WafCustomRule/block-path-traversal-api',
       'WafCustomRule/block-oversized-bodies',
       'WafCustomRule/allow-health-checks',
+      'WafCustomRule/block-api-scrapers',
+      'ShieldZone/api-example-com',
     ]);
   });
 });

@@ -1,0 +1,301 @@
+/**
+ * The lifecycle half of a plan (design §7), pure: once every document is planned, this step
+ * checks what only a whole zone can tell — two documents claiming one object, the zone's
+ * limits for the creates — and finds what to prune: inventory objects no document claims
+ * any more, and in `exclusive` zones every unclaimed custom rule or list. Deletions pass the
+ * guards here (30 % of a zone, emptying a zone, unreadable state); refused ones are errors,
+ * and without `--prune` they are notes, never changes.
+ */
+import { writeRequests } from '../api/operations.js';
+import { enumName, ShieldPlanType } from '../domain/enums.js';
+import type { LifecycleKind } from '../kinds/common/identity.js';
+import { ignoreMatcher, type ShieldZoneSpec } from '../kinds/shield-zone/spec.js';
+import type { DesiredResource } from '../kinds/types.js';
+import { type InventoryView, isLifecycleKind } from './inventory.js';
+import type { ZoneLive } from './read.js';
+import type { PlannedChange, PruneNote } from './types.js';
+
+/** A zone whose live custom rules (or lists) number at least this is guarded by the share below. */
+export const PRUNE_GUARD_MIN_OBJECTS = 3;
+/** Deleting more than this share of a zone's custom rules (or lists) needs --force. */
+export const PRUNE_GUARD_PERCENT = 30;
+
+export interface LifecycleOptions {
+  /** `--prune`: delete what no document claims. Off: the candidates are listed as notes. */
+  readonly prune: boolean;
+  readonly force: boolean;
+  readonly inventory: InventoryView;
+  /** Every desired resource (a daemon's file-change run plans a subset, but claims are global). */
+  readonly all: readonly DesiredResource[];
+  /**
+   * Which inventory subjects may be pruned: every one (a full run), or only these removed
+   * documents (a file-change run; exclusive zones are pruned by full runs only).
+   */
+  readonly scope: 'full' | ReadonlySet<string>;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+const NOUN: Record<LifecycleKind, string> = {
+  WafCustomRule: 'custom WAF rules',
+  AccessList: 'custom access lists',
+};
+
+function refuse(change: PlannedChange, message: string): PlannedChange {
+  return { ...change, action: 'error', requests: [], error: { code: 'PLAN_UNSAFE', message } };
+}
+
+/** Two documents that resolve to one live object: an error for both (design §9). */
+function refuseSharedObjects(changes: PlannedChange[]): void {
+  const byObject = new Map<string, number[]>();
+  changes.forEach((change, index) => {
+    const o = change.object;
+    if (o?.id === undefined) return;
+    const key = `${o.kind}/${o.shieldZoneId}/${o.id}`;
+    byObject.set(key, [...(byObject.get(key) ?? []), index]);
+  });
+  for (const indexes of byObject.values()) {
+    if (indexes.length < 2) continue;
+    const subjects = indexes.map((i) => (changes[i] as PlannedChange).subject);
+    for (const i of indexes) {
+      const change = changes[i] as PlannedChange;
+      const others = subjects.filter((s) => s !== change.subject).join(', ');
+      changes[i] = refuse(
+        change,
+        `resolves to the same live object #${change.object?.id} as ${others}; nothing is sent`,
+      );
+    }
+  }
+}
+
+/** Creates that would pass the zone's limit are errors, with the limit in the message. */
+function checkLimits(changes: PlannedChange[], zones: ReadonlyMap<number, ZoneLive>): void {
+  const creates = new Map<string, number[]>();
+  changes.forEach((change, index) => {
+    if (change.action !== 'create' || change.object === undefined || change.skip !== undefined) return;
+    const key = `${change.object.kind}/${change.object.shieldZoneId}`;
+    creates.set(key, [...(creates.get(key) ?? []), index]);
+  });
+  for (const [key, indexes] of creates) {
+    const [kind, zoneText] = key.split('/') as [LifecycleKind, string];
+    const zoneId = Number(zoneText);
+    const problem = limitProblem(kind, zoneId, indexes.length, zones.get(zoneId));
+    if (problem === undefined) continue;
+    for (const i of indexes) changes[i] = refuse(changes[i] as PlannedChange, problem);
+  }
+}
+
+function limitProblem(
+  kind: LifecycleKind,
+  zoneId: number,
+  creating: number,
+  zone: ZoneLive | undefined,
+): string | undefined {
+  if (kind === 'WafCustomRule') {
+    const info = zone?.info;
+    if (info === undefined || 'error' in info) {
+      return `cannot check Shield Zone ${zoneId}'s custom rule limit: ${info && 'error' in info ? info.error : 'not read'}`;
+    }
+    const live = zone?.rules !== undefined && !('error' in zone.rules) ? zone.rules.items.length : 0;
+    const limit = info.customWafRulesLimit;
+    if (limit === undefined || live + creating <= limit) return undefined;
+    const plan = info.planType === undefined ? '' : ` (${enumName(ShieldPlanType, info.planType)} plan)`;
+    return `Shield Zone ${zoneId}${plan} allows ${limit} custom WAF rules (customWafRulesLimit) and has ${live}: creating ${creating} more would pass it`;
+  }
+  const lists = zone?.lists;
+  if (lists === undefined || 'error' in lists || lists.limit === undefined) return undefined;
+  if (lists.items.length + creating <= lists.limit) return undefined;
+  return `Shield Zone ${zoneId} allows ${lists.limit} custom access lists (customListLimit) and has ${lists.items.length}: creating ${creating} more would pass it`;
+}
+
+interface Candidate {
+  readonly kind: LifecycleKind;
+  readonly shieldZoneId: number;
+  readonly id: number;
+  readonly key: string;
+  readonly subject?: string;
+  readonly reason: 'inventory' | 'exclusive';
+}
+
+/** The ids and keys the desired documents claim, per `kind/zone`. */
+function claimsOf(changes: readonly PlannedChange[], options: LifecycleOptions) {
+  const ids = new Set<string>();
+  const keys = new Set<string>();
+  /** `kind/zone` where some document's object is unknown (its read failed): nothing is pruned there. */
+  const unknown = new Set<string>();
+  for (const resource of options.all) {
+    if (!isLifecycleKind(resource.kind)) continue;
+    const spec = resource.spec as { shieldZoneId: number; id?: number; ruleName?: string; name?: string };
+    const zone = `${resource.kind}/${spec.shieldZoneId}`;
+    if (spec.id !== undefined) ids.add(`${zone}/${spec.id}`);
+    const key = resource.kind === 'WafCustomRule' ? spec.ruleName : spec.name;
+    if (key !== undefined) keys.add(`${zone}/${key}`);
+    const owned = options.inventory.entry(resource.subject);
+    if (owned !== undefined) ids.add(`${owned.kind}/${owned.shieldZoneId}/${owned.id}`);
+  }
+  for (const change of changes) {
+    if (!isLifecycleKind(change.kind)) continue;
+    if (change.object?.id !== undefined)
+      ids.add(`${change.kind}/${change.object.shieldZoneId}/${change.object.id}`);
+    else if (change.object === undefined && change.shieldZoneId !== undefined)
+      unknown.add(`${change.kind}/${change.shieldZoneId}`);
+  }
+  return { ids, keys, unknown };
+}
+
+/** Prune candidates and the notes of what is not pruned, before the guards. */
+function findCandidates(
+  changes: readonly PlannedChange[],
+  zones: ReadonlyMap<number, ZoneLive>,
+  options: LifecycleOptions,
+): { candidates: Candidate[]; notes: PruneNote[] } {
+  const candidates: Candidate[] = [];
+  const notes: PruneNote[] = [];
+  const claims = claimsOf(changes, options);
+  const desired = new Set(options.all.map((r) => r.subject));
+  const exclusive = new Map<string, (name: string) => boolean>();
+  if (options.scope === 'full') {
+    for (const r of options.all) {
+      if (r.kind !== 'ShieldZone') continue;
+      const spec = r.spec as ShieldZoneSpec;
+      const ignored = ignoreMatcher(spec);
+      if (spec.customWafRules === 'exclusive') exclusive.set(`WafCustomRule/${spec.shieldZoneId}`, ignored);
+      if (spec.customAccessLists === 'exclusive') exclusive.set(`AccessList/${spec.shieldZoneId}`, ignored);
+    }
+  }
+  const ownedBy = new Map<string, string>();
+  for (const [subject, e] of options.inventory.entries())
+    ownedBy.set(`${e.kind}/${e.shieldZoneId}/${e.id}`, subject);
+  const taken = new Set<string>();
+  const note = (c: Omit<Candidate, 'reason'>, reason: string) =>
+    notes.push({ ...c, ...(c.subject === undefined ? {} : { subject: c.subject }), reason });
+
+  // Inventory: objects edgesync created or adopted whose document is gone.
+  for (const [subject, entry] of options.inventory.entries()) {
+    if (desired.has(subject)) continue;
+    if (options.scope !== 'full' && !options.scope.has(subject)) continue;
+    const zoneKey = `${entry.kind}/${entry.shieldZoneId}`;
+    const listing = zones.get(entry.shieldZoneId)?.[entry.kind === 'WafCustomRule' ? 'rules' : 'lists'];
+    if (listing === undefined || 'error' in listing) continue;
+    const live = listing.items.find((o) => o.id === entry.id);
+    if (live === undefined) continue; // already gone
+    const found = {
+      kind: entry.kind,
+      shieldZoneId: entry.shieldZoneId,
+      id: entry.id,
+      key: live.key,
+      subject,
+    };
+    if (claims.ids.has(`${zoneKey}/${entry.id}`) || claims.keys.has(`${zoneKey}/${live.key}`)) continue;
+    taken.add(`${zoneKey}/${entry.id}`);
+    if (!options.inventory.trusted) note(found, 'not pruned: the state could not be read this run');
+    else if (live.key !== entry.key)
+      note(found, `not pruned: renamed since edgesync wrote it (${JSON.stringify(entry.key)} then)`);
+    else if (claims.unknown.has(zoneKey))
+      note(found, 'not pruned: a document of this zone could not be read');
+    else candidates.push({ ...found, reason: 'inventory' });
+  }
+  // Exclusive zones: every unclaimed object, inventory or not.
+  for (const [zoneKey, ignored] of exclusive) {
+    const [kind, zoneText] = zoneKey.split('/') as [LifecycleKind, string];
+    const zoneId = Number(zoneText);
+    const listing = zones.get(zoneId)?.[kind === 'WafCustomRule' ? 'rules' : 'lists'];
+    if (listing === undefined || 'error' in listing) continue;
+    for (const live of listing.items) {
+      const objectKey = `${zoneKey}/${live.id}`;
+      if (taken.has(objectKey) || claims.ids.has(objectKey) || claims.keys.has(`${zoneKey}/${live.key}`))
+        continue;
+      if (ignored(live.key)) continue;
+      const subject = ownedBy.get(objectKey);
+      const found = {
+        kind,
+        shieldZoneId: zoneId,
+        id: live.id,
+        key: live.key,
+        ...(subject === undefined ? {} : { subject }),
+      };
+      if (claims.unknown.has(zoneKey)) note(found, 'not pruned: a document of this zone could not be read');
+      else candidates.push({ ...found, reason: 'exclusive' });
+    }
+  }
+  return { candidates, notes };
+}
+
+function deleteChange(c: Candidate): PlannedChange {
+  const subject = c.subject ?? `${c.kind}/#${c.id}`;
+  return {
+    subject,
+    kind: c.kind,
+    name: subject.slice(subject.indexOf('/') + 1),
+    // A pruned object has no document.
+    source: { file: '', line: 0, col: 0 },
+    action: 'delete',
+    cause: 'desired-changed',
+    diffs: [{ path: c.kind === 'WafCustomRule' ? 'ruleName' : 'name', live: c.key, desired: undefined }],
+    requests: [
+      c.kind === 'WafCustomRule'
+        ? writeRequests.deleteCustomWafRule(c.id)
+        : writeRequests.deleteCustomAccessList(c.shieldZoneId, c.id),
+    ],
+    digest: '',
+    shieldZoneId: c.shieldZoneId,
+    object: { kind: c.kind, shieldZoneId: c.shieldZoneId, via: 'id', id: c.id, key: c.key },
+    prune: c.reason,
+  };
+}
+
+/** The share and emptying guards, per zone and kind: refused deletions become errors. */
+function guard(
+  candidates: readonly Candidate[],
+  zones: ReadonlyMap<number, ZoneLive>,
+  force: boolean,
+): PlannedChange[] {
+  const groups = new Map<string, Candidate[]>();
+  for (const c of candidates) {
+    const key = `${c.kind}/${c.shieldZoneId}`;
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  const out: PlannedChange[] = [];
+  for (const group of groups.values()) {
+    const first = group[0] as Candidate;
+    const listing = zones.get(first.shieldZoneId)?.[first.kind === 'WafCustomRule' ? 'rules' : 'lists'];
+    const live = listing === undefined || 'error' in listing ? group.length : listing.items.length;
+    const deletes = group.length;
+    const noun = NOUN[first.kind];
+    let problem: string | undefined;
+    if (deletes === live) {
+      problem = `the plan deletes every one of the ${live} ${noun} of Shield Zone ${first.shieldZoneId}; re-run with --force if this is intended`;
+    } else if (live >= PRUNE_GUARD_MIN_OBJECTS && deletes * 100 > live * PRUNE_GUARD_PERCENT) {
+      problem = `the plan deletes ${deletes} of the ${live} ${noun} of Shield Zone ${first.shieldZoneId} (${Math.round((deletes * 100) / live)}%), more than ${PRUNE_GUARD_PERCENT}%; re-run with --force if this is intended`;
+    }
+    for (const c of group) {
+      const change = deleteChange(c);
+      out.push(problem === undefined || force ? change : refuse(change, problem));
+    }
+  }
+  return out;
+}
+
+/**
+ * Adds the lifecycle to planned changes: shared-object and limit errors on the documents'
+ * changes, then the deletions (with --prune) or the notes of what would be pruned.
+ */
+export function planLifecycle(
+  planned: readonly PlannedChange[],
+  zones: ReadonlyMap<number, ZoneLive>,
+  options: LifecycleOptions,
+): { changes: PlannedChange[]; notPruned: PruneNote[] } {
+  const changes = [...planned];
+  refuseSharedObjects(changes);
+  checkLimits(changes, zones);
+  // An empty desired state never prunes: it is far more likely a broken checkout than a wish.
+  if (options.all.length === 0) return { changes, notPruned: [] };
+  const { candidates, notes } = findCandidates(changes, zones, options);
+  if (!options.prune) {
+    for (const c of candidates) notes.push({ ...c, reason: 'not pruned: --prune is off' });
+    return { changes, notPruned: notes };
+  }
+  return { changes: [...changes, ...guard(candidates, zones, options.force)], notPruned: notes };
+}
+
+export type { Mutable };

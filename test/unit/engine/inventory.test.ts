@@ -1,0 +1,245 @@
+/**
+ * The inventory in the state file: a version-1 state file (written before the inventory
+ * existed) is read and upgraded, and the inventory survives a save; the lifecycle plan step's
+ * guards that need no server (unreadable state, empty desired state); the plan's rendering of
+ * creates, deletes, adoptions and what is not pruned.
+ */
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { inventoryView } from '../../../src/engine/inventory.js';
+import { planLifecycle } from '../../../src/engine/prune.js';
+import type { ZoneLive } from '../../../src/engine/read.js';
+import { renderPlanMarkdown, renderPlanText } from '../../../src/engine/render.js';
+import { openStateStore, STATE_FILE, STATE_VERSION } from '../../../src/engine/state.js';
+import type { Plan } from '../../../src/engine/types.js';
+import { desired } from '../../helpers/desired.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+
+const V1_FILE = join(import.meta.dirname, '../../fixtures/state/v1', STATE_FILE);
+
+describe('state file versions', () => {
+  it('reads a version-1 file, keeps its records, and saves it as version 2 with the inventory', async () => {
+    const dir = tempDir();
+    copyFileSync(V1_FILE, join(dir, STATE_FILE));
+
+    const store = await openStateStore(dir);
+    const before = { warning: store.warning, inventory: { ...store.inventory() } };
+    store.setInventory('WafCustomRule/block-sqli', {
+      kind: 'WafCustomRule',
+      shieldZoneId: 42,
+      id: 1234,
+      key: 'Block SQLi',
+    });
+    await store.save();
+    const saved = JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8'));
+    const reopened = await openStateStore(dir);
+
+    expect(before).toEqual({ warning: undefined, inventory: {} });
+    expect(store.resource('ContainerApp/storefront')?.remember).toEqual({ nodeSelectors: { disk: 'ssd' } });
+    expect(store.hint('AccessList/office-ips')).toMatchObject({ entryCount: 2 });
+    expect(store.runs()).toHaveLength(1);
+    expect(saved.version).toBe(STATE_VERSION);
+    expect(STATE_VERSION).toBe(2);
+    expect(reopened.inventory()).toEqual({
+      'WafCustomRule/block-sqli': { kind: 'WafCustomRule', shieldZoneId: 42, id: 1234, key: 'Block SQLi' },
+    });
+  });
+
+  it('a file of an unknown version is set aside like a corrupt one, and nothing is pruned from it', async () => {
+    const dir = tempDir();
+    const v1 = JSON.parse(readFileSync(V1_FILE, 'utf8'));
+    writeFileSync(join(dir, STATE_FILE), JSON.stringify({ ...v1, version: 9, inventory: {} }));
+
+    const store = await openStateStore(dir);
+
+    expect(store.warning).toMatch(/was unreadable and was moved to/);
+    expect(store.inventory()).toEqual({});
+  });
+});
+
+const RULES: ZoneLive = {
+  rules: {
+    items: [
+      { id: 1, key: 'A' },
+      { id: 2, key: 'B' },
+      { id: 3, key: 'C' },
+      { id: 4, key: 'D' },
+    ],
+  },
+};
+const zones = new Map([[42, RULES]]);
+const keep = desired('WafCustomRule', 'a', {
+  id: 1,
+  shieldZoneId: 42,
+  ruleName: 'A',
+  ruleConfiguration: { actionType: 'Block', operatorType: 'RX', variableTypes: { REQUEST_URI: '' } },
+});
+const owned = { 'WafCustomRule/gone': { kind: 'WafCustomRule' as const, shieldZoneId: 42, id: 4, key: 'D' } };
+
+describe('prune guards that need no server', () => {
+  it('an unreadable state prunes nothing through the inventory, and says why', () => {
+    const out = planLifecycle([], zones, {
+      prune: true,
+      force: true,
+      inventory: inventoryView(owned, false),
+      all: [keep],
+      scope: 'full',
+    });
+
+    expect(out.changes).toEqual([]);
+    expect(out.notPruned).toEqual([
+      {
+        kind: 'WafCustomRule',
+        shieldZoneId: 42,
+        id: 4,
+        key: 'D',
+        subject: 'WafCustomRule/gone',
+        reason: 'not pruned: the state could not be read this run',
+      },
+    ]);
+  });
+
+  it('an empty desired state never prunes, even an exclusive zone with --force', () => {
+    const out = planLifecycle([], zones, {
+      prune: true,
+      force: true,
+      inventory: inventoryView(owned, true),
+      all: [],
+      scope: 'full',
+    });
+
+    expect(out).toEqual({ changes: [], notPruned: [] });
+  });
+
+  it('a file-change run prunes only the objects of its removed documents', () => {
+    const out = planLifecycle([], zones, {
+      prune: true,
+      force: true,
+      inventory: inventoryView(owned, true),
+      all: [keep],
+      scope: new Set(['WafCustomRule/other']),
+    });
+
+    expect(out.changes).toEqual([]);
+  });
+
+  it('a trusted inventory entry whose document is gone is deleted, with the live id and key', () => {
+    const out = planLifecycle([], zones, {
+      prune: true,
+      force: false,
+      inventory: inventoryView(owned, true),
+      all: [keep],
+      scope: 'full',
+    });
+
+    expect(out.changes.map((c) => [c.subject, c.action, c.requests, c.diffs])).toEqual([
+      [
+        'WafCustomRule/gone',
+        'delete',
+        [{ operation: 'deleteCustomWafRule', method: 'DELETE', path: '/shield/waf/custom-rule/4' }],
+        [{ path: 'ruleName', live: 'D', desired: undefined }],
+      ],
+    ]);
+  });
+});
+
+describe('rendering the lifecycle', () => {
+  const plan = (): Plan => {
+    const out = planLifecycle([], zones, {
+      prune: true,
+      force: false,
+      inventory: inventoryView(owned, true),
+      all: [keep],
+      scope: 'full',
+    });
+    return {
+      version: 1,
+      revision: 'r1',
+      createdAt: new Date(0).toISOString(),
+      changes: [
+        {
+          subject: 'WafCustomRule/new',
+          kind: 'WafCustomRule',
+          name: 'new',
+          source: { file: 'rules.yaml', line: 3, col: 1 },
+          action: 'create',
+          cause: 'unknown',
+          diffs: [{ path: 'ruleName', live: undefined, desired: 'New' }],
+          requests: [],
+          digest: 'd',
+          shieldZoneId: 42,
+          object: { kind: 'WafCustomRule', shieldZoneId: 42, via: 'create', key: 'New' },
+        },
+        {
+          subject: 'WafCustomRule/b',
+          kind: 'WafCustomRule',
+          name: 'b',
+          source: { file: 'rules.yaml', line: 9, col: 1 },
+          action: 'adopt',
+          cause: 'unknown',
+          diffs: [],
+          requests: [],
+          digest: 'd',
+          shieldZoneId: 42,
+          object: { kind: 'WafCustomRule', shieldZoneId: 42, via: 'adopt', id: 2, key: 'B' },
+        },
+        ...out.changes,
+      ],
+      summary: {
+        resources: 3,
+        toUpdate: 3,
+        toCreate: 1,
+        toAdopt: 1,
+        toDelete: 1,
+        unchanged: 0,
+        skipped: 0,
+        errors: 0,
+        destructive: 1,
+      },
+      notPruned: [
+        {
+          kind: 'AccessList',
+          shieldZoneId: 42,
+          id: 9,
+          key: 'Old list',
+          subject: 'AccessList/old',
+          reason: 'not pruned: --prune is off',
+        },
+      ],
+    };
+  };
+
+  it('text: + create, ~ adopt #id, - delete with the live id and key, then what is not pruned', () => {
+    expect(renderPlanText(plan(), { color: false })).toBe(
+      [
+        '+ WafCustomRule/new rules.yaml:3 (create in Shield Zone 42, cause: unknown)',
+        '    ruleName: (absent) → "New"',
+        '~ WafCustomRule/b rules.yaml:9 (adopt #2)',
+        '- WafCustomRule/gone (no document) (delete #4 "D" from Shield Zone 42: no document claims it, cause: desired-changed)',
+        '    ruleName: "D" → (deleted)',
+        '',
+        'Not pruned (information, not changes):',
+        '  - AccessList #9 "Old list" in Shield Zone 42 (was AccessList/old): not pruned: --prune is off',
+        '',
+        'Plan: 3 to change (1 to create, 1 to adopt, 1 to delete), 0 unchanged, 1 with deletions.',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('Markdown: the same marks and notes', () => {
+    const md = renderPlanMarkdown(plan());
+    expect(md).toContain(
+      '| ➕ | `WafCustomRule/new` (create in Shield Zone 42) | `ruleName` | `(absent)` | `"New"` |',
+    );
+    expect(md).toContain('| ✏️ | `WafCustomRule/b` (adopt #2) |');
+    expect(md).toContain(
+      '| 🗑️ | `WafCustomRule/gone` (delete #4 "D" from Shield Zone 42: no document claims it) | `ruleName` | `"D"` | `(deleted)` |',
+    );
+    expect(md).toContain('<details><summary>Not pruned (information)</summary>');
+    expect(md).toContain(
+      '- `AccessList #9 "Old list" in Shield Zone 42 (was AccessList/old): not pruned: --prune is off`',
+    );
+  });
+});
