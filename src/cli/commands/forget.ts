@@ -7,9 +7,9 @@
 import { realpathSync } from 'node:fs';
 import { openStateStore } from '../../engine/state.js';
 import { ReconcileError } from '../../errors.js';
+import type { CommandRegistrar } from '../command.js';
 import { configDirFrom } from '../config-dir.js';
 import type { CliIo } from '../io.js';
-import type { CommandRegistrar } from '../program.js';
 import { stateDir } from '../settings.js';
 
 interface ForgetFlags {
