@@ -123,9 +123,17 @@ describe('kill -9 during apply', () => {
     const writesAtKill: number[] = [];
 
     for (let kill = 0; kill < KILLS; kill += 1) {
+      const writesBefore = emu.journal.writes().length;
       const daemon = spawnRun(flags, { EDGESYNC_ACCESS_KEY: TEST_KEY });
-      await until(() => daemon.events('reconcile.started').length > 0, 'a reconcile to start');
-      await new Promise((r) => setTimeout(r, 20 + Math.floor(random() * 400)));
+      // Kill while this daemon writes, not while it starts or reads: wait for its first write
+      // (or the end of its run, once nothing is left to write), then a random moment after it.
+      // Timing from the start would land every kill before the writes on a busy host.
+      await until(
+        () => emu.journal.writes().length > writesBefore || daemon.events('reconcile.finished').length > 0,
+        'a write or the end of the run',
+        60_000,
+      );
+      await new Promise((r) => setTimeout(r, Math.floor(random() * 150)));
       daemon.child.kill('SIGKILL');
       await daemon.exit;
       writesAtKill.push(emu.journal.writes().length);
