@@ -14,7 +14,10 @@
  *    A full run whose load brought changes reconciles those first, then the rest: a webhook
  *    after its pull applies the push as fast as a file edit does.
  * 4. Reconcile (the engine emits the audit events), then record per-resource status, metrics,
- *    and on retryable failures a retry of just the failed subjects (`retry-state.ts`).
+ *    and on retryable failures a retry of just the failed subjects (`retry-state.ts`). While the
+ *    files changed less than `--settle-ms` ago, a plan that deletes anything is not applied at
+ *    all (`reconcile.deferred`): a file may be half-written, so a `settle` run follows once the
+ *    files have been quiet that long. Edits that delete nothing are applied at once.
  * 5. Tell the observer (the notifier): when a run starts writing, and a plain summary of how
  *    each run ended (`notify/run-summary.ts`).
  */
@@ -26,7 +29,7 @@ import type { SecretReader } from '../domain/secret-sources.js';
 import { withConflictPeers } from '../engine/conflicts.js';
 import { reconcile } from '../engine/reconcile.js';
 import type { StateStore } from '../engine/state.js';
-import type { ChangeResult } from '../engine/types.js';
+import type { ChangeResult, PlannedChange } from '../engine/types.js';
 import { ERROR_CODES, type ErrorCode, type ReconcileError, toReconcileError } from '../errors.js';
 import { resolveRevision, startGitHead } from '../git.js';
 import type { Logger } from '../log.js';
@@ -42,7 +45,7 @@ import type { StatusTracker } from './status.js';
 import { realpathOrUndefined } from './watcher.js';
 
 /** Why a run is requested. `retry` is the controller's own backoff. */
-export type TriggerReason = 'startup' | 'schedule' | 'file-change' | 'webhook' | 'retry';
+export type TriggerReason = 'startup' | 'schedule' | 'file-change' | 'webhook' | 'retry' | 'settle';
 
 /** Reasons that pull first with `--git-pull` (a file change is already on disk). */
 const PULL_REASONS: ReadonlySet<string> = new Set(['startup', 'schedule', 'webhook']);
@@ -79,17 +82,26 @@ export interface ControllerOptions {
   /** Told when a run starts writing and how each run ended (the notifier). */
   readonly observer?: RunObserver;
   /**
-   * Resolves once no file under the config directory is being written (the watcher's
-   * `settled`): every run waits for it before it reads, so no run, full or partial, reads a
-   * file mid-write and plans a deletion from it.
+   * Resolves once the files the watcher saw change kept their size, mtime and inode for the
+   * debounce (the watcher's `settled`): every run waits for it before it reads.
    */
   readonly settled?: () => Promise<void>;
+  /** Milliseconds since a config file last changed (the watcher's `quietForMs`); Infinity if none. */
+  readonly quietForMs?: () => number;
+  /**
+   * `--settle-ms`: how long the files must have been quiet before a run may apply a plan that
+   * deletes anything. A short debounce cannot tell a finished file from a writer's pause.
+   */
+  readonly settleMs?: number;
 }
 
 /** The run loop of one daemon. */
 export interface Controller {
   /** Logs `trigger.received` and asks for a run (full, or file-change scoped). Ignored once stopping. */
-  request(reason: Exclude<TriggerReason, 'retry'>, details?: Readonly<Record<string, unknown>>): void;
+  request(
+    reason: Exclude<TriggerReason, 'retry' | 'settle'>,
+    details?: Readonly<Record<string, unknown>>,
+  ): void;
   /** The API asked to wait this long (a reply's Retry-After): the next retry waits at least that. */
   noteRetryAfter(ms: number): void;
   /** Resolves when no run is in progress or queued (a pending retry timer does not count). */
@@ -133,11 +145,22 @@ function stagesOf(request: RunRequest, loaded: LoadResult): readonly (readonly D
   return [changed, all.filter((resource) => !first.has(resource.subject))];
 }
 
+/** The subjects whose planned change deletes something (a container, a pruned object…). */
+function destructiveSubjects(changes: readonly PlannedChange[]): string[] {
+  return changes
+    .filter((c) => c.diffs.some((d) => d.destructive) || (c.action === 'delete' && c.error === undefined))
+    .map((c) => c.subject);
+}
+
 /** Creates the run loop; nothing runs until the first `request`. */
 export function createController(options: ControllerOptions): Controller {
   const { status, metrics, logger, loader, state } = options;
   const runAbort = new AbortController();
   let stopping = false;
+  const settleMs = options.settleMs ?? 0;
+  // The `settle` run deferred plans asked for: one timer (the latest wait wins), their scopes merged.
+  let settleTimer: NodeJS.Timeout | undefined;
+  let settleScope: Set<string> | 'full' | undefined;
   const queue = createReconcileQueue(run);
   const pull = createGitPuller({ configPath: options.configPath, status, metrics, logger });
   const stalled = createStalledReporter({ status, metrics, logger, state });
@@ -169,7 +192,9 @@ export function createController(options: ControllerOptions): Controller {
     full: boolean,
     /** Only the last stage of a run prunes, once the documents of the first are applied. */
     last: boolean,
-  ): Promise<{ at: Date; results: ChangeResult[]; writes: number }> {
+    /** The files changed too recently: apply nothing when the plan deletes anything. */
+    holdDestructive: boolean,
+  ): Promise<{ at: Date; results: ChangeResult[]; writes: number; deferred?: string[] }> {
     const outcome = await reconcile(scope, {
       api: options.api,
       state,
@@ -193,7 +218,11 @@ export function createController(options: ControllerOptions): Controller {
         if (writes > 0) options.observer?.applyStarting({ revision, trigger, writes });
       },
       ...(options.settings.secrets === undefined ? {} : { secrets: options.settings.secrets }),
+      holdDestructive,
     });
+    if (outcome.deferred !== undefined) {
+      return { at: new Date(), results: [], writes: 0, deferred: destructiveSubjects(outcome.plan.changes) };
+    }
     tally.add(outcome.plan, outcome.apply);
     const at = new Date();
     const bySubject = new Map((outcome.apply?.results ?? []).map((r) => [r.subject, r]));
@@ -243,6 +272,41 @@ export function createController(options: ControllerOptions): Controller {
     }
   }
 
+  /**
+   * A plan that deletes was read from files that changed less than settleMs ago: nothing of it
+   * was applied (a half-written file's other changes are no more trustworthy than its
+   * deletions). Asks for a `settle` run of the same scope once the files have been quiet for
+   * settleMs; that run checks again, and defers again if they changed meanwhile.
+   */
+  function deferDestructive(
+    full: boolean,
+    scoped: readonly string[],
+    trigger: string,
+    revision: string,
+    subjects: readonly string[],
+  ): void {
+    const quietMs = options.quietForMs?.() ?? Number.POSITIVE_INFINITY;
+    // At least a little: the files' quiet time is measured again by the run it asks for.
+    const waitMs = Math.max(50, Math.ceil(settleMs - quietMs));
+    logger.info(
+      { event: 'reconcile.deferred', trigger, revision, subjects, settleMs, waitMs },
+      'the plan deletes and the files changed too recently; waiting for them to stay unchanged',
+    );
+    if (settleTimer !== undefined) clearTimeout(settleTimer);
+    // The loader reported these subjects as changed once; the settle run must name them again.
+    if (full) settleScope = 'full';
+    else if (settleScope !== 'full') settleScope = new Set([...(settleScope ?? []), ...scoped]);
+    settleTimer = setTimeout(() => {
+      const scope = settleScope;
+      settleTimer = undefined;
+      settleScope = undefined;
+      if (stopping) return;
+      metrics.countTrigger('settle');
+      logger.info({ event: 'trigger.received', reason: 'settle' }, 'trigger received');
+      queue.request('settle', scope === 'full' ? undefined : scope);
+    }, waitMs);
+  }
+
   async function run(request: RunRequest): Promise<void> {
     const trigger = [...request.reasons].sort().join(',');
     // A full run covers whatever a pending retry would have retried.
@@ -269,6 +333,9 @@ export function createController(options: ControllerOptions): Controller {
       });
     try {
       await options.settled?.();
+      // Measured before the load: were the files this run reads already quiet for settleMs?
+      const quietMs = options.quietForMs?.() ?? Number.POSITIVE_INFINITY;
+      const holdDestructive = quietMs < settleMs;
       if (options.gitPull && [...request.reasons].some((r) => PULL_REASONS.has(r))) await pull();
       const done = await load(trigger, startedAt, started);
       if ('invalid' in done) {
@@ -312,7 +379,14 @@ export function createController(options: ControllerOptions): Controller {
           tally,
           request.full,
           last,
+          holdDestructive,
         );
+        if (staged.deferred !== undefined) {
+          // A removed document's prune is scoped by this load alone: the settle run must be full.
+          const full = request.full || loaded.changes.removed.length > 0;
+          deferDestructive(full, scoped, trigger, revision, staged.deferred);
+          return;
+        }
         results.push(...staged.results);
         writes += staged.writes;
         at = staged.at;
@@ -390,6 +464,7 @@ export function createController(options: ControllerOptions): Controller {
     async stop(timeoutMs) {
       stopping = true;
       retry.cancel();
+      if (settleTimer !== undefined) clearTimeout(settleTimer);
       const closed = queue.close();
       const timeout = sleep(timeoutMs);
       const timedOut = await Promise.race([closed.then(() => false), timeout.promise.then(() => true)]);

@@ -30,9 +30,10 @@ export const DEFAULT_BACKOFF_BASE_MS = 2000;
 const NOTIFY_DRAIN_MS = 5000;
 
 /**
- * Default of `--settle-ms`: how long the files of a change must stay the same (size, mtime,
- * inode) before a run reads them. Longer than the pauses of editors and scripts that write a
- * file in steps (the half-written file of issue 23 had a 600 ms pause).
+ * Default of `--settle-ms`: how long the config files must have stayed the same before a run may
+ * apply a plan that deletes anything. Longer than the pauses of editors and scripts that write a
+ * file in steps (the half-written file of issue 23 had a 600 ms pause); edits that delete
+ * nothing wait only for the debounce.
  */
 export const DEFAULT_SETTLE_MS = 1000;
 
@@ -59,7 +60,7 @@ export interface DaemonOptions extends ReconcileSettings {
   readonly gitBranch: string;
   readonly gitPull: boolean;
   readonly debounceMs: number;
-  /** How long changed files must stay unchanged before a run reads them (`--settle-ms`). */
+  /** How long changed files must stay unchanged before a run may delete anything (`--settle-ms`). */
   readonly settleMs?: number;
   readonly shutdownTimeoutMs: number;
   /** Retry delays; default 2 s up to the schedule's interval. */
@@ -159,6 +160,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       audit: logger.child({ component: 'audit' }),
       random: options.random,
       settled: () => watcher?.settled() ?? Promise.resolve(),
+      quietForMs: () => watcher?.quietForMs() ?? Number.POSITIVE_INFINITY,
+      settleMs: options.settleMs ?? DEFAULT_SETTLE_MS,
       ...(notifier === undefined ? {} : { observer: notifier }),
     });
     noteRetryAfter = (ms) => controller.noteRetryAfter(ms);
@@ -166,7 +169,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       configPath: options.configPath,
       stateDir: options.stateDir,
       debounceMs: options.debounceMs,
-      settleMs: options.settleMs ?? DEFAULT_SETTLE_MS,
       logger: logger.child({ component: 'watcher' }),
       onChange: (info) => controller.request('file-change', info),
     });

@@ -10,13 +10,16 @@
  *   the tree watch is re-targeted to the new checkout. The same watch notices a config
  *   directory that is created after the daemon started (a sidecar's first sync).
  *
- * Events are debounced: a `git checkout` touching 200 files is one `onChange`. Then the burst
- * must *settle*: every file it touched must keep its size, modification time and inode for
- * `settleMs` (and no new event arrive) before `onChange` fires. Editors, `cp` and scripts
- * write a file in several steps; a file-change run that read the first step of an app file
- * with `allowDeletions: true` deleted a container and created it again 0.6 s later. A file
- * that never stops changing is never read by a file-change run. A symlink swap (git-sync
- * publishes a finished checkout) fires at once. `settled()` lets other runs wait for the same.
+ * Events are debounced: a `git checkout` touching 200 files is one `onChange`, fired once every
+ * file the burst touched kept its size, modification time and inode for `debounceMs` (and no
+ * new event arrived). That short window keeps a file edit's push-to-applied time low; it is not
+ * proof that a writer is done (editors, `cp` and scripts write a file in several steps, with
+ * pauses longer than any debounce). So the watcher also tracks how long the files have been
+ * quiet (`quietForMs`): the controller refuses to apply a plan that deletes anything until the
+ * files have been quiet for `--settle-ms`, because a file read mid-write once deleted a
+ * container and created it again 0.6 s later. A file that never stops changing is never read by
+ * a file-change run. A symlink swap (git-sync publishes a finished checkout) fires at once.
+ * `settled()` lets other runs wait for the same short window.
  * The watcher never reads the files: the loader does, once per run, from one realpath.
  */
 import { realpathSync, statSync } from 'node:fs';
@@ -30,9 +33,8 @@ export interface WatchOptions {
   readonly configPath: string;
   /** Absolute path of the state directory; ignored when it lies inside the tree. */
   readonly stateDir: string;
+  /** How long the changed files must stay unchanged (and no event arrive) before `onChange`. */
   readonly debounceMs: number;
-  /** How long the changed files must stay unchanged before `onChange` (0: no wait). */
-  readonly settleMs: number;
   /** Called once per debounced burst, and at once when the symlink moved to a new target. */
   onChange(info: { files: number; swapped: boolean }): void;
   readonly logger: Logger;
@@ -42,6 +44,8 @@ export interface WatchOptions {
 export interface ConfigWatcher {
   /** Resolves once no changed file is waiting to settle (at once when none is). */
   settled(): Promise<void>;
+  /** Milliseconds since a file last changed (an event or a new fingerprint); Infinity if none has. */
+  quietForMs(): number;
   close(): Promise<void>;
 }
 
@@ -91,12 +95,13 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
   let timer: NodeJS.Timeout | undefined;
   let firstEventAt: number | undefined;
   let pendingFiles = 0;
-  // The files of the burst being settled, with their last fingerprint; and when one last changed.
+  // The files of the burst being settled, with their last fingerprint; and when one last changed
+  // (kept after the burst fires: the controller asks how long the files have been quiet).
   const settling = new Map<string, string>();
-  let lastChangeAt = 0;
+  let lastChangeAt: number | undefined;
   let settleTimer: NodeJS.Timeout | undefined;
   let waiters: Array<() => void> = [];
-  const pollMs = Math.max(10, Math.min(100, Math.round(options.settleMs / 5)));
+  const pollMs = Math.max(10, Math.min(100, Math.round(options.debounceMs / 5)));
 
   function release(): void {
     const done = waiters;
@@ -117,7 +122,7 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
     release();
   }
 
-  /** True once every file of the burst kept its fingerprint for settleMs (stat'ing them again). */
+  /** True once every file of the burst kept its fingerprint for debounceMs (stat'ing them again). */
   function stable(): boolean {
     const now = Date.now();
     for (const [path, seen] of settling) {
@@ -126,7 +131,7 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
       settling.set(path, current);
       lastChangeAt = now;
     }
-    return now - lastChangeAt >= options.settleMs;
+    return now - (lastChangeAt ?? 0) >= options.debounceMs;
   }
 
   /** Fires once the burst is stable. */
@@ -207,8 +212,8 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
   });
 
   return {
-    // Waits for the files, not for the debounce: a run that reads everything needs no quiet
-    // period, only files that are complete.
+    // Waits only for the files the watcher saw change to keep their fingerprint for the short
+    // window; whether a deletion may be applied is the controller's question (quietForMs).
     async settled() {
       while (!closed && settling.size > 0 && !stable()) {
         await new Promise<void>((resolve) => {
@@ -216,6 +221,11 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
           setTimeout(resolve, pollMs);
         });
       }
+    },
+    quietForMs() {
+      // Files of a burst not yet fired may have changed without a new event: stat them first.
+      if (settling.size > 0) stable();
+      return lastChangeAt === undefined ? Number.POSITIVE_INFINITY : Date.now() - lastChangeAt;
     },
     async close() {
       closed = true;

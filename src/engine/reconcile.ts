@@ -51,6 +51,12 @@ export interface ReconcileOptions {
   onResult?(change: PlannedChange, result: ChangeResult): void;
   /** `apply` mode: called with the plan just before its writes are sent (the daemon's notifier). */
   beforeApply?(plan: Plan): void;
+  /**
+   * `apply` mode: when the plan deletes anything (`summary.destructive`), apply nothing and
+   * return it `deferred`. The daemon sets it while the files changed too recently to be trusted
+   * complete: a half-written file's deletions must never be sent, and neither its other changes.
+   */
+  holdDestructive?: boolean;
 }
 
 /** Wall time of each phase of one reconcile (milliseconds, not rounded). */
@@ -68,6 +74,8 @@ export interface ReconcileOutcome {
   readonly plan: Plan;
   /** Present in `apply` mode. */
   readonly apply?: ApplyResult;
+  /** Set when `holdDestructive` kept a plan with deletions from being applied. */
+  readonly deferred?: 'destructive';
   readonly durationMs: number;
   /** Where the time went: for metrics, and for the benchmark's write throughput. */
   readonly phases: PhaseTimings;
@@ -286,6 +294,23 @@ export async function reconcile(
   const { plan, read, planned } = await readAndPlan(resources, readOptions, options, lifecycle);
   auditDrift(options.audit, plan);
   let applyMs = 0;
+  if (options.mode === 'apply' && options.holdDestructive === true && plan.summary.destructive > 0) {
+    const durationMs = Math.round(performance.now() - started);
+    options.audit?.info(
+      {
+        event: 'reconcile.finished',
+        revision: options.revision,
+        trigger: options.trigger,
+        mode: options.mode,
+        counts: { toUpdate: plan.summary.toUpdate, destructive: plan.summary.destructive },
+        durationMs,
+        result: 'deferred',
+      },
+      'reconcile finished without applying: its plan deletes and the files changed too recently',
+    );
+    const phases = { readMs: read - readStarted, planMs: planned - read, applyMs };
+    return { plan, deferred: 'destructive', durationMs, phases };
+  }
 
   let apply: ApplyResult | undefined;
   if (options.mode === 'apply') {

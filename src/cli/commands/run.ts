@@ -121,7 +121,7 @@ export const registerRun: CommandRegistrar = (program, io, setExitCode) => {
     )
     .option(
       '--settle-ms <ms>',
-      'how long changed files must stay unchanged (size, mtime) before a run reads them',
+      'how long changed files must stay unchanged (size, mtime, inode) before a run may apply a plan that deletes anything',
       nonNegativeInt,
       DEFAULT_SETTLE_MS,
     )
