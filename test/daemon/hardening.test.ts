@@ -46,7 +46,7 @@ const APP_TAIL = `    - name: worker
 `;
 
 describe('a file written in two steps', () => {
-  it('is read once it has settled: no container is deleted, one PATCH carries the whole file', async () => {
+  it('is never applied half-written: no container is deleted, one PATCH carries the whole file', async () => {
     const config = writeTree(join(root, 'config'), {
       'apps/storefront.yaml': (APP_HEAD + APP_TAIL).replace('max: 4', 'max: 3'),
     });
@@ -73,7 +73,15 @@ describe('a file written in two steps', () => {
     await writeFile(file, APP_HEAD);
     await new Promise((resolve) => setTimeout(resolve, 600));
     await appendFile(file, APP_TAIL);
-    const finished = await until(() => d.events('reconcile.finished')[1], 'the file-change run', 20_000);
+    // A run that read the first step planned a deletion: it is deferred (result `deferred`),
+    // and the run after the second step applies the whole file.
+    const finished = await until(
+      () => d.events('reconcile.finished').find((line, index) => index > 0 && line.result !== 'deferred'),
+      'the file-change run that applies',
+      20_000,
+    );
+    // Past the default --settle-ms since the last write: a deferred run's follow-up has run too.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
 
     expect(finished).toMatchObject({ trigger: 'file-change', counts: { applied: 1, failed: 0 } });
     expect(emu.journal.writes().map((w) => [w.method, w.path, w.status])).toEqual([
