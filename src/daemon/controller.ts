@@ -40,6 +40,7 @@ import type { DaemonMetrics } from './metrics.js';
 import { createRunTally, type RunObserver, type RunSummary, type RunTally } from './notify/run-summary.js';
 import { createReconcileQueue, type RunRequest } from './queue.js';
 import { createRetryState } from './retry-state.js';
+import { createSettleHold } from './settle-hold.js';
 import { createStalledReporter } from './stalled.js';
 import type { StatusTracker } from './status.js';
 import { realpathOrUndefined } from './watcher.js';
@@ -145,22 +146,11 @@ function stagesOf(request: RunRequest, loaded: LoadResult): readonly (readonly D
   return [changed, all.filter((resource) => !first.has(resource.subject))];
 }
 
-/** The subjects whose planned change deletes something (a container, a pruned object…). */
-function destructiveSubjects(changes: readonly PlannedChange[]): string[] {
-  return changes
-    .filter((c) => c.diffs.some((d) => d.destructive) || (c.action === 'delete' && c.error === undefined))
-    .map((c) => c.subject);
-}
-
 /** Creates the run loop; nothing runs until the first `request`. */
 export function createController(options: ControllerOptions): Controller {
   const { status, metrics, logger, loader, state } = options;
   const runAbort = new AbortController();
   let stopping = false;
-  const settleMs = options.settleMs ?? 0;
-  // The `settle` run deferred plans asked for: one timer (the latest wait wins), their scopes merged.
-  let settleTimer: NodeJS.Timeout | undefined;
-  let settleScope: Set<string> | 'full' | undefined;
   const queue = createReconcileQueue(run);
   const pull = createGitPuller({ configPath: options.configPath, status, metrics, logger });
   const stalled = createStalledReporter({ status, metrics, logger, state });
@@ -182,6 +172,17 @@ export function createController(options: ControllerOptions): Controller {
    * Returns when it ended, its results, and the writes it planned (`writesBefore` counts them
    * into the next stage's change threshold).
    */
+  const hold = createSettleHold({
+    settleMs: options.settleMs ?? 0,
+    quietForMs: options.quietForMs ?? (() => Number.POSITIVE_INFINITY),
+    logger,
+    active: () => !stopping,
+    fire(scope) {
+      metrics.countTrigger('settle');
+      queue.request('settle', scope);
+    },
+  });
+
   async function reconcileStage(
     scope: readonly DesiredResource[],
     loaded: LoadResult,
@@ -194,7 +195,7 @@ export function createController(options: ControllerOptions): Controller {
     last: boolean,
     /** The files changed too recently: apply nothing when the plan deletes anything. */
     holdDestructive: boolean,
-  ): Promise<{ at: Date; results: ChangeResult[]; writes: number; deferred?: string[] }> {
+  ): Promise<{ at: Date; results: ChangeResult[]; writes: number; deferred?: readonly PlannedChange[] }> {
     const outcome = await reconcile(scope, {
       api: options.api,
       state,
@@ -221,7 +222,7 @@ export function createController(options: ControllerOptions): Controller {
       holdDestructive,
     });
     if (outcome.deferred !== undefined) {
-      return { at: new Date(), results: [], writes: 0, deferred: destructiveSubjects(outcome.plan.changes) };
+      return { at: new Date(), results: [], writes: 0, deferred: outcome.plan.changes };
     }
     tally.add(outcome.plan, outcome.apply);
     const at = new Date();
@@ -272,41 +273,6 @@ export function createController(options: ControllerOptions): Controller {
     }
   }
 
-  /**
-   * A plan that deletes was read from files that changed less than settleMs ago: nothing of it
-   * was applied (a half-written file's other changes are no more trustworthy than its
-   * deletions). Asks for a `settle` run of the same scope once the files have been quiet for
-   * settleMs; that run checks again, and defers again if they changed meanwhile.
-   */
-  function deferDestructive(
-    full: boolean,
-    scoped: readonly string[],
-    trigger: string,
-    revision: string,
-    subjects: readonly string[],
-  ): void {
-    const quietMs = options.quietForMs?.() ?? Number.POSITIVE_INFINITY;
-    // At least a little: the files' quiet time is measured again by the run it asks for.
-    const waitMs = Math.max(50, Math.ceil(settleMs - quietMs));
-    logger.info(
-      { event: 'reconcile.deferred', trigger, revision, subjects, settleMs, waitMs },
-      'the plan deletes and the files changed too recently; waiting for them to stay unchanged',
-    );
-    if (settleTimer !== undefined) clearTimeout(settleTimer);
-    // The loader reported these subjects as changed once; the settle run must name them again.
-    if (full) settleScope = 'full';
-    else if (settleScope !== 'full') settleScope = new Set([...(settleScope ?? []), ...scoped]);
-    settleTimer = setTimeout(() => {
-      const scope = settleScope;
-      settleTimer = undefined;
-      settleScope = undefined;
-      if (stopping) return;
-      metrics.countTrigger('settle');
-      logger.info({ event: 'trigger.received', reason: 'settle' }, 'trigger received');
-      queue.request('settle', scope === 'full' ? undefined : scope);
-    }, waitMs);
-  }
-
   async function run(request: RunRequest): Promise<void> {
     const trigger = [...request.reasons].sort().join(',');
     // A full run covers whatever a pending retry would have retried.
@@ -334,8 +300,7 @@ export function createController(options: ControllerOptions): Controller {
     try {
       await options.settled?.();
       // Measured before the load: were the files this run reads already quiet for settleMs?
-      const quietMs = options.quietForMs?.() ?? Number.POSITIVE_INFINITY;
-      const holdDestructive = quietMs < settleMs;
+      const holdDestructive = hold.holds();
       if (options.gitPull && [...request.reasons].some((r) => PULL_REASONS.has(r))) await pull();
       const done = await load(trigger, startedAt, started);
       if ('invalid' in done) {
@@ -384,7 +349,7 @@ export function createController(options: ControllerOptions): Controller {
         if (staged.deferred !== undefined) {
           // A removed document's prune is scoped by this load alone: the settle run must be full.
           const full = request.full || loaded.changes.removed.length > 0;
-          deferDestructive(full, scoped, trigger, revision, staged.deferred);
+          hold.defer({ full, scope: scoped, trigger, revision, changes: staged.deferred });
           return;
         }
         results.push(...staged.results);
@@ -464,7 +429,7 @@ export function createController(options: ControllerOptions): Controller {
     async stop(timeoutMs) {
       stopping = true;
       retry.cancel();
-      if (settleTimer !== undefined) clearTimeout(settleTimer);
+      hold.cancel();
       const closed = queue.close();
       const timeout = sleep(timeoutMs);
       const timedOut = await Promise.race([closed.then(() => false), timeout.promise.then(() => true)]);

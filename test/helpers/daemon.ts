@@ -274,7 +274,7 @@ export function daemonArgs(options: {
     '0 0 1 1 *',
     '--debounce-ms',
     '100',
-    // Shorter than the default: the tests' files are written in one step.
+    // Shorter than the default: a test's deletion need not wait a second of quiet to be applied.
     '--settle-ms',
     '300',
     ...(options.extra ?? []),
