@@ -169,6 +169,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       configPath: options.configPath,
       stateDir: options.stateDir,
       debounceMs: options.debounceMs,
+      maxStableMs: options.settleMs ?? DEFAULT_SETTLE_MS,
       logger: logger.child({ component: 'watcher' }),
       onChange: (info) => controller.request('file-change', info),
     });

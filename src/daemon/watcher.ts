@@ -35,6 +35,11 @@ export interface WatchOptions {
   readonly stateDir: string;
   /** How long the changed files must stay unchanged (and no event arrive) before `onChange`. */
   readonly debounceMs: number;
+  /**
+   * Upper bound of the stability window (`--settle-ms`): a debounce set very long so that file
+   * events never trigger runs must not hold every other run's read that long too.
+   */
+  readonly maxStableMs?: number;
   /** Called once per debounced burst, and at once when the symlink moved to a new target. */
   onChange(info: { files: number; swapped: boolean }): void;
   readonly logger: Logger;
@@ -101,7 +106,8 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
   let lastChangeAt: number | undefined;
   let settleTimer: NodeJS.Timeout | undefined;
   let waiters: Array<() => void> = [];
-  const pollMs = Math.max(10, Math.min(100, Math.round(options.debounceMs / 5)));
+  const stableMs = Math.min(options.debounceMs, options.maxStableMs ?? Number.POSITIVE_INFINITY);
+  const pollMs = Math.max(10, Math.min(100, Math.round(stableMs / 5)));
 
   function release(): void {
     const done = waiters;
@@ -122,7 +128,7 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
     release();
   }
 
-  /** True once every file of the burst kept its fingerprint for debounceMs (stat'ing them again). */
+  /** True once every file of the burst kept its fingerprint for stableMs (stat'ing them again). */
   function stable(): boolean {
     const now = Date.now();
     for (const [path, seen] of settling) {
@@ -131,7 +137,7 @@ export async function watchConfig(options: WatchOptions): Promise<ConfigWatcher>
       settling.set(path, current);
       lastChangeAt = now;
     }
-    return now - (lastChangeAt ?? 0) >= options.debounceMs;
+    return now - (lastChangeAt ?? 0) >= stableMs;
   }
 
   /** Fires once the burst is stable. */
