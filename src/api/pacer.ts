@@ -19,9 +19,9 @@
  *   the pace is what holds the requests back. The seconds below the limit fill the API's
  *   bucket, the seconds above spend it, so the average stays at the limit with a 429 every few
  *   seconds;
- * - forgets the pace after STREAK_CUTS cuts each within a second of the last: 429s that a
- *   slower pace does not cure are not a rate limit (or the limit changed: the next burst learns
- *   anew).
+ * - forgets the pace after STREAK_CUTS cuts each within a second of the last, or once cuts take
+ *   it below FORGET_BELOW_SHARE of the pace first learned: 429s that a slower pace does not cure
+ *   are not a rate limit (or the limit changed: the next burst learns anew).
  *
  * Requests are spaced `1000 / pace` ms apart in call order (no burst of its own), so concurrent
  * lanes share the pace fairly. The user's cap spaces them the same way.
@@ -60,6 +60,13 @@ const CUT_FACTOR = 0.85;
 /** A pace learned from a second that held the whole burst is up to twice the limit: 5 cuts. */
 const STREAK_CUTS = 8;
 const STREAK_MS = 1000;
+/**
+ * A pace cut below this share of the pace first learned is forgotten. A real limit keeps the
+ * pace near what was learned; 429s that come at any pace (a flaky proxy, fault injection) cut
+ * it on and on while growth adds only a little per reply, and without this floor the client
+ * settled at a few requests a second and crawled through a big apply.
+ */
+const FORGET_BELOW_SHARE = 0.25;
 /** Per accepted reply: the pace grows by 5 % a second while it is what holds requests back. */
 const GROWTH_PER_REPLY = 0.05;
 /** The pace never goes below this (requests per second). */
@@ -71,6 +78,7 @@ const BUCKETS = 1000 / BUCKET_MS;
 export function createPacer(capRps: number | undefined, clock: PaceClock): Pacer {
   const cap = capRps ?? Number.POSITIVE_INFINITY;
   let learned: number | undefined;
+  let learnedFirst = 0;
   let streak = 0;
   let lastCutAt = Number.NEGATIVE_INFINITY;
   let nextSlot = Number.NEGATIVE_INFINITY;
@@ -140,6 +148,7 @@ export function createPacer(capRps: number | undefined, clock: PaceClock): Pacer
       if (learned === undefined) {
         if (recent429 < LEARN_429S) return;
         learned = Math.max(MIN_RPS, LEARN_SHARE * sum(accepted));
+        learnedFirst = learned;
         lastCutAt = now;
         streak = 0;
         return;
@@ -148,7 +157,7 @@ export function createPacer(capRps: number | undefined, clock: PaceClock): Pacer
       streak = now - lastCutAt < STREAK_MS ? streak + 1 : 1;
       lastCutAt = now;
       learned = Math.max(MIN_RPS, Math.min(learned * CUT_FACTOR, sum(accepted)));
-      if (streak >= STREAK_CUTS) learned = undefined;
+      if (streak >= STREAK_CUTS || learned < learnedFirst * FORGET_BELOW_SHARE) learned = undefined;
     },
 
     reading() {

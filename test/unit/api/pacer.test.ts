@@ -83,6 +83,26 @@ describe('pacer', () => {
     expect(test.pacer.slot()).toBeUndefined();
   });
 
+  it('never crawls under 429s that come at any pace: cut below a quarter of the learned pace, it is forgotten', () => {
+    const test = pacerAt();
+    replies(test, 40, 200, 5);
+    replies(test, 5, 429, 1);
+    const learned = test.pacer.reading().rps as number;
+    const paces: (number | undefined)[] = [];
+
+    // One reply in 14 is a 429 whatever the pace (a flaky proxy), for 30 seconds of requests.
+    for (let i = 1; test.now() < 40_000; i += 1) {
+      const rps = test.pacer.reading().rps;
+      test.advance(rps === undefined ? 10 : 1000 / rps);
+      test.pacer.observe(i % 14 === 0 ? 429 : 200, test.now());
+      paces.push(test.pacer.reading().rps);
+    }
+
+    expect(learned).toBe(30);
+    expect(paces.filter((rps) => rps !== undefined && rps < learned * 0.25)).toEqual([]);
+    expect(paces.at(-1)).toBeUndefined();
+  });
+
   it('keeps to the cap from the first request, below a learned pace too', async () => {
     const test = pacerAt(20);
 
