@@ -13,6 +13,7 @@ import { type Emulator, startEmulator } from '../../src/emulator/index.js';
 import { LOCK_FILE } from '../../src/engine/state-lock.js';
 import { daemonArgs, edit, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
 import { TEST_KEY, TEST_SEED } from '../helpers/emulator.js';
+import { APP_HEAD, APP_TAIL } from '../helpers/half-written-app.js';
 import { MAIN, REPO, spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 import { tempDir, writeTree } from '../helpers/temp-dir.js';
 
@@ -29,21 +30,6 @@ afterEach(async () => {
 });
 
 const ENV = { EDGESYNC_ACCESS_KEY: TEST_KEY };
-
-/** The seed's app as YAML, split where a writer pausing after `web` would leave it. */
-const APP_HEAD = `apiVersion: edgesync/v1
-kind: ContainerApp
-metadata:
-  name: storefront
-spec:
-  appId: app1
-  allowDeletions: true
-  autoScaling: { min: 1, max: 4 }
-  containerTemplates:
-    - name: web
-`;
-const APP_TAIL = `    - name: worker
-`;
 
 describe('a file written in two steps', () => {
   it('is never applied half-written: no container is deleted, one PATCH carries the whole file', async () => {

@@ -8,39 +8,27 @@ import { appendFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { genericHook, secretFile, until, useDaemonFixture } from '../helpers/daemon.js';
+import { APP_HEAD, APP_TAIL } from '../helpers/half-written-app.js';
 import { writeTree } from '../helpers/temp-dir.js';
 
 const SECRET = 'settle-secret-51ab';
-const HEAD = `apiVersion: edgesync/v1
-kind: ContainerApp
-metadata:
-  name: storefront
-spec:
-  appId: app1
-  allowDeletions: true
-  autoScaling: { min: 1, max: 4 }
-  containerTemplates:
-    - name: web
-`;
-const TAIL = `    - name: worker
-`;
 
 const fx = useDaemonFixture();
 
 describe('a webhook during a write', () => {
   it('defers the plan it read mid-write: one PATCH of the whole file, no container deleted', async () => {
     const config = writeTree(join(fx.root, 'config'), {
-      'apps/storefront.yaml': (HEAD + TAIL).replace('max: 4', 'max: 3'),
+      'apps/storefront.yaml': (APP_HEAD + APP_TAIL).replace('max: 4', 'max: 3'),
     });
     const d = await fx.start(config, {
       extra: ['--webhook-secret-file', secretFile(SECRET), '--settle-ms', '1000', '--debounce-ms', '100'],
     });
     const file = join(config, 'apps/storefront.yaml');
 
-    await writeFile(file, HEAD);
+    await writeFile(file, APP_HEAD);
     const hook = await genericHook(d.url, '{}', SECRET);
     await new Promise((resolve) => setTimeout(resolve, 600));
-    await appendFile(file, TAIL);
+    await appendFile(file, APP_TAIL);
     const deferred = await until(() => d.events('reconcile.deferred')[0], 'the deferred webhook run', 20_000);
     await until(
       () =>
