@@ -16,11 +16,9 @@
  */
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isInside } from '../domain/paths.js';
 
-/** True when `path` is `root` or inside it (both absolute and normalised). */
-export function isInside(root: string, path: string): boolean {
-  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
-}
+export { isInside } from '../domain/paths.js';
 
 /** The first segment of a root-relative path whose name starts with `.`, if any. */
 export function hiddenSegment(relativeToRoot: string): string | undefined {

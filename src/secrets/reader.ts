@@ -10,7 +10,8 @@
  */
 import { constants } from 'node:fs';
 import { open, realpath } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { join, resolve } from 'node:path';
+import { isInside } from '../domain/paths.js';
 import {
   describeSecretSource,
   MAX_SECRET_FILE_BYTES,
@@ -49,11 +50,6 @@ function readEnv(name: string, env: SecretReaderOptions['env']): SecretRead {
   return { value };
 }
 
-function isInside(dir: string, path: string): boolean {
-  const rel = relative(dir, path);
-  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
-}
-
 async function readSecretFile(
   source: SecretSource & { file: string },
   dir: string | undefined,
@@ -68,7 +64,9 @@ async function readSecretFile(
   try {
     const realDir = await realpath(dir);
     real = await realpath(join(resolve(dir), source.file));
-    if (!isInside(realDir, real)) return { error: `${name} resolves outside the secrets directory ${dir}` };
+    // The directory itself is no secret file: strictly inside, never equal.
+    if (real === realDir || !isInside(realDir, real))
+      return { error: `${name} resolves outside the secrets directory ${dir}` };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { error: `${name} does not exist in the secrets directory ${dir}` };
