@@ -31,6 +31,13 @@ afterEach(async () => {
 
 const ENV = { EDGESYNC_ACCESS_KEY: TEST_KEY };
 
+/** Writes by hand the lock an `edgesync run` of `pid` on `host` would hold since 2026-01-01. */
+function writeLock(stateDir: string, pid: number, host: string): void {
+  mkdirSync(stateDir, { recursive: true });
+  const lock = { pid, host, since: '2026-01-01T00:00:00.000Z', command: 'run', nonce: `${host}:${pid}` };
+  writeFileSync(join(stateDir, LOCK_FILE), JSON.stringify(lock));
+}
+
 describe('a file written in two steps', () => {
   it('is never applied half-written: no container is deleted, one PATCH carries the whole file', async () => {
     const config = writeTree(join(root, 'config'), {
@@ -163,15 +170,7 @@ describe('one writer per state directory', () => {
     const stateDir = join(root, 'state');
     // A process that has exited: its pid is free (pids are not reused this quickly).
     const gone = Number(execFileSync(process.execPath, ['-p', 'process.pid'], { encoding: 'utf8' }));
-    mkdirSync(stateDir, { recursive: true });
-    const stale = {
-      pid: gone,
-      host: hostname(),
-      since: '2026-01-01T00:00:00.000Z',
-      command: 'run',
-      nonce: 'x',
-    };
-    writeFileSync(join(stateDir, LOCK_FILE), JSON.stringify(stale));
+    writeLock(stateDir, gone, hostname());
 
     const apply = await runCommand([
       'apply',
@@ -193,15 +192,7 @@ describe('one writer per state directory', () => {
   it('a lock held on another host is refused (its life cannot be checked)', async () => {
     const config = writeDaemonConfig(join(root, 'config'));
     const stateDir = join(root, 'state');
-    mkdirSync(stateDir, { recursive: true });
-    const foreign = {
-      pid: 1,
-      host: 'other-host',
-      since: '2026-01-01T00:00:00.000Z',
-      command: 'run',
-      nonce: 'y',
-    };
-    writeFileSync(join(stateDir, LOCK_FILE), JSON.stringify(foreign));
+    writeLock(stateDir, 1, 'other-host');
 
     const plan = await runCommand([
       'plan',
