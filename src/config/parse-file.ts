@@ -5,10 +5,10 @@
  * (root, relative path, text, limits), plain data out, so its result can be cached by file
  * content.
  *
- * A file is parsed one document at a time (split at `---` lines, which end any YAML
- * construct), so that when a file changes, the documents whose text did not change are
- * reused from its previous parse, only moved to their new lines: editing one rule in a file
- * of fifty re-parses one rule.
+ * A file is split at its `---` lines, which end any YAML construct, so that when a file
+ * changes, the documents whose text did not change are reused from its previous parse, only
+ * moved to their new lines: editing one rule in a file of fifty re-parses one rule. The
+ * pieces that do need parsing are parsed together, a run of consecutive ones at a time.
  */
 
 import { join } from 'node:path';
@@ -200,6 +200,13 @@ function readsTheSame(root: string, dep: FileDependency, limits: LoaderLimits): 
   return ('error' in read ? `error:${read.error}` : read.digest) === dep.fingerprint;
 }
 
+/**
+ * A run of chunks is parsed in one go up to about this many characters: one parser per file
+ * rather than one per document is most of what a cold load saves here, and the cap bounds
+ * how many parsed documents are alive at once in a file of thousands.
+ */
+const MAX_RUN_CHARS = 256 * 1024;
+
 const PARSE_OPTIONS = { error: readableError, reportInput: true } as const;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -222,15 +229,19 @@ export function parseConfigFile(
   const dependencies: FileDependency[] = [];
   const chunks: ChunkInfo[] = [];
   const reusable = previous === undefined ? undefined : previousChunks(previous);
-  /** Lines before the chunk being parsed: positions from its own LineCounter are shifted by it. */
+  /** Lines before the run being parsed: positions from its own LineCounter are shifted by it. */
   let lineOffset = 0;
+  /** Consecutive chunks to parse, parsed together: one parser per run, not one per document. */
+  let run: Chunk[] = [];
+  let runChars = 0;
 
   for (const chunk of splitDocuments(text)) {
-    const before = { documents: documents.length, issues: issues.length, dependencies: dependencies.length };
     const old = reusable?.get(chunk.text);
     const oldDependencies =
       old && previous?.result.dependencies.slice(old.dependencies, old.dependencies + old.info.dependencies);
     if (old !== undefined && previous !== undefined && oldDependencies?.every(previous.dependencyUnchanged)) {
+      parseRun();
+      const before = counts();
       const delta = chunk.line - old.info.line;
       for (const doc of previous.result.documents.slice(old.documents, old.documents + old.info.documents)) {
         documents.push(shiftDocument(doc, delta));
@@ -239,29 +250,75 @@ export function parseConfigFile(
         issues.push(delta === 0 ? issue : shiftLocation(issue, delta));
       }
       dependencies.push(...oldDependencies);
-    } else if (!refusedTooDeep(chunk)) {
-      lineOffset = chunk.line;
-      const { documents: docs, lineCounter } = parseYamlFile(chunk.text);
-      for (const doc of docs) {
-        const result = parseDocument(doc, lineCounter);
-        if (result !== undefined) documents.push(result);
+      chunks.push(chunkInfo(chunk, before));
+    } else {
+      const tooDeep = tooDeepAt(chunk.text, limits.maxDepth);
+      if (tooDeep === undefined) {
+        run.push(chunk);
+        runChars += chunk.text.length;
+        if (runChars >= MAX_RUN_CHARS) parseRun();
+      } else {
+        parseRun();
+        const before = counts();
+        refuseTooDeep(chunk, tooDeep);
+        chunks.push(chunkInfo(chunk, before));
       }
     }
-    chunks.push({
+  }
+  parseRun();
+  return { file, documents, issues, dependencies, chunks };
+
+  function counts(): { documents: number; issues: number; dependencies: number } {
+    return { documents: documents.length, issues: issues.length, dependencies: dependencies.length };
+  }
+
+  function chunkInfo(chunk: Chunk, before: ReturnType<typeof counts>): ChunkInfo {
+    return {
       offset: chunk.offset,
       length: chunk.text.length,
       line: chunk.line,
       documents: documents.length - before.documents,
       issues: issues.length - before.issues,
       dependencies: dependencies.length - before.dependencies,
-    });
+    };
   }
-  return { file, documents, issues, dependencies, chunks };
 
-  /** Refuses a chunk nested deeper than the cap, before it is parsed (`depth.ts`). */
-  function refusedTooDeep(chunk: Chunk): boolean {
-    const offset = tooDeepAt(chunk.text, limits.maxDepth);
-    if (offset === undefined) return false;
+  /**
+   * Parses the pending run in one go and gives each chunk the results of the documents that
+   * start in it (a document starts at its chunk's `---`, so it never straddles two).
+   */
+  function parseRun(): void {
+    const [first] = run;
+    const last = run.at(-1);
+    if (first === undefined || last === undefined) return;
+    const chunksOfRun = run;
+    run = [];
+    runChars = 0;
+    lineOffset = first.line;
+    const { documents: docs, lineCounter } = parseYamlFile(
+      text.slice(first.offset, last.offset + last.text.length),
+    );
+    let current = 0;
+    let before = counts();
+    for (const doc of docs) {
+      const startsAt = first.offset + doc.range[0];
+      for (let next = chunksOfRun[current + 1]; next !== undefined && startsAt >= next.offset; ) {
+        chunks.push(chunkInfo(chunksOfRun[current] as Chunk, before));
+        before = counts();
+        current += 1;
+        next = chunksOfRun[current + 1];
+      }
+      const result = parseDocument(doc, lineCounter);
+      if (result !== undefined) documents.push(result);
+    }
+    for (; current < chunksOfRun.length; current += 1) {
+      chunks.push(chunkInfo(chunksOfRun[current] as Chunk, before));
+      before = counts();
+    }
+  }
+
+  /** Refuses a chunk nested deeper than the cap, unparsed (`depth.ts`). */
+  function refuseTooDeep(chunk: Chunk, offset: number): void {
     let line = chunk.line + 1;
     let lineStart = 0;
     for (let at = chunk.text.indexOf('\n'); at !== -1 && at < offset; at = chunk.text.indexOf('\n', at + 1)) {
@@ -276,10 +333,9 @@ export function parseConfigFile(
       message: `YAML nested deeper than ${limits.maxDepth} levels (collections inside collections); refused unparsed as a guard against documents built to exhaust memory`,
       severity: 'error',
     });
-    return true;
   }
 
-  /** A position of the current chunk's LineCounter, as a position in the file. */
+  /** A position of the current run's LineCounter, as a position in the file. */
   function inFile(position: { line: number; col: number }): { line: number; col: number } {
     return { line: position.line + lineOffset, col: position.col };
   }

@@ -150,6 +150,18 @@ export function enumName(table: EnumTable, value: number): string {
   return String(value);
 }
 
+/** Each table's values by lowercased name, built once: enum fields are resolved for every document of every load. */
+const byLowerName = new WeakMap<EnumTable, ReadonlyMap<string, number>>();
+
+function lowerNames(table: EnumTable): ReadonlyMap<string, number> {
+  let names = byLowerName.get(table);
+  if (names === undefined) {
+    names = new Map(Object.entries(table).map(([name, value]) => [name.toLowerCase(), value]));
+    byLowerName.set(table, names);
+  }
+  return names;
+}
+
 /**
  * Resolves a name (case-insensitive) or an integer to the enum's integer.
  * Returns undefined when the input is not a member, so callers can word their own error.
@@ -159,9 +171,8 @@ export function enumValue(table: EnumTable, input: string | number): number | un
     return Object.values(table).includes(input) ? input : undefined;
   }
   const wanted = input.trim().toLowerCase();
-  for (const [name, v] of Object.entries(table)) {
-    if (name.toLowerCase() === wanted) return v;
-  }
+  const named = lowerNames(table).get(wanted);
+  if (named !== undefined) return named;
   if (/^\d+$/.test(wanted)) return enumValue(table, Number(wanted));
   return undefined;
 }
