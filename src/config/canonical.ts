@@ -4,6 +4,20 @@
  */
 import { sha256Hex } from '../domain/checksum.js';
 
+/** Keys already quoted: documents of one kind share their keys, so most are quoted once. */
+const quotedKeys = new Map<string, string>();
+const MAX_QUOTED_KEYS = 10_000;
+
+function quoted(key: string): string {
+  let json = quotedKeys.get(key);
+  if (json === undefined) {
+    json = JSON.stringify(key);
+    // Bounded: keys of records (variables, env names) are the user's, and unbounded in number.
+    if (quotedKeys.size < MAX_QUOTED_KEYS) quotedKeys.set(key, json);
+  }
+  return json;
+}
+
 /**
  * JSON with object keys sorted (by UTF-16 code unit, JavaScript's default sort) at every
  * level; arrays keep their order, `undefined` members are left out as JSON.stringify does.
@@ -13,20 +27,21 @@ export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
   // Written with plain loops and string appends: this runs for every resource of every load.
   if (Array.isArray(value)) {
-    let out = '[';
-    for (let i = 0; i < value.length; i += 1) out += (i === 0 ? '' : ',') + canonicalJson(value[i] ?? null);
+    if (value.length === 0) return '[]';
+    let out = `[${canonicalJson(value[0] ?? null)}`;
+    for (let i = 1; i < value.length; i += 1) out += `,${canonicalJson(value[i] ?? null)}`;
     return `${out}]`;
   }
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record);
   if (keys.length > 1) keys.sort();
-  let out = '{';
+  let out = '';
   for (const key of keys) {
     const member = record[key];
     if (member === undefined) continue;
-    out += `${out.length === 1 ? '' : ','}${JSON.stringify(key)}:${canonicalJson(member)}`;
+    out += `${out === '' ? '{' : ','}${quoted(key)}:${canonicalJson(member)}`;
   }
-  return `${out}}`;
+  return out === '' ? '{}' : `${out}}`;
 }
 
 /** Lowercase hex SHA-256 of the canonical JSON of `{kind, metadata, spec}`: a resource's digest. */
