@@ -12,7 +12,6 @@
  * converged, equal, no duplicate, nothing lost — never counts of faults.
  */
 import { expect } from 'vitest';
-import { createApiClient } from '../../src/api/client.js';
 import type { RequestEvent } from '../../src/api/types.js';
 import { createDesiredStateLoader } from '../../src/config/loader.js';
 import { type CustomWafRule, type EmulatorState, startEmulator } from '../../src/emulator/index.js';
@@ -20,6 +19,7 @@ import { reconcile } from '../../src/engine/reconcile.js';
 import { memoryStateStore } from '../../src/engine/state.js';
 import type { ApplyResult, PlanSummary } from '../../src/engine/types.js';
 import { TEST_KEY } from './emulator.js';
+import { faultRates, faultTestClient } from './fault-client.js';
 import { emulatorSeed, generateRepository, prng } from './generate.js';
 import { tempDir } from './temp-dir.js';
 
@@ -30,20 +30,6 @@ export interface FaultScenario {
   /** Seed of the fault and jitter generators. */
   readonly seed: number;
   readonly maxRuns: number;
-}
-
-/** The faults every request may meet: 20 % of calls in all, plus 0–15 ms of latency. */
-function faultRates(random: () => number) {
-  return {
-    rate429: 0.05,
-    retryAfterSeconds: 1,
-    rate500: 0.04,
-    rate503: 0.04,
-    rateDrop: 0.04,
-    rateDropAfter: 0.03,
-    latencyMs: [0, 15] as [number, number],
-    random,
-  };
 }
 
 /** What happened, for the test to assert on. */
@@ -172,14 +158,7 @@ export async function runFaultScenario(scenario: FaultScenario): Promise<FaultRe
     journal: false,
   });
   const events: RequestEvent[] = [];
-  const api = createApiClient({
-    baseUrl: emu.url,
-    accessKey: TEST_KEY,
-    timeoutMs: 5_000,
-    retry: { baseDelayMs: 5, maxDelayMs: 100 },
-    random: prng(scenario.seed + 1),
-    onRequest: (event) => events.push(event),
-  });
+  const api = faultTestClient(emu.url, scenario.seed + 1, (event) => events.push(event));
   try {
     // The first creating E4 requests meet each ambiguous case for certain, whatever the dice
     // say: applied then dropped (twice), refused with a 500, dropped before handling.

@@ -5,13 +5,13 @@
  * and the objects edgesync never owned are untouched.
  */
 import { describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/client.js';
 import type { DesiredResource } from '../../src/config/types.js';
 import { startEmulator } from '../../src/emulator/index.js';
 import { reconcile } from '../../src/engine/reconcile.js';
 import { memoryStateStore } from '../../src/engine/state.js';
 import { desired } from '../helpers/desired.js';
 import { TEST_KEY, TEST_SEED } from '../helpers/emulator.js';
+import { faultRates, faultTestClient } from '../helpers/fault-client.js';
 import { prng } from '../helpers/generate.js';
 
 const CONFIG = { actionType: 'Block', operatorType: 'CONTAINS', variableTypes: { REQUEST_URI: '' } };
@@ -33,13 +33,7 @@ describe('creates and prunes while 20 % of API calls fail', () => {
         ],
       },
     });
-    const api = createApiClient({
-      baseUrl: emu.url,
-      accessKey: TEST_KEY,
-      timeoutMs: 5_000,
-      retry: { baseDelayMs: 5, maxDelayMs: 100 },
-      random: prng(26),
-    });
+    const api = faultTestClient(emu.url, 26);
     const state = memoryStateStore();
     // The old rules were created by documents that are gone now.
     for (const old of OLD) {
@@ -87,16 +81,7 @@ describe('creates and prunes while 20 % of API calls fail', () => {
       // The first creates meet a lost reply for certain, whatever the dice say.
       emu.faults.script({ operation: 'createCustomWafRule', reply: 'drop-after', times: 2 });
       emu.faults.script({ operation: 'createCustomAccessList', reply: 'drop-after' });
-      emu.faults.set({
-        rate429: 0.05,
-        retryAfterSeconds: 1,
-        rate500: 0.04,
-        rate503: 0.04,
-        rateDrop: 0.04,
-        rateDropAfter: 0.03,
-        latencyMs: [0, 10],
-        random: prng(25),
-      });
+      emu.faults.set(faultRates(prng(25)));
       let runs = 0;
       for (; runs < 6; runs += 1) {
         const outcome = await run();
