@@ -160,6 +160,8 @@ async function applyChange(change: PlannedChange, options: ApplyOptions): Promis
       );
     }
     await sendAll(fresh, options, sent);
+    // A list created only now, after the re-listing, still owes its enabled/action (E3).
+    if (fresh.action === 'create' && fresh.followUp === true) return replanAndSend(sent, undefined);
     return finish('applied', sent);
   }
   const sent: RequestRecord[] = [];

@@ -500,4 +500,23 @@ describe('a create whose reply is lost', () => {
     expect(customLists(f).filter((l) => l.name === 'Partners')).toHaveLength(1);
     await applyTwiceIsQuiet(f, [doc]);
   });
+
+  it('a list create refused with a 500, re-listed and sent again, still gets its E3', async () => {
+    const f = await start();
+    f.emu.faults.script({ operation: 'createCustomAccessList', reply: { status: 500 } });
+    const doc = list('partners', 'Partners', { enabled: false, action: 'Challenge' });
+
+    f.emu.journal.clear();
+    const { apply } = await f.run([doc], 'apply');
+
+    const created = customLists(f).filter((l) => l.name === 'Partners');
+    expect(apply?.ok).toBe(true);
+    expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual([
+      'POST /shield/shield-zone/42/access-lists',
+      'POST /shield/shield-zone/42/access-lists',
+      `PATCH /shield/shield-zone/42/access-lists/configurations/${created[0]?.configurationId}`,
+    ]);
+    expect(created.map((l) => [l.isEnabled, l.action])).toEqual([[false, 3]]);
+    await applyTwiceIsQuiet(f, [doc]);
+  });
 });
