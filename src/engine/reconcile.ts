@@ -229,6 +229,16 @@ function lifecycleCounts(apply: ApplyResult | undefined): Record<string, number>
   return counts;
 }
 
+/** Drops from the inventory the objects deleted out of band whose documents are gone too. */
+function forgetGone(options: ReconcileOptions, gone: readonly string[]): void {
+  if (gone.length === 0) return;
+  for (const subject of gone) options.state.setInventory(subject, undefined);
+  options.audit?.info(
+    { event: 'inventory.forgotten', subjects: gone },
+    'objects already deleted outside edgesync, and their documents gone: no longer in the inventory',
+  );
+}
+
 /**
  * Keeps the inventory in step with what was applied: a created, adopted or pinned object is
  * owned by its subject from now on; a pruned one is forgotten.
@@ -381,6 +391,7 @@ export async function reconcile(
       },
     });
     applyMs = performance.now() - applyStarted;
+    forgetGone(options, plan.gone ?? []);
   }
   const durationMs = Math.round(performance.now() - started);
   const failed = (apply?.counts.failed ?? 0) + (options.mode === 'plan' ? plan.summary.errors : 0);
