@@ -7,6 +7,7 @@
  * reconcile. Shutdown order: hooks answer 503 → schedule, watcher stop → the run in flight
  * finishes (bounded, then aborted) → servers close → API client closes → the lock is released.
  */
+import { join } from 'node:path';
 import { connectionsFor, createApiClient } from '../api/client.js';
 import type { RetryOptions } from '../api/types.js';
 import { createDesiredStateLoader, type LoaderOptions } from '../config/loader.js';
@@ -28,6 +29,8 @@ import { createSecretSource, type SecretSource } from './webhook.js';
 export const DEFAULT_BACKOFF_BASE_MS = 2000;
 /** At shutdown, how long queued notifications may take to go out (the last run's among them). */
 const NOTIFY_DRAIN_MS = 5000;
+/** In the state directory: what the notifications' transitions remember across restarts. */
+const NOTIFY_STATE_FILE = 'notify.json';
 
 /**
  * Default of `--settle-ms`: how long the config files must have stayed the same before a run may
@@ -124,6 +127,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           version: options.version,
           logger: logger.child({ component: 'notify' }),
           count: (target, result) => metrics.countNotification(target, result),
+          stateFile: join(options.stateDir, NOTIFY_STATE_FILE),
         });
 
   let watcher: ConfigWatcher | undefined;

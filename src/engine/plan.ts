@@ -203,7 +203,7 @@ export function buildPlan(
   });
   const lifecycle =
     options.lifecycle === undefined
-      ? { changes: planned, notPruned: [] }
+      ? { changes: planned, notPruned: [], gone: [] }
       : planLifecycle(planned, snapshot.zones, options.lifecycle);
   const changes = applyThreshold(lifecycle.changes, options);
   return {
@@ -214,5 +214,6 @@ export function buildPlan(
     summary: summarize(changes),
     ...(snapshot.optimalRegion === undefined ? {} : { optimalRegion: snapshot.optimalRegion }),
     ...(lifecycle.notPruned.length === 0 ? {} : { notPruned: lifecycle.notPruned }),
+    ...(lifecycle.gone.length === 0 ? {} : { gone: lifecycle.gone }),
   };
 }

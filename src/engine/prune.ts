@@ -11,7 +11,7 @@ import { enumName, ShieldPlanType } from '../domain/enums.js';
 import type { LifecycleKind } from '../kinds/common/identity.js';
 import { ignoreMatcher, type ShieldZoneSpec } from '../kinds/shield-zone/spec.js';
 import type { DesiredResource } from '../kinds/types.js';
-import { type InventoryView, isLifecycleKind } from './inventory.js';
+import { type InventoryView, isLifecycleKind, movedFrom } from './inventory.js';
 import type { ZoneLive } from './read.js';
 import type { PlannedChange, PruneNote } from './types.js';
 
@@ -148,9 +148,10 @@ function findCandidates(
   changes: readonly PlannedChange[],
   zones: ReadonlyMap<number, ZoneLive>,
   options: LifecycleOptions,
-): { candidates: Candidate[]; notes: PruneNote[] } {
+): { candidates: Candidate[]; notes: PruneNote[]; gone: string[] } {
   const candidates: Candidate[] = [];
   const notes: PruneNote[] = [];
+  const gone: string[] = [];
   const claims = claimsOf(changes, options);
   const desired = new Set(options.all.map((r) => r.subject));
   const exclusive = new Map<string, (name: string) => boolean>();
@@ -178,7 +179,11 @@ function findCandidates(
     const listing = zones.get(entry.shieldZoneId)?.[entry.kind === 'WafCustomRule' ? 'rules' : 'lists'];
     if (listing === undefined || 'error' in listing) continue;
     const live = listing.items.find((o) => o.id === entry.id);
-    if (live === undefined) continue; // already gone
+    if (live === undefined) {
+      // Read, and not there: deleted out of band. An untrusted inventory is not edited either.
+      if (options.inventory.trusted) gone.push(subject);
+      continue;
+    }
     const found = {
       kind: entry.kind,
       shieldZoneId: entry.shieldZoneId,
@@ -188,7 +193,13 @@ function findCandidates(
     };
     if (claims.ids.has(`${zoneKey}/${entry.id}`) || claims.keys.has(`${zoneKey}/${live.key}`)) continue;
     taken.add(`${zoneKey}/${entry.id}`);
+    const document = movedFrom(subject);
     if (!options.inventory.trusted) note(found, 'not pruned: the state could not be read this run');
+    else if (
+      document !== undefined &&
+      !changes.some((c) => c.subject === document && c.object !== undefined && c.action !== 'error')
+    )
+      note(found, `not pruned: ${document} moved to another zone, where its object is not known yet`);
     else if (live.key !== entry.key)
       note(found, `not pruned: renamed since edgesync wrote it (${JSON.stringify(entry.key)} then)`);
     else if (claims.unknown.has(zoneKey))
@@ -218,7 +229,7 @@ function findCandidates(
       else candidates.push({ ...found, reason: 'exclusive' });
     }
   }
-  return { candidates, notes };
+  return { candidates, notes, gone };
 }
 
 function deleteChange(c: Candidate): PlannedChange {
@@ -284,18 +295,18 @@ export function planLifecycle(
   planned: readonly PlannedChange[],
   zones: ReadonlyMap<number, ZoneLive>,
   options: LifecycleOptions,
-): { changes: PlannedChange[]; notPruned: PruneNote[] } {
+): { changes: PlannedChange[]; notPruned: PruneNote[]; gone: string[] } {
   const changes = [...planned];
   refuseSharedObjects(changes);
   checkLimits(changes, zones);
   // An empty desired state never prunes: it is far more likely a broken checkout than a wish.
-  if (options.all.length === 0) return { changes, notPruned: [] };
-  const { candidates, notes } = findCandidates(changes, zones, options);
+  if (options.all.length === 0) return { changes, notPruned: [], gone: [] };
+  const { candidates, notes, gone } = findCandidates(changes, zones, options);
   if (!options.prune) {
     for (const c of candidates) notes.push({ ...c, reason: 'not pruned: --prune is off' });
-    return { changes, notPruned: notes };
+    return { changes, notPruned: notes, gone };
   }
-  return { changes: [...changes, ...guard(candidates, zones, options.force)], notPruned: notes };
+  return { changes: [...changes, ...guard(candidates, zones, options.force)], notPruned: notes, gone };
 }
 
 export type { Mutable };

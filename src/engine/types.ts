@@ -100,6 +100,11 @@ export interface Plan {
   readonly optimalRegion?: OptimalRegion;
   /** What would be pruned but is not (--prune off, unreadable state, a guard): information only. */
   readonly notPruned?: readonly PruneNote[];
+  /**
+   * Inventory subjects whose document is gone and whose object is too (deleted out of band):
+   * an apply drops them from the inventory, as a refresh drops what no longer exists.
+   */
+  readonly gone?: readonly string[];
 }
 
 /** Outcome of one change at apply time (flux's vocabulary). */

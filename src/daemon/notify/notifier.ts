@@ -2,14 +2,17 @@
  * The notifier: the run loop's observer. It decides each finished run's event (transitions.ts)
  * and queues it to every event target (generic webhooks, Slack), and drives the commit
  * statuses (github-status.ts). Every call returns at once; delivery.ts sends in the background.
+ * With a `stateFile`, what the transitions remember is kept there across restarts.
  */
+import { readFileSync } from 'node:fs';
+import { writeFileAtomic } from '../../engine/state.js';
 import type { Logger } from '../../log.js';
 import { createDelivery, type Delivery, type DeliveryResult } from './delivery.js';
 import { createCommitStatuses } from './github-status.js';
 import type { RunObserver } from './run-summary.js';
 import type { NotifySettings } from './settings.js';
 import { type EventTarget, slackTarget, webhookTarget } from './targets.js';
-import { createTransitionTracker } from './transitions.js';
+import { createTransitionTracker, TransitionState } from './transitions.js';
 
 export interface NotifierOptions {
   readonly settings: NotifySettings;
@@ -20,6 +23,8 @@ export interface NotifierOptions {
   readonly logger: Logger;
   /** `edgesync_notifications_total{target,result}`. */
   readonly count: (target: string, result: DeliveryResult) => void;
+  /** Where the transitions' memory is kept (`notify.json` in the state directory); none: in memory. */
+  readonly stateFile?: string;
 }
 
 /** A running notifier. */
@@ -50,7 +55,12 @@ export function createNotifier(options: NotifierOptions): Notifier | undefined {
           delivery,
           logger,
         });
-  const tracker = createTransitionTracker({ repeatMs: settings.repeatMs });
+  const initial = options.stateFile === undefined ? undefined : readTransitions(options.stateFile, logger);
+  const tracker = createTransitionTracker({
+    repeatMs: settings.repeatMs,
+    ...(initial === undefined ? {} : { initial }),
+  });
+  const remembered = options.stateFile === undefined ? undefined : rememberer(options.stateFile, logger);
   /** A notification is never worth a failed reconcile: a bug here is logged, not thrown into the run loop. */
   const guarded = (fn: () => void): void => {
     try {
@@ -72,6 +82,7 @@ export function createNotifier(options: NotifierOptions): Notifier | undefined {
       guarded(() => {
         statuses?.runFinished(summary);
         const event = tracker.next(summary, Date.now());
+        remembered?.save(tracker.state());
         if (event === undefined) return;
         logger.info(
           {
@@ -85,6 +96,48 @@ export function createNotifier(options: NotifierOptions): Notifier | undefined {
         for (const target of targets) delivery.send(target.info, target.requestFor(event));
       });
     },
-    close: (timeoutMs) => delivery.close(timeoutMs),
+    async close(timeoutMs) {
+      await Promise.all([delivery.close(timeoutMs), remembered?.flush()]);
+    },
+  };
+}
+
+/** The transitions a previous daemon remembered; none (a healthy start) when absent or unreadable. */
+function readTransitions(file: string, logger: Logger): TransitionState | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    logger.warn({ event: 'notify.state-unreadable', reason: (err as Error).message }, 'starting healthy');
+    return undefined;
+  }
+  try {
+    return TransitionState.parse(JSON.parse(text));
+  } catch {
+    logger.warn({ event: 'notify.state-unreadable', reason: 'not a notify state file' }, 'starting healthy');
+    return undefined;
+  }
+}
+
+/**
+ * Saves the transitions after each run, one write at a time, only when they changed. A failed
+ * save is logged and costs at most a repeated or missed notification after a restart.
+ */
+function rememberer(file: string, logger: Logger) {
+  let written: string | undefined;
+  let pending: Promise<void> = Promise.resolve();
+  return {
+    save(state: TransitionState): void {
+      const text = `${JSON.stringify(state)}\n`;
+      if (text === written) return;
+      written = text;
+      pending = pending.then(() =>
+        writeFileAtomic(file, text).catch((err: unknown) => {
+          logger.warn({ event: 'notify.state-save-failed', reason: (err as Error).message }, 'not saved');
+        }),
+      );
+    },
+    flush: (): Promise<void> => pending,
   };
 }

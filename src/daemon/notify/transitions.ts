@@ -13,7 +13,14 @@
  * - Report-only drift not reported before (a subject, or its set of drifted fields, is new)
  *   → `drift.reported`.
  * - Anything else (nothing to do, the same drift again) → nothing.
+ *
+ * What the tracker remembers is plain data (`TransitionState`), so the notifier can keep it in
+ * the state directory: a restarted (or crash-looping) daemon then neither tells the same
+ * failure again nor misses the recovery from one it told before the restart. It holds digests
+ * of the failure and of each drifted subject's fields, never their text.
  */
+import { z } from 'zod';
+import { sha256Hex } from '../../domain/checksum.js';
 import type { RunSummary } from './run-summary.js';
 
 export type NotifyEventName =
@@ -29,9 +36,21 @@ export interface NotifyEvent extends Omit<RunSummary, 'full' | 'settled'> {
   readonly repeated?: true;
 }
 
+/** What a tracker remembers between runs (and, through the notifier, across restarts). */
+export const TransitionState = z.object({
+  failing: z.boolean(),
+  /** Digest of the last failure told, and when (ms since the epoch). */
+  lastFailure: z.object({ key: z.string(), sentAt: z.number() }).optional(),
+  /** Report-only drift already reported: subject → digest of its drifted field paths. */
+  reportedDrift: z.record(z.string(), z.string()),
+});
+export type TransitionState = z.infer<typeof TransitionState>;
+
 /** Remembers the last failure and the drift reported; decides each run's event. */
 export interface TransitionTracker {
   next(summary: RunSummary, nowMs: number): NotifyEvent | undefined;
+  /** What it remembers now, to start another tracker from. */
+  state(): TransitionState;
 }
 
 /** What identifies a failure: equal keys are "the same failure" for repeat suppression. */
@@ -45,16 +64,20 @@ export function failureKey(summary: RunSummary): string | undefined {
   return failed.length === 0 ? undefined : `failed\n${failed.join('\n')}`;
 }
 
-/** A tracker that starts healthy, with no failure and no drift reported. */
-export function createTransitionTracker(options: { readonly repeatMs: number }): TransitionTracker {
-  let failing = false;
-  let lastFailure: { key: string; sentAt: number } | undefined;
-  /** Report-only drift already reported: subject → its drifted field paths. */
-  let reportedDrift = new Map<string, string>();
+/**
+ * A tracker that starts from `initial`, or healthy, with no failure and no drift reported.
+ */
+export function createTransitionTracker(options: {
+  readonly repeatMs: number;
+  readonly initial?: TransitionState;
+}): TransitionTracker {
+  let failing = options.initial?.failing ?? false;
+  let lastFailure = options.initial?.lastFailure;
+  let reportedDrift = new Map(Object.entries(options.initial?.reportedDrift ?? {}));
 
   function newDrift(summary: RunSummary): boolean {
     const drifted = summary.subjects.filter((s) => s.outcome === 'drifted');
-    const seen = new Map(drifted.map((s) => [s.subject, (s.fields ?? []).join('\n')]));
+    const seen = new Map(drifted.map((s) => [s.subject, sha256Hex((s.fields ?? []).join('\n'))]));
     const fresh = [...seen].some(([subject, fields]) => reportedDrift.get(subject) !== fields);
     // Drift a run no longer sees is gone, and would be news again: a full run saw every
     // resource; a scoped one says which it found in sync, and which it changed or failed on.
@@ -74,8 +97,9 @@ export function createTransitionTracker(options: { readonly repeatMs: number }):
 
   return {
     next(summary, nowMs) {
-      const key = failureKey(summary);
-      if (key !== undefined) {
+      const failure = failureKey(summary);
+      if (failure !== undefined) {
+        const key = sha256Hex(failure);
         failing = true;
         if (summary.result === 'reconciled') newDrift(summary);
         const same = lastFailure?.key === key;
@@ -93,5 +117,10 @@ export function createTransitionTracker(options: { readonly repeatMs: number }):
       if (drift) return eventOf(summary, 'drift.reported');
       return undefined;
     },
+    state: () => ({
+      failing,
+      ...(lastFailure === undefined ? {} : { lastFailure: { ...lastFailure } }),
+      reportedDrift: Object.fromEntries(reportedDrift),
+    }),
   };
 }

@@ -181,3 +181,57 @@ describe('notification transitions', () => {
     expect(again).toEqual({ ...first, repeated: true });
   });
 });
+
+describe('notification transitions across a restart', () => {
+  /** Runs `before` on one tracker, starts another from its state (as a restarted daemon would), runs `after`. */
+  function acrossRestart(before: readonly [number, RunSummary][], after: readonly [number, RunSummary][]) {
+    const first = createTransitionTracker({ repeatMs: HOUR });
+    for (const [at, summary] of before) first.next(summary, at);
+    const saved = JSON.parse(JSON.stringify(first.state()));
+    const second = createTransitionTracker({ repeatMs: HOUR, initial: saved });
+    return { saved, events: after.map(([at, summary]) => second.next(summary, at)?.event ?? null) };
+  }
+
+  it('the same failure is not told again within --notify-repeat, and its recovery is told', () => {
+    const { events: told } = acrossRestart(
+      [[0, run({ subjects: [failed('WafCustomRule/a')] })]],
+      [
+        [1, run({ subjects: [failed('WafCustomRule/a')] })],
+        [2, run()],
+      ],
+    );
+
+    expect(told).toEqual([null, 'reconcile.recovered']);
+  });
+
+  it('drift already reported is not reported again', () => {
+    const { events: told } = acrossRestart(
+      [[0, run({ subjects: [drifted('WafCustomRule/a', 'ruleName')] })]],
+      [
+        [1, run({ subjects: [drifted('WafCustomRule/a', 'ruleName')] })],
+        [2, run({ subjects: [drifted('WafCustomRule/a', 'ruleName', 'value')] })],
+      ],
+    );
+
+    expect(told).toEqual([null, 'drift.reported']);
+  });
+
+  it('keeps digests, never the text of a failure or of drifted fields', () => {
+    const { saved } = acrossRestart(
+      [
+        [0, run({ subjects: [drifted('WafCustomRule/a', 'ruleConfiguration.value')] })],
+        [1, invalid('shield/rules.yaml:3:1 spec.value: a secret-looking text')],
+      ],
+      [],
+    );
+
+    const text = JSON.stringify(saved);
+    expect(text).not.toContain('secret-looking');
+    expect(text).not.toContain('ruleConfiguration');
+    expect(saved).toEqual({
+      failing: true,
+      lastFailure: { key: expect.stringMatching(/^[0-9a-f]{64}$/), sentAt: 1 },
+      reportedDrift: { 'WafCustomRule/a': expect.stringMatching(/^[0-9a-f]{64}$/) },
+    });
+  });
+});
