@@ -100,7 +100,7 @@ describe('prune guards that need no server', () => {
     ]);
   });
 
-  it('an empty desired state never prunes, even an exclusive zone with --force', () => {
+  it('an empty desired state never prunes nor forgets, even an exclusive zone with --force', () => {
     const out = planLifecycle([], zones, {
       prune: true,
       force: true,
@@ -109,7 +109,7 @@ describe('prune guards that need no server', () => {
       scope: 'full',
     });
 
-    expect(out).toEqual({ changes: [], notPruned: [] });
+    expect(out).toEqual({ changes: [], notPruned: [], gone: [] });
   });
 
   it('a file-change run prunes only the objects of its removed documents', () => {
