@@ -94,6 +94,7 @@ describe('the edgesync binary', () => {
     expect(unknown.stderr).toContain("unknown command 'frobnicate'");
   });
 
+  // A dozen CLI processes one after another; generous for a loaded host.
   it('validates, plans, applies and converges against the emulator process', async () => {
     const env = { EDGESYNC_ACCESS_KEY: KEY, EDGESYNC_BASE_URL: url };
     const state = ['--state-dir', join(config, '..', 'state')];
@@ -131,7 +132,7 @@ describe('the edgesync binary', () => {
     expect([validate, plan, apply, again, pruned].map((r) => r.stdout + r.stderr).join('')).not.toContain(
       KEY,
     );
-  });
+  }, 60_000);
 
   it('exits 1 with one line when the key is missing', async () => {
     const result = await run(['plan', '--config', config], { EDGESYNC_BASE_URL: url });
