@@ -7,7 +7,7 @@ import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient, RequestEvent } from '../../src/api/types.js';
 import type { FaultOptions } from '../../src/emulator/index.js';
 import { TEST_KEY } from './emulator.js';
-import { prng } from './generate.js';
+import { prng } from './prng.js';
 
 /**
  * 20 % of calls fail — 429 with Retry-After, 500, 503, dropped before handling, handled and

@@ -12,7 +12,7 @@ import { memoryStateStore } from '../../src/engine/state.js';
 import { desired } from '../helpers/desired.js';
 import { TEST_KEY, TEST_SEED } from '../helpers/emulator.js';
 import { faultRates, faultTestClient } from '../helpers/fault-client.js';
-import { prng } from '../helpers/generate.js';
+import { prng } from '../helpers/prng.js';
 
 const CONFIG = { actionType: 'Block', operatorType: 'CONTAINS', variableTypes: { REQUEST_URI: '' } };
 const OLD = Array.from({ length: 6 }, (_, i) => ({

@@ -14,7 +14,7 @@ import { memoryStateStore, type StateStore } from '../../src/engine/state.js';
 import { desired } from '../helpers/desired.js';
 import { TEST_KEY } from '../helpers/emulator.js';
 import { faultRates, faultTestClient } from '../helpers/fault-client.js';
-import { prng } from '../helpers/generate.js';
+import { prng } from '../helpers/prng.js';
 
 const ZONES = 50;
 /** Applies the scenario may take while faults are on; it must converge before the last. */
