@@ -16,8 +16,8 @@
  * 4. Reconcile (the engine emits the audit events), then record per-resource status, metrics,
  *    and on retryable failures a retry of just the failed subjects (`retry-state.ts`). While the
  *    files changed less than `--settle-ms` ago, a plan that deletes anything is not applied at
- *    all (`reconcile.deferred`): a file may be half-written, so a `settle` run follows once the
- *    files have been quiet that long. Edits that delete nothing are applied at once.
+ *    all (`settle-hold.ts`, which shows it in /status): a file may be half-written, so a `settle`
+ *    run follows once the files have been quiet that long. Edits that delete nothing apply at once.
  * 5. Tell the observer (the notifier): when a run starts writing, and a plain summary of how
  *    each run ended (`notify/run-summary.ts`).
  */
