@@ -48,3 +48,54 @@ export function inventoryView(inventory: Inventory, trusted: boolean): Inventory
   const map = new Map(Object.entries(inventory));
   return { entry: (subject) => map.get(subject), entries: () => map, trusted };
 }
+
+/** An entry whose document now names another Shield Zone: its object stays behind in the old one. */
+export interface MovedEntry {
+  /** The document's subject, which keeps no entry until its object in the new zone is written. */
+  readonly from: string;
+  /** `Kind/name@shield-zone-N`: a subject no document can have (names have no `@`). */
+  readonly to: string;
+  readonly entry: InventoryEntry;
+}
+
+/**
+ * Entries left behind by documents moved to another zone. Each becomes an entry of its own
+ * subject, which no document claims, so the old object is pruned like any other whose document
+ * is gone (or listed as not pruned without `--prune`), and `forget` can drop it. Kept under the
+ * document's subject, it would be overwritten by the object created in the new zone and the
+ * old one would be left in place, owned by nobody.
+ */
+export function movedEntries(
+  inventory: Readonly<Inventory>,
+  documents: readonly { readonly subject: string; readonly spec: unknown }[],
+): MovedEntry[] {
+  const moved: MovedEntry[] = [];
+  for (const { subject, spec } of documents) {
+    const entry = inventory[subject];
+    const { shieldZoneId, id } = spec as { shieldZoneId?: unknown; id?: unknown };
+    // A document pinned by id names its object outright: a zone that does not hold it is an
+    // error of that document, not a reason to let go of the object it had.
+    if (entry === undefined || id !== undefined || typeof shieldZoneId !== 'number') continue;
+    if (entry.shieldZoneId === shieldZoneId) continue;
+    moved.push({ from: subject, to: `${subject}${MOVED}${entry.shieldZoneId}`, entry });
+  }
+  return moved;
+}
+
+const MOVED = '@shield-zone-';
+
+/** For the subject of a moved entry, the subject of the document that moved. */
+export function movedFrom(subject: string): string | undefined {
+  const at = subject.indexOf(MOVED);
+  return at === -1 ? undefined : subject.slice(0, at);
+}
+
+/** The inventory with those entries under their own subjects. */
+export function withMoves(inventory: Readonly<Inventory>, moves: readonly MovedEntry[]): Inventory {
+  const next: Inventory = { ...inventory };
+  for (const move of moves) {
+    delete next[move.from];
+    next[move.to] = move.entry;
+  }
+  return next;
+}

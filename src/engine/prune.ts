@@ -11,7 +11,7 @@ import { enumName, ShieldPlanType } from '../domain/enums.js';
 import type { LifecycleKind } from '../kinds/common/identity.js';
 import { ignoreMatcher, type ShieldZoneSpec } from '../kinds/shield-zone/spec.js';
 import type { DesiredResource } from '../kinds/types.js';
-import { type InventoryView, isLifecycleKind } from './inventory.js';
+import { type InventoryView, isLifecycleKind, movedFrom } from './inventory.js';
 import type { ZoneLive } from './read.js';
 import type { PlannedChange, PruneNote } from './types.js';
 
@@ -188,7 +188,13 @@ function findCandidates(
     };
     if (claims.ids.has(`${zoneKey}/${entry.id}`) || claims.keys.has(`${zoneKey}/${live.key}`)) continue;
     taken.add(`${zoneKey}/${entry.id}`);
+    const document = movedFrom(subject);
     if (!options.inventory.trusted) note(found, 'not pruned: the state could not be read this run');
+    else if (
+      document !== undefined &&
+      !changes.some((c) => c.subject === document && c.object !== undefined && c.action !== 'error')
+    )
+      note(found, `not pruned: ${document} moved to another zone, where its object is not known yet`);
     else if (live.key !== entry.key)
       note(found, `not pruned: renamed since edgesync wrote it (${JSON.stringify(entry.key)} then)`);
     else if (claims.unknown.has(zoneKey))

@@ -12,7 +12,14 @@ import type { SecretReader } from '../domain/secret-sources.js';
 import { ReconcileError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { applyChanges } from './apply.js';
-import { type InventoryView, inventoryView, isLifecycleKind } from './inventory.js';
+import {
+  type InventoryView,
+  inventoryView,
+  isLifecycleKind,
+  type MovedEntry,
+  movedEntries,
+  withMoves,
+} from './inventory.js';
 import { buildPlan, type PlanOptions } from './plan.js';
 import type { LifecycleOptions } from './prune.js';
 import { type ReadOptions, readLiveState } from './read.js';
@@ -81,22 +88,36 @@ export interface ReconcileOutcome {
   readonly phases: PhaseTimings;
 }
 
-/** The inventory as this run may use it: untrusted when the state file could not be read. */
-function inventoryOf(options: ReconcileOptions): InventoryView {
-  return inventoryView(options.state.inventory(), options.state.warning === undefined);
+/**
+ * The inventory as this run may use it: untrusted when the state file could not be read, and
+ * with the entries of documents moved to another zone under their own subjects (`movedEntries`).
+ * In `apply` mode the move is recorded in the state too, so it outlives this run.
+ */
+function inventoryOf(options: ReconcileOptions, moves: readonly MovedEntry[]): InventoryView {
+  if (options.mode === 'apply')
+    for (const move of moves) {
+      options.state.setInventory(move.to, move.entry);
+      options.state.setInventory(move.from, undefined);
+    }
+  return inventoryView(withMoves(options.state.inventory(), moves), options.state.warning === undefined);
+}
+
+/**
+ * Which inventory subjects this run may prune: all (a full run), or those of the documents a
+ * file-change run saw removed, and of the moved ones it saw change.
+ */
+function pruneScope(options: ReconcileOptions, moves: readonly MovedEntry[]): ReadonlySet<string> | 'full' {
+  if (options.removed === undefined) return 'full';
+  return new Set([...options.removed, ...moves.map((move) => move.to)]);
 }
 
 /** Inventory entries whose document is gone (in scope): the prune candidates' zones are read. */
-function orphansOf(
-  inventory: InventoryView,
-  all: readonly DesiredResource[],
-  options: ReconcileOptions,
-): InventoryView {
-  const desired = new Set(all.map((r) => r.subject));
-  const removed = options.removed === undefined ? undefined : new Set(options.removed);
+function orphansOf(inventory: InventoryView, lifecycle: LifecycleOptions): InventoryView {
+  const desired = new Set(lifecycle.all.map((r) => r.subject));
+  const { scope } = lifecycle;
   const orphans = Object.fromEntries(
     [...inventory.entries()].filter(
-      ([subject]) => !desired.has(subject) && (removed === undefined || removed.has(subject)),
+      ([subject]) => !desired.has(subject) && (scope === 'full' || scope.has(subject)),
     ),
   );
   return inventoryView(orphans, inventory.trusted);
@@ -106,13 +127,14 @@ function lifecycleOf(
   resources: readonly DesiredResource[],
   inventory: InventoryView,
   options: ReconcileOptions,
+  moves: readonly MovedEntry[],
 ): LifecycleOptions {
   return {
     prune: options.prune === true,
     force: options.force,
     inventory,
     all: options.all ?? resources,
-    scope: options.removed === undefined ? 'full' : new Set(options.removed),
+    scope: pruneScope(options, moves),
   };
 }
 
@@ -244,7 +266,7 @@ async function readAndPlan(
 ): Promise<{ plan: Plan; read: number; planned: number }> {
   const snapshot = await readLiveState(resources, {
     ...readOptions,
-    orphans: orphansOf(lifecycle.inventory, lifecycle.all, options),
+    orphans: orphansOf(lifecycle.inventory, lifecycle),
   });
   const read = performance.now();
   const plan = buildPlan(resources, snapshot, planOptions(options, lifecycle));
@@ -274,8 +296,9 @@ export async function reconcile(
     },
     'reconcile started',
   );
-  const inventory = inventoryOf(options);
-  const lifecycle = lifecycleOf(resources, inventory, options);
+  const moves = movedEntries(options.state.inventory(), options.all ?? resources);
+  const inventory = inventoryOf(options, moves);
+  const lifecycle = lifecycleOf(resources, inventory, options, moves);
   if (options.prune === true && !inventory.trusted) {
     options.audit?.warn(
       { event: 'prune.limited', reason: options.state.warning },
@@ -287,7 +310,7 @@ export async function reconcile(
     signal: options.signal,
     concurrency: options.concurrency,
     hint: (subject: string) => options.state.hint(subject),
-    owned: (subject: string) => options.state.inventory()[subject],
+    owned: (subject: string) => inventory.entry(subject),
     ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
   };
   const readStarted = performance.now();

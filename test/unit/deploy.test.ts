@@ -210,14 +210,16 @@ describe('deploy/docker-compose.yml', () => {
 
     expect(flags.get('--access-key-file')).toBe('/run/secrets/access-key');
     expect(flags.get('--webhook-secret-file')).toBe('/run/secrets/webhook-secret');
-    expect(edgesync.secrets.map((s) => `/run/secrets/${s}`)).toEqual([
-      flags.get('--access-key-file'),
-      flags.get('--webhook-secret-file'),
-    ]);
+    // Every credential flag reads a mounted compose secret, and every mounted secret is read.
+    const fileFlags = [...flags].filter(([flag]) => flag.endsWith('-file')).map(([, value]) => value);
+    expect(fileFlags).toHaveLength(5);
+    expect(edgesync.secrets.map((s) => `/run/secrets/${s}`)).toEqual(fileFlags);
     // Each secret the service mounts is declared at the top level, from a file.
     for (const name of edgesync.secrets)
       expect(compose.secrets[name]?.file, name).toEqual(expect.any(String));
     expect(Object.keys(edgesync.environment).filter((name) => !isKnownEnv(name))).toEqual([]);
+    // Container secret files: the secrets directory is a read-only mount.
+    expect(edgesync.volumes).toContain(`./secrets/app:${edgesync.environment.EDGESYNC_SECRETS_DIR}:ro`);
     expect(existsSync(resolve(REPO, 'deploy', edgesync.build.context, edgesync.build.dockerfile))).toBe(true);
     expect(Number.parseInt(edgesync.stop_grace_period, 10)).toBeGreaterThan(DEFAULT_SHUTDOWN_TIMEOUT_S);
     expect(edgesync.read_only).toBe(true);
