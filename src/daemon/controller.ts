@@ -16,8 +16,8 @@
  * 4. Reconcile (the engine emits the audit events), then record per-resource status, metrics,
  *    and on retryable failures a retry of just the failed subjects (`retry-state.ts`). While the
  *    files changed less than `--settle-ms` ago, a plan that deletes anything is not applied at
- *    all (`reconcile.deferred`): a file may be half-written, so a `settle` run follows once the
- *    files have been quiet that long. Edits that delete nothing are applied at once.
+ *    all (`settle-hold.ts`, which shows it in /status): a file may be half-written, so a `settle`
+ *    run follows once the files have been quiet that long. Edits that delete nothing apply at once.
  * 5. Tell the observer (the notifier): when a run starts writing, and a plain summary of how
  *    each run ended (`notify/run-summary.ts`).
  */
@@ -29,8 +29,8 @@ import type { SecretReader } from '../domain/secret-sources.js';
 import { withConflictPeers } from '../engine/conflicts.js';
 import { reconcile } from '../engine/reconcile.js';
 import type { StateStore } from '../engine/state.js';
-import type { ChangeResult, PlannedChange } from '../engine/types.js';
-import { ERROR_CODES, type ErrorCode, type ReconcileError, toReconcileError } from '../errors.js';
+import type { ChangeResult, Plan } from '../engine/types.js';
+import { type ReconcileError, toReconcileError } from '../errors.js';
 import { resolveRevision, startGitHead } from '../git.js';
 import type { Logger } from '../log.js';
 import { refreshApiGuardianGauges } from './api-guardian-gauges.js';
@@ -39,7 +39,7 @@ import { createGitPuller } from './git-pull.js';
 import type { DaemonMetrics } from './metrics.js';
 import { createRunTally, type RunObserver, type RunSummary, type RunTally } from './notify/run-summary.js';
 import { createReconcileQueue, type RunRequest } from './queue.js';
-import { createRetryState } from './retry-state.js';
+import { createRetryState, isRetryable } from './retry-state.js';
 import { createSettleHold } from './settle-hold.js';
 import { createStalledReporter } from './stalled.js';
 import type { StatusTracker } from './status.js';
@@ -114,10 +114,6 @@ export interface Controller {
   stop(timeoutMs: number): Promise<{ aborted: boolean }>;
 }
 
-function isRetryable(code: string): boolean {
-  return Object.hasOwn(ERROR_CODES, code) && ERROR_CODES[code as ErrorCode].retryable;
-}
-
 function sleep(ms: number): { promise: Promise<void>; cancel(): void } {
   let timer: NodeJS.Timeout | undefined;
   const promise = new Promise<void>((resolve) => {
@@ -167,15 +163,13 @@ export function createController(options: ControllerOptions): Controller {
     },
   });
 
-  /**
-   * One reconcile of `scope`: records each resource's status and the drift and change metrics.
-   * Returns when it ended, its results, and the writes it planned (`writesBefore` counts them
-   * into the next stage's change threshold).
-   */
   const hold = createSettleHold({
     settleMs: options.settleMs ?? 0,
     quietForMs: options.quietForMs ?? (() => Number.POSITIVE_INFINITY),
     logger,
+    status,
+    metrics,
+    state,
     active: () => !stopping,
     fire(scope) {
       metrics.countTrigger('settle');
@@ -183,6 +177,11 @@ export function createController(options: ControllerOptions): Controller {
     },
   });
 
+  /**
+   * One reconcile of `scope`: records each resource's status and the drift and change metrics.
+   * Returns when it ended, its results, and the writes it planned (`writesBefore` counts them
+   * into the next stage's change threshold), or the plan it deferred.
+   */
   async function reconcileStage(
     scope: readonly DesiredResource[],
     loaded: LoadResult,
@@ -195,7 +194,7 @@ export function createController(options: ControllerOptions): Controller {
     last: boolean,
     /** The files changed too recently: apply nothing when the plan deletes anything. */
     holdDestructive: boolean,
-  ): Promise<{ at: Date; results: ChangeResult[]; writes: number; deferred?: readonly PlannedChange[] }> {
+  ): Promise<{ at: Date; results: ChangeResult[]; writes: number; deferred?: Plan }> {
     const outcome = await reconcile(scope, {
       api: options.api,
       state,
@@ -222,7 +221,7 @@ export function createController(options: ControllerOptions): Controller {
       holdDestructive,
     });
     if (outcome.deferred !== undefined) {
-      return { at: new Date(), results: [], writes: 0, deferred: outcome.plan.changes };
+      return { at: new Date(), results: [], writes: 0, deferred: outcome.plan };
     }
     tally.add(outcome.plan, outcome.apply);
     const at = new Date();
@@ -334,7 +333,6 @@ export function createController(options: ControllerOptions): Controller {
       let at = new Date();
       let writes = 0;
       for (const [index, stage] of stages.entries()) {
-        const last = index === stages.length - 1;
         const staged = await reconcileStage(
           stage,
           loaded,
@@ -343,19 +341,20 @@ export function createController(options: ControllerOptions): Controller {
           writes,
           tally,
           request.full,
-          last,
+          index === stages.length - 1,
           holdDestructive,
         );
         if (staged.deferred !== undefined) {
           // A removed document's prune is scoped by this load alone: the settle run must be full.
           const full = request.full || loaded.changes.removed.length > 0;
-          hold.defer({ full, scope: scoped, trigger, revision, changes: staged.deferred });
+          await hold.defer({ full, scope: scoped, trigger, revision, startedAt, plan: staged.deferred });
           return;
         }
         results.push(...staged.results);
         writes += staged.writes;
         at = staged.at;
       }
+      hold.reconciled(request.full ? 'full' : scoped);
       const failed = results.filter((r) => r.outcome === 'failed');
       metrics.observeReconcile(
         failed.length > 0 ? 'failed' : 'success',
@@ -411,6 +410,7 @@ export function createController(options: ControllerOptions): Controller {
       // Unexpected failures (state directory, file system) are retried like API outages.
       retry.schedule(request.full ? 'full' : (scoped ?? [...(request.subjects ?? [])]), error.code);
     } finally {
+      hold.ran(request.reasons);
       status.runFinished();
       metrics.setCondition(status.ready, status.degraded);
     }

@@ -35,6 +35,10 @@ const API_GUARDIAN_GAUGES = {
 export interface DaemonMetrics {
   /** One finished reconcile (or a load that failed validation). */
   observeReconcile(result: ReconcileResult, durationMs: number): void;
+  /** A run whose plan deletes was not applied: the files changed less than `--settle-ms` ago. */
+  countDeferred(): void;
+  /** 1 while a deferred plan waits for its `settle` run, else 0. */
+  setSettleHoldPending(pending: boolean): void;
   /** A trigger asked for a run (before coalescing): `schedule`, `file-change`, `webhook`, `retry`, `startup`. */
   countTrigger(reason: string): void;
   /** A webhook request and how it was answered (`accepted`, `ignored`, `unauthorized`, `too-large`…). */
@@ -97,6 +101,16 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
     help: 'Duration of reconcile runs by result, pull and load to record',
     labelNames: ['result'],
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+    registers,
+  });
+  const deferred = new Counter({
+    name: 'edgesync_reconcile_deferred_total',
+    help: 'Runs whose plan deletes and that applied nothing: the config files changed less than --settle-ms ago',
+    registers,
+  });
+  const settleHold = new Gauge({
+    name: 'edgesync_settle_hold_pending',
+    help: '1 while a deferred plan that deletes waits for its settle run, else 0',
     registers,
   });
   const triggers = new Counter({
@@ -201,6 +215,7 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
   const guardianZones = new Set<number>();
   ready.set(0);
   degraded.set(0);
+  settleHold.set(0);
 
   return {
     contentType: registry.contentType,
@@ -208,6 +223,8 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
       reconciles.inc({ result });
       duration.observe({ result }, durationMs / 1000);
     },
+    countDeferred: () => deferred.inc(),
+    setSettleHoldPending: (pending) => settleHold.set(pending ? 1 : 0),
     countTrigger: (reason) => triggers.inc({ reason }),
     countWebhook: (hook, outcome) => webhooks.inc({ hook, outcome }),
     countDrift: (kind, cause) => drift.inc({ kind, cause }),

@@ -9,12 +9,18 @@
  * confused or hostile `Retry-After` cannot park the daemon for a day; scheduled, webhook and
  * file-change runs are not held back by it (they are what the operator asked for).
  */
+import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import type { Logger } from '../log.js';
 import { type BackoffBounds, backoffDelay } from './backoff.js';
 import type { StatusTracker } from './status.js';
 
 /** The longest a retry waits for a `Retry-After`: 15 minutes. */
 export const MAX_RETRY_AFTER_MS = 15 * 60_000;
+
+/** Whether waiting can fix a failure with this code (an outage, a rate limit, the state directory). */
+export function isRetryable(code: string): boolean {
+  return Object.hasOwn(ERROR_CODES, code) && ERROR_CODES[code as ErrorCode].retryable;
+}
 
 /** What a retry covers: every resource, or these subjects. */
 export type RetryScope = 'full' | ReadonlySet<string>;

@@ -69,6 +69,30 @@ export interface RetryStatus {
   readonly retryAfterMs: number | null;
 }
 
+/** One subject a held plan would delete from: the whole object (a prune), or these items of it. */
+export interface HeldDeletion {
+  readonly subject: string;
+  /** The plan's action: `delete` (the object itself) or `update` (`fields` go). */
+  readonly action: string;
+  /** The deleted containers, endpoints, volumes (`containerTemplates[worker]`); names, never values. */
+  readonly fields: readonly string[];
+}
+
+/** A plan that deletes, held until the files stay unchanged for `--settle-ms` (`settle-hold.ts`). */
+export interface SettleHoldStatus {
+  /** Of the last run that deferred; `since` is when the first of the hold's `deferrals` runs did. */
+  readonly trigger: string;
+  readonly revision: string;
+  readonly deferredAt: string;
+  readonly since: string;
+  readonly deferrals: number;
+  /** When the `settle` run is due. */
+  readonly settleAt: string;
+  /** Sorted by subject, at most 100; `deletionsOmitted` counts the rest. */
+  readonly deletions: readonly HeldDeletion[];
+  readonly deletionsOmitted: number;
+}
+
 /** The whole `GET /status` document. */
 export interface StatusDocument {
   readonly status: DaemonPhase;
@@ -86,6 +110,8 @@ export interface StatusDocument {
   readonly issues: readonly StatusIssue[];
   readonly lastPull: PullStatus | null;
   readonly retry: RetryStatus | null;
+  /** A plan that deletes, deferred until the files are quiet; null once its settle run has run. */
+  readonly settleHold: SettleHoldStatus | null;
   readonly lastSuccessAt: string | null;
   /** The last reconcile records of the state store, newest first. */
   readonly runs: readonly RunRecord[];
@@ -135,6 +161,7 @@ export interface StatusTracker {
       retryAfterMs?: number;
     } | null,
   ): void;
+  setSettleHold(hold: SettleHoldStatus | null): void;
   /** Counts per kind and state, for the resource gauge. */
   countsByKind(): Map<string, Map<string, number>>;
   document(runs: readonly RunRecord[]): StatusDocument;
@@ -181,6 +208,7 @@ export function createStatusTracker(): StatusTracker {
   let runError: StatusError | null = null;
   let lastPull: PullStatus | null = null;
   let retry: StatusDocument['retry'] = null;
+  let settleHold: SettleHoldStatus | null = null;
   let lastSuccessAt: string | null = null;
   let writes = 0;
 
@@ -216,6 +244,7 @@ export function createStatusTracker(): StatusTracker {
       issues: stalledOn ?? [],
       lastPull,
       retry,
+      settleHold,
       lastSuccessAt,
       runs: [...runs].reverse(),
       counts,
@@ -342,6 +371,10 @@ export function createStatusTracker(): StatusTracker {
               reason: next.reason,
               retryAfterMs: next.retryAfterMs ?? null,
             };
+    },
+    setSettleHold(hold) {
+      writes += 1;
+      settleHold = hold;
     },
     countsByKind() {
       const out = new Map<string, Map<string, number>>();

@@ -35,7 +35,7 @@ const RunRecord = z.object({
   trigger: z.string(),
   startedAt: z.string(),
   durationMs: z.number(),
-  result: z.enum(['success', 'failed', 'invalid']),
+  result: z.enum(['success', 'failed', 'invalid', 'deferred']),
   counts: z.record(z.string(), z.number()),
   error: z.string().optional(),
 });

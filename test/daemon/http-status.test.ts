@@ -96,6 +96,8 @@ describe('GET /metrics', () => {
     ).toBe(1);
     expect(samples.get('edgesync_api_request_duration_seconds_count{operation="getDnsZone"}')).toBe(2);
     expect(samples.get('edgesync_config_valid')).toBe(1);
+    expect(samples.get('edgesync_settle_hold_pending')).toBe(0);
+    expect(samples.get('edgesync_reconcile_deferred_total')).toBe(0);
     expect(
       Math.abs((samples.get('edgesync_last_success_timestamp_seconds') ?? 0) - Date.now() / 1000),
     ).toBeLessThan(60);
@@ -239,6 +241,7 @@ describe('GET /status', () => {
       'issues',
       'lastPull',
       'retry',
+      'settleHold',
       'lastSuccessAt',
       'runs',
       'counts',
@@ -251,6 +254,7 @@ describe('GET /status', () => {
       issues: [],
       lastPull: null,
       retry: null,
+      settleHold: null,
       counts: { pending: 0, 'in-sync': 3, suspended: 0, 'report-only': 0, failed: 0 },
     });
     expect(doc.revision).toMatch(/^config:[0-9a-f]{12}$/);

@@ -63,6 +63,7 @@ const WRITES: ReadonlyArray<[string, (t: StatusTracker) => void]> = [
   ['applied', (t) => t.applied('config:2', new Date(RUN.startedAt))],
   ['setPull', (t) => t.setPull({ ok: true, at: RUN.startedAt })],
   ['setRetry', (t) => t.setRetry(null)],
+  ['setSettleHold', (t) => t.setSettleHold(null)],
 ];
 
 describe('the /status body', () => {
