@@ -72,8 +72,12 @@ const ERRNO_CODE = /^E[A-Z0-9]+$/;
 /** TLS problems are configuration, not weather: retrying cannot help. */
 const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_)/;
 
-const AMBIGUOUS_NOTE =
-  'not retried because it creates containers and may have been applied: re-read the app and plan again';
+/** Why a create that may have reached the server is not resent, in the words of what it creates. */
+function ambiguousNote(request: ApiRequest): string {
+  if (request.operation === 'patchApp')
+    return 'not retried because it creates containers and may have been applied: re-read the app and plan again';
+  return 'not retried because it creates an object and may have been applied: the zone is listed again and the object matched by its name';
+}
 
 /**
  * Reads a failed exchange. Throws `error` itself when it is not a network failure (an invalid
@@ -175,7 +179,7 @@ export function judge(
       if (attempt >= policy.maxAttempts) return fail('API_RATE_LIMITED', gaveUp);
     } else {
       // A 5xx may come after the server applied part of the request.
-      if (!idempotent) return fail('API_AMBIGUOUS', AMBIGUOUS_NOTE);
+      if (!idempotent) return fail('API_AMBIGUOUS', ambiguousNote(request));
       if (attempt >= policy.maxAttempts) return fail('API_UNAVAILABLE', gaveUp);
     }
     const delayMs = retryAfterAllowed ? retryAfter : policy.backoff(attempt);
@@ -193,7 +197,10 @@ export function judge(
     cause: failure.cause,
   };
   if (!idempotent && failure.maybeSent) {
-    return { kind: 'fail', error: new ApiError({ ...base, code: 'API_AMBIGUOUS', note: AMBIGUOUS_NOTE }) };
+    return {
+      kind: 'fail',
+      error: new ApiError({ ...base, code: 'API_AMBIGUOUS', note: ambiguousNote(request) }),
+    };
   }
   if (!failure.retryable || attempt >= policy.maxAttempts) {
     const note = gaveUp === undefined ? {} : { note: gaveUp };

@@ -7,6 +7,7 @@
 import { getEventListeners } from 'node:events';
 import { Agent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { writeRequests } from '../../../src/api/operations.js';
 import { createTestClient, failure, type TestClient } from '../../helpers/api-client.js';
 import { until } from '../../helpers/daemon.js';
 import {
@@ -393,6 +394,26 @@ describe('dropped and refused connections', () => {
 
     expect([error.code, error.status, error.shape]).toEqual(['API_AMBIGUOUS', 503, 'empty']);
     expect(error.message).toBe(`${E4_LINE} failed: 503 Service Unavailable (empty body); ${AMBIGUOUS}`);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a rule create answered 503 → API_AMBIGUOUS, not retried, in the words of a rule create', async () => {
+    server.setHandler(sequence(reply(503), reply(200, { id: 1 })));
+    const { client: api } = client();
+    const body = {
+      shieldZoneId: ZONE,
+      ruleName: 'Block x',
+      ruleDescription: '',
+      ruleConfiguration: { actionType: 1, operatorType: 0, variableTypes: { REQUEST_URI: '' }, value: '/x' },
+    };
+
+    const error = await failure(api.execute(writeRequests.createCustomWafRule(body as never)));
+
+    expect([error.code, error.status]).toEqual(['API_AMBIGUOUS', 503]);
+    expect(error.message).toMatch(
+      /; not retried because it creates an object and may have been applied: the zone is listed again and the object matched by its name$/,
+    );
+    expect(error.message).not.toContain('containers');
     expect(server.requests).toHaveLength(1);
   });
 
