@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { sha256Hex } from '../domain/checksum.js';
 import { ReconcileError } from '../errors.js';
 import { deepFreeze } from './canonical.js';
+import { type DependencyCheck, dependencyCheck, type FileResult, type PreviousParse } from './file-pieces.js';
 import {
   DEFAULT_LIMITS,
   decodeUtf8,
@@ -23,13 +24,7 @@ import {
   statKey,
 } from './files.js';
 import { compareIssues, fileIssue } from './issues.js';
-import {
-  type DependencyCheck,
-  dependencyCheck,
-  type FileResult,
-  type PreviousParse,
-  parseConfigFile,
-} from './parse-file.js';
+import { parseConfigFile } from './parse-file.js';
 import { createRuleIndex } from './rules.js';
 import type { ConfigIssue, DesiredResource, DesiredState } from './types.js';
 

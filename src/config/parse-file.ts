@@ -5,13 +5,12 @@
  * (root, relative path, text, limits), plain data out, so its result can be cached by file
  * content.
  *
- * A file is split at its `---` lines, which end any YAML construct, so that when a file
- * changes, the documents whose text did not change are reused from its previous parse, only
- * moved to their new lines: editing one rule in a file of fifty re-parses one rule. The
- * pieces that do need parsing are parsed together, a run of consecutive ones at a time.
+ * A file is split at its `---` lines (`file-pieces.ts`), so that when a file changes, the
+ * documents whose text did not change are reused from its previous parse: editing one rule in
+ * a file of fifty re-parses one rule. The pieces that do need parsing are parsed together, a
+ * run of consecutive ones at a time.
  */
 
-import { join } from 'node:path';
 import { type Document, isAlias, type LineCounter, visit } from 'yaml';
 import { KIND_SPECS, type KindName } from '../kinds/specs.js';
 import { resourceDigest } from './canonical.js';
@@ -23,7 +22,19 @@ import {
   UnknownKindEnvelope,
   unknownKindMessage,
 } from './envelope.js';
-import { type LoaderLimits, readRelativeFile, statFile, statKey } from './files.js';
+import {
+  type Chunk,
+  type ChunkInfo,
+  type DocumentResult,
+  type FileDependency,
+  type FileResult,
+  type PreviousParse,
+  previousChunks,
+  shiftDocument,
+  shiftLocation,
+  splitDocuments,
+} from './file-pieces.js';
+import { type LoaderLimits, readRelativeFile } from './files.js';
 import { type DocPath, formatPath } from './issues.js';
 import { type RawIssue, readableError, toRawIssues } from './messages.js';
 import type {
@@ -34,171 +45,6 @@ import type {
   SourceLocation,
 } from './types.js';
 import { documentStart, documentStartOffset, locate, parseYamlFile } from './yaml-source.js';
-
-/** What the cross-document rules need to know of one document, valid or not. */
-export interface DocumentResult {
-  /** Where the document starts (its first key). */
-  readonly source: SourceLocation;
-  /** Set when kind and metadata.name are valid, even if the spec is not: names must stay unique. */
-  readonly identity?: { readonly subject: string; readonly at: SourceLocation };
-  /** Set when the spec is valid: the live object it targets (`Kind target`), and where that is written. */
-  readonly target?: { readonly key: string; readonly at: SourceLocation; readonly path: string };
-  /** Set when the spec is valid and has a natural key (design §7): unique per zone; `label` names it. */
-  readonly naturalKey?: {
-    readonly key: string;
-    readonly label: string;
-    readonly at: SourceLocation;
-    readonly path: string;
-  };
-  /** Other names of that live object, shared across kinds (`KindSpecModule.aliases`). */
-  readonly aliases?: readonly { readonly key: string; readonly at: SourceLocation; readonly path: string }[];
-  /** Set only when the document has no error at all. */
-  readonly resource?: DesiredResource;
-}
-
-/** A file another file read (an entriesFile): re-read on reload, the cached result is reused only if it reads the same. */
-export interface FileDependency {
-  /** The YAML file that named it and the path as written, to read it again the same way. */
-  readonly fromFile: string;
-  readonly relativePath: string;
-  /** Path relative to the config root, when it has one. */
-  readonly file: string | undefined;
-  /** SHA-256 of the bytes read, or `error:<message>` when the read failed. */
-  readonly fingerprint: string;
-  /** statKey of the file read, when it was read: unchanged means no need to read it again. */
-  readonly stat: string | undefined;
-}
-
-/** Everything one YAML file contributes to a load. */
-export interface FileResult {
-  readonly file: string;
-  readonly documents: readonly DocumentResult[];
-  /** Errors and warnings of this file alone (syntax, schema, entriesFile), unsorted. */
-  readonly issues: readonly ConfigIssue[];
-  readonly dependencies: readonly FileDependency[];
-  /** How the file was split, so its next parse can reuse unchanged documents. */
-  readonly chunks: readonly ChunkInfo[];
-}
-
-/** One `---`-delimited piece of a file and how many results of each list it produced. */
-export interface ChunkInfo {
-  readonly offset: number;
-  readonly length: number;
-  /** 0-based line where the chunk starts. */
-  readonly line: number;
-  readonly documents: number;
-  readonly issues: number;
-  readonly dependencies: number;
-}
-
-/** The previous parse of the same file, whose unchanged documents may be reused. */
-export interface PreviousParse {
-  readonly text: string;
-  readonly result: FileResult;
-  /** The load's check of `result.dependencies`, shared with the loader so each is read once. */
-  readonly dependencyUnchanged: DependencyCheck;
-}
-
-interface Chunk {
-  readonly text: string;
-  readonly offset: number;
-  readonly line: number;
-}
-
-const DOCUMENT_START = /^---(?=[ \t\r\n]|$)/gm;
-
-/**
- * Splits a file at its `---` lines. A document marker at the start of a line ends any YAML
- * construct, so each piece parses alone exactly as it does within the file. Directives
- * (`%YAML`, `%TAG`) apply across the marker that follows them: such a file stays whole.
- */
-function splitDocuments(text: string): Chunk[] {
-  if (/^%/m.test(text)) return [{ text, offset: 0, line: 0 }];
-  const starts = [0];
-  for (const match of text.matchAll(DOCUMENT_START)) if (match.index > 0) starts.push(match.index);
-  const chunks: Chunk[] = [];
-  let line = 0;
-  for (const [i, offset] of starts.entries()) {
-    const end = starts[i + 1] ?? text.length;
-    chunks.push({ text: text.slice(offset, end), offset, line });
-    for (let at = text.indexOf('\n', offset); at !== -1 && at < end; at = text.indexOf('\n', at + 1))
-      line += 1;
-  }
-  return chunks;
-}
-
-function shiftLocation<T extends { readonly line: number }>(location: T, delta: number): T {
-  return { ...location, line: location.line + delta };
-}
-
-/** A reused document's results, moved by `delta` lines. */
-function shiftDocument(doc: DocumentResult, delta: number): DocumentResult {
-  if (delta === 0) return doc;
-  const source = shiftLocation(doc.source, delta);
-  return {
-    source,
-    ...(doc.identity && { identity: { ...doc.identity, at: shiftLocation(doc.identity.at, delta) } }),
-    ...(doc.target && { target: { ...doc.target, at: shiftLocation(doc.target.at, delta) } }),
-    ...(doc.naturalKey && { naturalKey: { ...doc.naturalKey, at: shiftLocation(doc.naturalKey.at, delta) } }),
-    ...(doc.aliases && {
-      aliases: doc.aliases.map((alias) => ({ ...alias, at: shiftLocation(alias.at, delta) })),
-    }),
-    ...(doc.resource && { resource: { ...doc.resource, source } }),
-  };
-}
-
-/** The previous parse's chunks by their text, each with the slices of results it produced. */
-function previousChunks(
-  previous: PreviousParse,
-): Map<string, { info: ChunkInfo; documents: number; issues: number; dependencies: number }> {
-  const byText = new Map<
-    string,
-    { info: ChunkInfo; documents: number; issues: number; dependencies: number }
-  >();
-  let documents = 0;
-  let issues = 0;
-  let dependencies = 0;
-  for (const info of previous.result.chunks) {
-    const text = previous.text.slice(info.offset, info.offset + info.length);
-    if (!byText.has(text)) byText.set(text, { info, documents, issues, dependencies });
-    documents += info.documents;
-    issues += info.issues;
-    dependencies += info.dependencies;
-  }
-  return byText;
-}
-
-/** Whether an entriesFile read would still give what a dependency recorded. */
-export type DependencyCheck = (dep: FileDependency) => boolean;
-
-/**
- * A DependencyCheck for one load: the same file version (statKey), or else the same
- * fingerprint when read again. Each dependency object is checked once, however often the
- * loader and parseConfigFile ask: a changed entriesFile would otherwise be read up to three
- * times before the parse that reads it for real.
- */
-export function dependencyCheck(root: string, limits: LoaderLimits): DependencyCheck {
-  const checked = new Map<FileDependency, boolean>();
-  return (dep) => {
-    let unchanged = checked.get(dep);
-    if (unchanged === undefined) {
-      unchanged = readsTheSame(root, dep, limits);
-      checked.set(dep, unchanged);
-    }
-    return unchanged;
-  };
-}
-
-function readsTheSame(root: string, dep: FileDependency, limits: LoaderLimits): boolean {
-  if (
-    dep.stat !== undefined &&
-    dep.file !== undefined &&
-    statKey(statFile(join(root, dep.file))) === dep.stat
-  )
-    return true;
-  const read = readRelativeFile(root, dep.fromFile, dep.relativePath, limits.maxFileBytes);
-  return ('error' in read ? `error:${read.error}` : read.digest) === dep.fingerprint;
-}
 
 /**
  * A run of chunks is parsed in one go up to about this many characters: one parser per file

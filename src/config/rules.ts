@@ -14,8 +14,9 @@
  * The daemon re-runs these after every change among 10,000 resources, so they are kept as
  * an index updated file by file (O(changed files)), not rebuilt from every document.
  */
+
+import type { FileResult } from './file-pieces.js';
 import { issueLocation } from './issues.js';
-import type { FileResult } from './parse-file.js';
 import type { ConfigIssue, SourceLocation } from './types.js';
 
 /** Indexes of names and targets over a set of file results, kept in step by `sync`. */
