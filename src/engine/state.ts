@@ -185,7 +185,10 @@ class FileBackedState implements StateStore {
     if (this.dir === undefined) return;
     // The key first: a record digested with a key that was never written would be lost labels.
     await this.key.persist();
-    await writeFileAtomic(join(this.dir, STATE_FILE), `${JSON.stringify(this.state)}\n`);
+    // Deferred runs are shown while this process lives but never written: a build from before
+    // that record existed rejects the file, and would set the inventory aside with it.
+    const runs = this.state.runs.filter((run) => run.result !== 'deferred');
+    await writeFileAtomic(join(this.dir, STATE_FILE), `${JSON.stringify({ ...this.state, runs })}\n`);
   }
 }
 

@@ -36,6 +36,20 @@ describe('state store', () => {
     expect(readdirSync(dir)).toEqual([STATE_FILE]);
   });
 
+  it('shows a deferred run while it lives but never writes it: an older build must still read the file', async () => {
+    const dir = join(tempDir(), 'state');
+    const store = await openStateStore(dir);
+    store.addRun(run(1));
+    store.addRun({ ...run(2), result: 'deferred', counts: { toUpdate: 1, destructive: 1 } });
+    await store.save();
+
+    expect(store.runs().map((r) => r.result)).toEqual(['success', 'deferred']);
+    const written = JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8')) as { runs: { result: string }[] };
+    // The results every earlier build knows.
+    expect(written.runs.map((r) => r.result)).toEqual(['success']);
+    expect((await openStateStore(dir)).runs().map((r) => r.revision)).toEqual(['r1']);
+  });
+
   it('sets a corrupt file aside with a warning and starts empty', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, STATE_FILE), '{"version":1,"resources":{"x": tr');
