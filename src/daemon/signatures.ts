@@ -35,21 +35,29 @@ export function verifySignature(
   return ok;
 }
 
-/** Reads the webhook secret file: one secret per non-empty line (trimmed). */
-export async function readSecretFile(path: string): Promise<string[]> {
+/**
+ * The trimmed non-empty lines of a secret file. A read error becomes USAGE with `cannotRead(code)`
+ * as its message, which names the file but never holds its content.
+ */
+export async function readSecretLines(path: string, cannotRead: (code: string) => string): Promise<string[]> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new ReconcileError(
-      'USAGE',
-      `cannot read the webhook secret file ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
-    );
+    throw new ReconcileError('USAGE', cannotRead((err as NodeJS.ErrnoException).code ?? 'error'));
   }
-  const secrets = text
+  return text
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter((line) => line !== '');
+}
+
+/** Reads the webhook secret file: one secret per non-empty line (trimmed). */
+export async function readSecretFile(path: string): Promise<string[]> {
+  const secrets = await readSecretLines(
+    path,
+    (code) => `cannot read the webhook secret file ${path}: ${code}`,
+  );
   if (secrets.length === 0)
     throw new ReconcileError('USAGE', `the webhook secret file ${path} holds no secret`);
   return secrets;

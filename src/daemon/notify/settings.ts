@@ -3,10 +3,9 @@
  * come from files (a Slack incoming-webhook URL is itself a credential, like the token), and
  * every error names the flag and the file — never what the file holds.
  */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { ReconcileError } from '../../errors.js';
-import { readSecretFile } from '../signatures.js';
+import { readSecretFile, readSecretLines } from '../signatures.js';
 import { type GithubRepo, parseRepoSlug } from './github-repo.js';
 
 /** Default of `--notify-repeat`: an unchanged failure is told again at most once an hour. */
@@ -48,19 +47,7 @@ export function httpUrl(text: string): URL | undefined {
 
 /** The one non-empty line of a secret file; errors say which flag and file, not the content. */
 async function readOneLine(path: string, flag: string): Promise<string> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw new ReconcileError(
-      'USAGE',
-      `${flag}: cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
-    );
-  }
-  const lines = text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '');
+  const lines = await readSecretLines(path, (code) => `${flag}: cannot read ${path}: ${code}`);
   if (lines.length !== 1 || /\s/.test(lines[0] ?? ''))
     throw new ReconcileError('USAGE', `${flag}: ${path} must hold exactly one line with no spaces`);
   return lines[0] as string;
