@@ -76,7 +76,7 @@ function deletes(change: PlannedChange): boolean {
 }
 
 /** The subjects whose planned change deletes something (a container, a pruned object…). */
-export function destructiveSubjects(changes: readonly PlannedChange[]): string[] {
+function destructiveSubjects(changes: readonly PlannedChange[]): string[] {
   return changes.filter(deletes).map((c) => c.subject);
 }
 
