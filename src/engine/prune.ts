@@ -9,6 +9,7 @@
 import { writeRequests } from '../api/operations.js';
 import { enumName, ShieldPlanType } from '../domain/enums.js';
 import type { LifecycleKind } from '../kinds/common/identity.js';
+import { groupBy } from '../kinds/common/read.js';
 import { ignoreMatcher, type ShieldZoneSpec } from '../kinds/shield-zone/spec.js';
 import type { DesiredResource } from '../kinds/types.js';
 import { type InventoryView, isLifecycleKind, movedFrom } from './inventory.js';
@@ -47,12 +48,10 @@ function refuse(change: PlannedChange, message: string): PlannedChange {
 
 /** Two documents that resolve to one live object: an error for both (design §9). */
 function refuseSharedObjects(changes: PlannedChange[]): void {
-  const byObject = new Map<string, number[]>();
-  changes.forEach((change, index) => {
-    const o = change.object;
-    if (o?.id === undefined) return;
-    const key = `${o.kind}/${o.shieldZoneId}/${o.id}`;
-    byObject.set(key, [...(byObject.get(key) ?? []), index]);
+  const identified = changes.flatMap((change, index) => (change.object?.id === undefined ? [] : [index]));
+  const byObject = groupBy(identified, (i) => {
+    const o = (changes[i] as PlannedChange).object;
+    return `${o?.kind}/${o?.shieldZoneId}/${o?.id}`;
   });
   for (const indexes of byObject.values()) {
     if (indexes.length < 2) continue;
@@ -70,11 +69,12 @@ function refuseSharedObjects(changes: PlannedChange[]): void {
 
 /** Creates that would pass the zone's limit are errors, with the limit in the message. */
 function checkLimits(changes: PlannedChange[], zones: ReadonlyMap<number, ZoneLive>): void {
-  const creates = new Map<string, number[]>();
-  changes.forEach((change, index) => {
-    if (change.action !== 'create' || change.object === undefined || change.skip !== undefined) return;
-    const key = `${change.object.kind}/${change.object.shieldZoneId}`;
-    creates.set(key, [...(creates.get(key) ?? []), index]);
+  const creating = changes.flatMap((change, index) =>
+    change.action !== 'create' || change.object === undefined || change.skip !== undefined ? [] : [index],
+  );
+  const creates = groupBy(creating, (i) => {
+    const o = (changes[i] as PlannedChange).object;
+    return `${o?.kind}/${o?.shieldZoneId}`;
   });
   for (const [key, indexes] of creates) {
     const [kind, zoneText] = key.split('/') as [LifecycleKind, string];
@@ -261,11 +261,7 @@ function guard(
   zones: ReadonlyMap<number, ZoneLive>,
   force: boolean,
 ): PlannedChange[] {
-  const groups = new Map<string, Candidate[]>();
-  for (const c of candidates) {
-    const key = `${c.kind}/${c.shieldZoneId}`;
-    groups.set(key, [...(groups.get(key) ?? []), c]);
-  }
+  const groups = groupBy(candidates, (c) => `${c.kind}/${c.shieldZoneId}`);
   const out: PlannedChange[] = [];
   for (const group of groups.values()) {
     const first = group[0] as Candidate;
