@@ -167,6 +167,10 @@ function findCandidates(
   const ownedBy = new Map<string, string>();
   for (const [subject, e] of options.inventory.entries())
     ownedBy.set(`${e.kind}/${e.shieldZoneId}/${e.id}`, subject);
+  /** Documents whose object is known this run (and not refused): a moved one's old object may go. */
+  const placed = new Set(
+    changes.filter((c) => c.object !== undefined && c.action !== 'error').map((c) => c.subject),
+  );
   const taken = new Set<string>();
   const note = (c: Omit<Candidate, 'reason'>, reason: string) =>
     notes.push({ ...c, ...(c.subject === undefined ? {} : { subject: c.subject }), reason });
@@ -195,10 +199,7 @@ function findCandidates(
     taken.add(`${zoneKey}/${entry.id}`);
     const document = movedFrom(subject);
     if (!options.inventory.trusted) note(found, 'not pruned: the state could not be read this run');
-    else if (
-      document !== undefined &&
-      !changes.some((c) => c.subject === document && c.object !== undefined && c.action !== 'error')
-    )
+    else if (document !== undefined && !placed.has(document))
       note(found, `not pruned: ${document} moved to another zone, where its object is not known yet`);
     else if (live.key !== entry.key)
       note(found, `not pruned: renamed since edgesync wrote it (${JSON.stringify(entry.key)} then)`);
