@@ -13,7 +13,7 @@ import { groupBy } from '../kinds/common/read.js';
 import { ignoreMatcher, type ShieldZoneSpec } from '../kinds/shield-zone/spec.js';
 import type { DesiredResource } from '../kinds/types.js';
 import { type InventoryView, isLifecycleKind, movedFrom } from './inventory.js';
-import type { ZoneLive } from './read.js';
+import type { ZoneListing, ZoneLive } from './read.js';
 import type { PlannedChange, PruneNote } from './types.js';
 
 /** A zone whose live custom rules (or lists) number at least this is guarded by the share below. */
@@ -41,6 +41,15 @@ const NOUN: Record<LifecycleKind, string> = {
   WafCustomRule: 'custom WAF rules',
   AccessList: 'custom access lists',
 };
+
+/** The zone's listing of that kind, when it was read. */
+function listingOf(
+  zones: ReadonlyMap<number, ZoneLive>,
+  kind: LifecycleKind,
+  zoneId: number,
+): ZoneListing | undefined {
+  return zones.get(zoneId)?.[kind === 'WafCustomRule' ? 'rules' : 'lists'];
+}
 
 function refuse(change: PlannedChange, message: string): PlannedChange {
   return { ...change, action: 'error', requests: [], error: { code: 'PLAN_UNSAFE', message } };
@@ -180,7 +189,7 @@ function findCandidates(
     if (desired.has(subject)) continue;
     if (options.scope !== 'full' && !options.scope.has(subject)) continue;
     const zoneKey = `${entry.kind}/${entry.shieldZoneId}`;
-    const listing = zones.get(entry.shieldZoneId)?.[entry.kind === 'WafCustomRule' ? 'rules' : 'lists'];
+    const listing = listingOf(zones, entry.kind, entry.shieldZoneId);
     if (listing === undefined || 'error' in listing) continue;
     const live = listing.items.find((o) => o.id === entry.id);
     if (live === undefined) {
@@ -211,7 +220,7 @@ function findCandidates(
   for (const [zoneKey, ignored] of exclusive) {
     const [kind, zoneText] = zoneKey.split('/') as [LifecycleKind, string];
     const zoneId = Number(zoneText);
-    const listing = zones.get(zoneId)?.[kind === 'WafCustomRule' ? 'rules' : 'lists'];
+    const listing = listingOf(zones, kind, zoneId);
     if (listing === undefined || 'error' in listing) continue;
     for (const live of listing.items) {
       const objectKey = `${zoneKey}/${live.id}`;
@@ -266,7 +275,7 @@ function guard(
   const out: PlannedChange[] = [];
   for (const group of groups.values()) {
     const first = group[0] as Candidate;
-    const listing = zones.get(first.shieldZoneId)?.[first.kind === 'WafCustomRule' ? 'rules' : 'lists'];
+    const listing = listingOf(zones, first.kind, first.shieldZoneId);
     const live = listing === undefined || 'error' in listing ? group.length : listing.items.length;
     const deletes = group.length;
     const noun = NOUN[first.kind];
