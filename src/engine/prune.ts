@@ -12,7 +12,7 @@ import type { LifecycleKind } from '../kinds/common/identity.js';
 import { groupBy } from '../kinds/common/read.js';
 import { ignoreMatcher, type ShieldZoneSpec } from '../kinds/shield-zone/spec.js';
 import type { DesiredResource } from '../kinds/types.js';
-import { type InventoryView, isLifecycleKind, movedFrom } from './inventory.js';
+import { type InventoryEntry, type InventoryView, isLifecycleKind, movedFrom } from './inventory.js';
 import type { ZoneListing, ZoneLive } from './read.js';
 import type { PlannedChange, PruneNote } from './types.js';
 
@@ -126,6 +126,18 @@ interface Candidate {
   readonly reason: 'inventory' | 'exclusive';
 }
 
+/**
+ * The inventory entries this run may prune: no document has their subject, and they are in
+ * scope. The read phase reads their zones (reconcile.ts), the prune step judges them.
+ */
+export function orphanEntries(options: LifecycleOptions): [string, InventoryEntry][] {
+  const desired = new Set(options.all.map((r) => r.subject));
+  const { scope } = options;
+  return [...options.inventory.entries()].filter(
+    ([subject]) => !desired.has(subject) && (scope === 'full' || scope.has(subject)),
+  );
+}
+
 /** The ids and keys the desired documents claim, per `kind/zone`. */
 function claimsOf(changes: readonly PlannedChange[], options: LifecycleOptions) {
   const ids = new Set<string>();
@@ -162,7 +174,6 @@ function findCandidates(
   const notes: PruneNote[] = [];
   const gone: string[] = [];
   const claims = claimsOf(changes, options);
-  const desired = new Set(options.all.map((r) => r.subject));
   const exclusive = new Map<string, (name: string) => boolean>();
   if (options.scope === 'full') {
     for (const r of options.all) {
@@ -185,9 +196,7 @@ function findCandidates(
     notes.push({ ...c, ...(c.subject === undefined ? {} : { subject: c.subject }), reason });
 
   // Inventory: objects edgesync created or adopted whose document is gone.
-  for (const [subject, entry] of options.inventory.entries()) {
-    if (desired.has(subject)) continue;
-    if (options.scope !== 'full' && !options.scope.has(subject)) continue;
+  for (const [subject, entry] of orphanEntries(options)) {
     const zoneKey = `${entry.kind}/${entry.shieldZoneId}`;
     const listing = listingOf(zones, entry.kind, entry.shieldZoneId);
     if (listing === undefined || 'error' in listing) continue;
