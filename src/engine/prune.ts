@@ -9,10 +9,11 @@
 import { writeRequests } from '../api/operations.js';
 import { enumName, ShieldPlanType } from '../domain/enums.js';
 import type { LifecycleKind } from '../kinds/common/identity.js';
+import { groupBy } from '../kinds/common/read.js';
 import { ignoreMatcher, type ShieldZoneSpec } from '../kinds/shield-zone/spec.js';
 import type { DesiredResource } from '../kinds/types.js';
-import { type InventoryView, isLifecycleKind, movedFrom } from './inventory.js';
-import type { ZoneLive } from './read.js';
+import { type InventoryEntry, type InventoryView, isLifecycleKind, movedFrom } from './inventory.js';
+import type { ZoneListing, ZoneLive } from './read.js';
 import type { PlannedChange, PruneNote } from './types.js';
 
 /** A zone whose live custom rules (or lists) number at least this is guarded by the share below. */
@@ -41,18 +42,25 @@ const NOUN: Record<LifecycleKind, string> = {
   AccessList: 'custom access lists',
 };
 
+/** The zone's listing of that kind, when it was read. */
+function listingOf(
+  zones: ReadonlyMap<number, ZoneLive>,
+  kind: LifecycleKind,
+  zoneId: number,
+): ZoneListing | undefined {
+  return zones.get(zoneId)?.[kind === 'WafCustomRule' ? 'rules' : 'lists'];
+}
+
 function refuse(change: PlannedChange, message: string): PlannedChange {
   return { ...change, action: 'error', requests: [], error: { code: 'PLAN_UNSAFE', message } };
 }
 
 /** Two documents that resolve to one live object: an error for both (design §9). */
 function refuseSharedObjects(changes: PlannedChange[]): void {
-  const byObject = new Map<string, number[]>();
-  changes.forEach((change, index) => {
-    const o = change.object;
-    if (o?.id === undefined) return;
-    const key = `${o.kind}/${o.shieldZoneId}/${o.id}`;
-    byObject.set(key, [...(byObject.get(key) ?? []), index]);
+  const identified = changes.flatMap((change, index) => (change.object?.id === undefined ? [] : [index]));
+  const byObject = groupBy(identified, (i) => {
+    const o = (changes[i] as PlannedChange).object;
+    return `${o?.kind}/${o?.shieldZoneId}/${o?.id}`;
   });
   for (const indexes of byObject.values()) {
     if (indexes.length < 2) continue;
@@ -70,11 +78,12 @@ function refuseSharedObjects(changes: PlannedChange[]): void {
 
 /** Creates that would pass the zone's limit are errors, with the limit in the message. */
 function checkLimits(changes: PlannedChange[], zones: ReadonlyMap<number, ZoneLive>): void {
-  const creates = new Map<string, number[]>();
-  changes.forEach((change, index) => {
-    if (change.action !== 'create' || change.object === undefined || change.skip !== undefined) return;
-    const key = `${change.object.kind}/${change.object.shieldZoneId}`;
-    creates.set(key, [...(creates.get(key) ?? []), index]);
+  const creating = changes.flatMap((change, index) =>
+    change.action !== 'create' || change.object === undefined || change.skip !== undefined ? [] : [index],
+  );
+  const creates = groupBy(creating, (i) => {
+    const o = (changes[i] as PlannedChange).object;
+    return `${o?.kind}/${o?.shieldZoneId}`;
   });
   for (const [key, indexes] of creates) {
     const [kind, zoneText] = key.split('/') as [LifecycleKind, string];
@@ -117,6 +126,18 @@ interface Candidate {
   readonly reason: 'inventory' | 'exclusive';
 }
 
+/**
+ * The inventory entries this run may prune: no document has their subject, and they are in
+ * scope. The read phase reads their zones (reconcile.ts), the prune step judges them.
+ */
+export function orphanEntries(options: LifecycleOptions): [string, InventoryEntry][] {
+  const desired = new Set(options.all.map((r) => r.subject));
+  const { scope } = options;
+  return [...options.inventory.entries()].filter(
+    ([subject]) => !desired.has(subject) && (scope === 'full' || scope.has(subject)),
+  );
+}
+
 /** The ids and keys the desired documents claim, per `kind/zone`. */
 function claimsOf(changes: readonly PlannedChange[], options: LifecycleOptions) {
   const ids = new Set<string>();
@@ -153,7 +174,6 @@ function findCandidates(
   const notes: PruneNote[] = [];
   const gone: string[] = [];
   const claims = claimsOf(changes, options);
-  const desired = new Set(options.all.map((r) => r.subject));
   const exclusive = new Map<string, (name: string) => boolean>();
   if (options.scope === 'full') {
     for (const r of options.all) {
@@ -167,16 +187,18 @@ function findCandidates(
   const ownedBy = new Map<string, string>();
   for (const [subject, e] of options.inventory.entries())
     ownedBy.set(`${e.kind}/${e.shieldZoneId}/${e.id}`, subject);
+  /** Documents whose object is known this run (and not refused): a moved one's old object may go. */
+  const placed = new Set(
+    changes.filter((c) => c.object !== undefined && c.action !== 'error').map((c) => c.subject),
+  );
   const taken = new Set<string>();
   const note = (c: Omit<Candidate, 'reason'>, reason: string) =>
     notes.push({ ...c, ...(c.subject === undefined ? {} : { subject: c.subject }), reason });
 
   // Inventory: objects edgesync created or adopted whose document is gone.
-  for (const [subject, entry] of options.inventory.entries()) {
-    if (desired.has(subject)) continue;
-    if (options.scope !== 'full' && !options.scope.has(subject)) continue;
+  for (const [subject, entry] of orphanEntries(options)) {
     const zoneKey = `${entry.kind}/${entry.shieldZoneId}`;
-    const listing = zones.get(entry.shieldZoneId)?.[entry.kind === 'WafCustomRule' ? 'rules' : 'lists'];
+    const listing = listingOf(zones, entry.kind, entry.shieldZoneId);
     if (listing === undefined || 'error' in listing) continue;
     const live = listing.items.find((o) => o.id === entry.id);
     if (live === undefined) {
@@ -195,10 +217,7 @@ function findCandidates(
     taken.add(`${zoneKey}/${entry.id}`);
     const document = movedFrom(subject);
     if (!options.inventory.trusted) note(found, 'not pruned: the state could not be read this run');
-    else if (
-      document !== undefined &&
-      !changes.some((c) => c.subject === document && c.object !== undefined && c.action !== 'error')
-    )
+    else if (document !== undefined && !placed.has(document))
       note(found, `not pruned: ${document} moved to another zone, where its object is not known yet`);
     else if (live.key !== entry.key)
       note(found, `not pruned: renamed since edgesync wrote it (${JSON.stringify(entry.key)} then)`);
@@ -210,7 +229,7 @@ function findCandidates(
   for (const [zoneKey, ignored] of exclusive) {
     const [kind, zoneText] = zoneKey.split('/') as [LifecycleKind, string];
     const zoneId = Number(zoneText);
-    const listing = zones.get(zoneId)?.[kind === 'WafCustomRule' ? 'rules' : 'lists'];
+    const listing = listingOf(zones, kind, zoneId);
     if (listing === undefined || 'error' in listing) continue;
     for (const live of listing.items) {
       const objectKey = `${zoneKey}/${live.id}`;
@@ -261,15 +280,11 @@ function guard(
   zones: ReadonlyMap<number, ZoneLive>,
   force: boolean,
 ): PlannedChange[] {
-  const groups = new Map<string, Candidate[]>();
-  for (const c of candidates) {
-    const key = `${c.kind}/${c.shieldZoneId}`;
-    groups.set(key, [...(groups.get(key) ?? []), c]);
-  }
+  const groups = groupBy(candidates, (c) => `${c.kind}/${c.shieldZoneId}`);
   const out: PlannedChange[] = [];
   for (const group of groups.values()) {
     const first = group[0] as Candidate;
-    const listing = zones.get(first.shieldZoneId)?.[first.kind === 'WafCustomRule' ? 'rules' : 'lists'];
+    const listing = listingOf(zones, first.kind, first.shieldZoneId);
     const live = listing === undefined || 'error' in listing ? group.length : listing.items.length;
     const deletes = group.length;
     const noun = NOUN[first.kind];

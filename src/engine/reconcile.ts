@@ -21,7 +21,7 @@ import {
   withMoves,
 } from './inventory.js';
 import { buildPlan, type PlanOptions } from './plan.js';
-import type { LifecycleOptions } from './prune.js';
+import { type LifecycleOptions, orphanEntries } from './prune.js';
 import { type ReadOptions, readLiveState } from './read.js';
 import type { StateStore } from './state.js';
 import type { ApplyResult, ChangeResult, Plan, PlannedChange } from './types.js';
@@ -112,15 +112,8 @@ function pruneScope(options: ReconcileOptions, moves: readonly MovedEntry[]): Re
 }
 
 /** Inventory entries whose document is gone (in scope): the prune candidates' zones are read. */
-function orphansOf(inventory: InventoryView, lifecycle: LifecycleOptions): InventoryView {
-  const desired = new Set(lifecycle.all.map((r) => r.subject));
-  const { scope } = lifecycle;
-  const orphans = Object.fromEntries(
-    [...inventory.entries()].filter(
-      ([subject]) => !desired.has(subject) && (scope === 'full' || scope.has(subject)),
-    ),
-  );
-  return inventoryView(orphans, inventory.trusted);
+function orphansOf(lifecycle: LifecycleOptions): InventoryView {
+  return inventoryView(Object.fromEntries(orphanEntries(lifecycle)), lifecycle.inventory.trusted);
 }
 
 function lifecycleOf(
@@ -276,7 +269,7 @@ async function readAndPlan(
 ): Promise<{ plan: Plan; read: number; planned: number }> {
   const snapshot = await readLiveState(resources, {
     ...readOptions,
-    orphans: orphansOf(lifecycle.inventory, lifecycle),
+    orphans: orphansOf(lifecycle),
   });
   const read = performance.now();
   const plan = buildPlan(resources, snapshot, planOptions(options, lifecycle));
