@@ -94,12 +94,13 @@ export interface ReconcileOutcome {
  * In `apply` mode the move is recorded in the state too, so it outlives this run.
  */
 function inventoryOf(options: ReconcileOptions, moves: readonly MovedEntry[]): InventoryView {
-  if (options.mode === 'apply')
-    for (const move of moves) {
-      options.state.setInventory(move.to, move.entry);
-      options.state.setInventory(move.from, undefined);
-    }
-  return inventoryView(withMoves(options.state.inventory(), moves), options.state.warning === undefined);
+  const trusted = options.state.warning === undefined;
+  if (options.mode !== 'apply') return inventoryView(withMoves(options.state.inventory(), moves), trusted);
+  for (const move of moves) {
+    options.state.setInventory(move.to, move.entry);
+    options.state.setInventory(move.from, undefined);
+  }
+  return inventoryView(options.state.inventory(), trusted);
 }
 
 /**
