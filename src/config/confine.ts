@@ -67,11 +67,20 @@ export function confinedPath(
   if (!isInside(root, real)) {
     return { file, error: `${file} is a symlink that leaves the ${directoryName(relativeTo)}; refused` };
   }
-  const target = toPosix(relative(root, real));
-  const hiddenTarget = hiddenSegment(target);
-  if (hiddenTarget !== undefined)
-    return { file, error: `${file} is a symlink to ${target}, refused: ${hiddenReason(hiddenTarget)}` };
+  const problem = hiddenTargetProblem(root, real);
+  if (problem !== undefined) return { file, error: `${file} ${problem}` };
   return { file, real };
+}
+
+/**
+ * Why a symlink resolved to `real` (a real path inside `root`) is refused because its target
+ * lies under a dot-name, or undefined: shared by `confinedPath` and the YAML walk, so a link
+ * cannot make either read what both skip by name.
+ */
+export function hiddenTargetProblem(root: string, real: string): string | undefined {
+  const target = toPosix(relative(root, real));
+  const hidden = hiddenSegment(target);
+  return hidden === undefined ? undefined : `is a symlink to ${target}, refused: ${hiddenReason(hidden)}`;
 }
 
 function directoryName(relativeTo: string): string {
