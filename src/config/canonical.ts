@@ -7,13 +7,17 @@ import { sha256Hex } from '../domain/checksum.js';
 /** Keys already quoted: documents of one kind share their keys, so most are quoted once. */
 const quotedKeys = new Map<string, string>();
 const MAX_QUOTED_KEYS = 10_000;
+/** Schema field names are short; a longer key is the user's (a record key) and is not kept. */
+const MAX_QUOTED_KEY_LENGTH = 64;
 
 function quoted(key: string): string {
   let json = quotedKeys.get(key);
   if (json === undefined) {
     json = JSON.stringify(key);
-    // Bounded: keys of records (variables, env names) are the user's, and unbounded in number.
-    if (quotedKeys.size < MAX_QUOTED_KEYS) quotedKeys.set(key, json);
+    // Bounded in number and in size: keys of records (nodeSelectors, variables) are the
+    // user's, and the cache outlives the load; unbounded in length, 10,000 of them could
+    // hold gigabytes for the life of the daemon.
+    if (quotedKeys.size < MAX_QUOTED_KEYS && key.length <= MAX_QUOTED_KEY_LENGTH) quotedKeys.set(key, json);
   }
   return json;
 }

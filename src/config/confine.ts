@@ -1,13 +1,15 @@
 /**
  * Where a file named inside the desired state may be read from: inside one directory, never
  * through a name that starts with `.`. Used for `entriesFile` (confined to the config
- * directory) and meant for every other file a document names (secret files under
- * `--secrets-dir`), so both follow one rule.
+ * directory). Secret files under `--secrets-dir` do not use it: `secrets/reader.ts` checks
+ * the name as written the same way (`secretFilePathProblem`) but must let a link lead into a
+ * dot-folder, since Kubernetes mounts Secrets as links into `..data`.
  *
  * Why dot-names: the config directory is usually a git checkout, and its dot-folders hold
  * what must never be published — `.git/config` (a CI checkout's token), the state directory,
  * `.emulator/`. A document's entries end up in plan comments, audit logs and live lists, so
- * a pull request that names such a file would leak it. The YAML walk skips dot-names too.
+ * a pull request that names such a file would leak it. The YAML walk skips dot-names too,
+ * and refuses a link into a dot-folder (`hiddenTargetProblem`).
  *
  * `.` and `..` are navigation, not names: `./lists/office.txt` is `lists/office.txt`, and
  * `..` may climb as long as the path stays inside the directory. What is checked is the
@@ -67,11 +69,20 @@ export function confinedPath(
   if (!isInside(root, real)) {
     return { file, error: `${file} is a symlink that leaves the ${directoryName(relativeTo)}; refused` };
   }
-  const target = toPosix(relative(root, real));
-  const hiddenTarget = hiddenSegment(target);
-  if (hiddenTarget !== undefined)
-    return { file, error: `${file} is a symlink to ${target}, refused: ${hiddenReason(hiddenTarget)}` };
+  const problem = hiddenTargetProblem(root, real);
+  if (problem !== undefined) return { file, error: `${file} ${problem}` };
   return { file, real };
+}
+
+/**
+ * Why a symlink resolved to `real` (a real path inside `root`) is refused because its target
+ * lies under a dot-name, or undefined: shared by `confinedPath` and the YAML walk, so a link
+ * cannot make either read what both skip by name.
+ */
+export function hiddenTargetProblem(root: string, real: string): string | undefined {
+  const target = toPosix(relative(root, real));
+  const hidden = hiddenSegment(target);
+  return hidden === undefined ? undefined : `is a symlink to ${target}, refused: ${hiddenReason(hidden)}`;
 }
 
 function directoryName(relativeTo: string): string {

@@ -120,14 +120,17 @@ export function shiftDocument(doc: DocumentResult, delta: number): DocumentResul
   };
 }
 
+/** A chunk of the previous parse, and where its results start in each list of that parse. */
+export interface PreviousChunk {
+  readonly info: ChunkInfo;
+  readonly documents: number;
+  readonly issues: number;
+  readonly dependencies: number;
+}
+
 /** The previous parse's chunks by their text, each with the slices of results it produced. */
-export function previousChunks(
-  previous: PreviousParse,
-): Map<string, { info: ChunkInfo; documents: number; issues: number; dependencies: number }> {
-  const byText = new Map<
-    string,
-    { info: ChunkInfo; documents: number; issues: number; dependencies: number }
-  >();
+export function previousChunks(previous: PreviousParse): Map<string, PreviousChunk> {
+  const byText = new Map<string, PreviousChunk>();
   let documents = 0;
   let issues = 0;
   let dependencies = 0;

@@ -10,7 +10,7 @@ import { type BigIntStats, type Dirent, readdirSync, readFileSync, realpathSync,
 import { dirname, join, resolve } from 'node:path';
 import { sha256Hex } from '../domain/checksum.js';
 import { ReconcileError } from '../errors.js';
-import { confinedPath, isInside } from './confine.js';
+import { confinedPath, hiddenTargetProblem, isInside } from './confine.js';
 import { fileIssue } from './issues.js';
 import type { ConfigIssue } from './types.js';
 
@@ -96,7 +96,7 @@ export interface ConfigFileList {
 /**
  * Walks `root` recursively for `*.yaml` / `*.yml`, skipping every file and folder whose name
  * starts with `.` (`.git`, `.emulator`, editor swap files). Symlinks are followed while they
- * stay inside the root; one that leaves it is reported and not read. A folder reached twice
+ * stay inside the root and out of its dot-folders; one that leaves them is reported and not read. A folder reached twice
  * through symlinks is walked once.
  */
 export function listConfigFiles(configRoot: ConfigRoot): ConfigFileList {
@@ -139,6 +139,12 @@ export function listConfigFiles(configRoot: ConfigRoot): ConfigFileList {
           if (stat.isDirectory() || YAML_FILE.test(entry.name)) {
             issues.push(fileIssue(rel, 'is a symlink that leaves the config directory; refused'));
           }
+          continue;
+        }
+        // A link inside the root may still lead into a dot-folder the walk skips by name.
+        const hidden = hiddenTargetProblem(root, real);
+        if (hidden !== undefined) {
+          if (stat.isDirectory() || YAML_FILE.test(entry.name)) issues.push(fileIssue(rel, hidden));
           continue;
         }
         isDir = stat.isDirectory();

@@ -294,31 +294,25 @@ export function parseConfigFile(
         report(['spec', ...at], message, 'warning');
       },
     });
-    const targetPath = ['spec', ...module.targetPath(spec)];
+    /** Where `path` is written: its position in the file and the path as messages print it. */
+    const placed = (path: DocPath): { at: SourceLocation; path: string } => ({
+      at: { file, ...inFile(locate(doc, lc, path)) },
+      path: formatPath(path),
+    });
     const pinned = module.target(spec);
     const target =
       pinned === undefined
         ? undefined
-        : {
-            key: `${kind} ${pinned}`,
-            at: { file, ...inFile(locate(doc, lc, targetPath)) },
-            path: formatPath(targetPath),
-          };
+        : { key: `${kind} ${pinned}`, ...placed(['spec', ...module.targetPath(spec)]) };
     const natural = module.naturalKey?.(spec);
-    const keyPath = natural === undefined ? [] : ['spec', ...natural.path];
     const naturalKey =
       natural === undefined
         ? undefined
-        : {
-            key: `${kind} ${natural.key}`,
-            label: natural.label,
-            at: { file, ...inFile(locate(doc, lc, keyPath)) },
-            path: formatPath(keyPath),
-          };
-    const aliases = module.aliases?.(spec).map((alias) => {
-      const path = ['spec', ...alias.path];
-      return { key: alias.key, at: { file, ...inFile(locate(doc, lc, path)) }, path: formatPath(path) };
-    });
+        : { key: `${kind} ${natural.key}`, label: natural.label, ...placed(['spec', ...natural.path]) };
+    const aliases = module.aliases?.(spec).map((alias) => ({
+      key: alias.key,
+      ...placed(['spec', ...alias.path]),
+    }));
     const named = {
       ...(identity && { identity }),
       ...(target && { target }),

@@ -23,7 +23,7 @@ import type { ConfigIssue, SourceLocation } from './types.js';
 export interface RuleIndex {
   /** Makes the index describe exactly `results` (file → result); unchanged results cost nothing. */
   sync(results: ReadonlyMap<string, FileResult>): void;
-  /** Every duplicate-name and duplicate-target issue of the indexed results. */
+  /** Every duplicate name, target, natural key and alias of the indexed results. */
   issues(): ConfigIssue[];
 }
 
@@ -41,7 +41,7 @@ function byPosition(a: Occurrence, b: Occurrence): number {
   return a.at.line - b.at.line || a.at.col - b.at.col;
 }
 
-/** One of the two indexes: key → every document that has it, in position order. */
+/** One index (names, targets, natural keys, aliases): key → every document that has it, in position order. */
 function createKeyIndex() {
   const occurrences = new Map<string, Occurrence[]>();
   const conflicted = new Set<string>();
@@ -71,6 +71,8 @@ function createKeyIndex() {
     },
   };
 }
+
+type KeyIndex = ReturnType<typeof createKeyIndex>;
 
 /** Creates an empty index. */
 export function createRuleIndex(): RuleIndex {
@@ -121,47 +123,36 @@ export function createRuleIndex(): RuleIndex {
     },
     issues() {
       const issues: ConfigIssue[] = [];
-      for (const [subject, first, later] of names.conflicts()) {
-        for (const o of later) {
-          issues.push({
-            ...o.at,
-            path: o.path,
-            message: `duplicate name: ${subject} is already declared at ${issueLocation(first.at)}`,
-            severity: 'error',
-          });
+      /** An error at each later occurrence of every conflicted key of `index`, naming the first. */
+      const report = (
+        index: KeyIndex,
+        message: (key: string, first: Occurrence, later: Occurrence) => string,
+      ): void => {
+        for (const [key, first, later] of index.conflicts()) {
+          for (const o of later) {
+            issues.push({ ...o.at, path: o.path, message: message(key, first, o), severity: 'error' });
+          }
         }
-      }
-      for (const [key, first, later] of targets.conflicts()) {
-        const target = key.slice(key.indexOf(' ') + 1);
-        for (const o of later) {
-          issues.push({
-            ...o.at,
-            path: o.path,
-            message: `targets the same object (${target}) as ${first.subject} at ${issueLocation(first.at)}`,
-            severity: 'error',
-          });
-        }
-      }
-      for (const [key, first, later] of aliases.conflicts()) {
-        for (const o of later) {
-          issues.push({
-            ...o.at,
-            path: o.path,
-            message: `names the same live object (${key}) as ${first.subject} at ${issueLocation(first.at)}`,
-            severity: 'error',
-          });
-        }
-      }
-      for (const [, first, later] of naturalKeys.conflicts()) {
-        for (const o of later) {
-          issues.push({
-            ...o.at,
-            path: o.path,
-            message: `duplicate key: ${o.label ?? 'the key'} is also declared by ${first.subject} at ${issueLocation(first.at)}`,
-            severity: 'error',
-          });
-        }
-      }
+      };
+      report(
+        names,
+        (subject, first) => `duplicate name: ${subject} is already declared at ${issueLocation(first.at)}`,
+      );
+      report(
+        targets,
+        (key, first) =>
+          `targets the same object (${key.slice(key.indexOf(' ') + 1)}) as ${first.subject} at ${issueLocation(first.at)}`,
+      );
+      report(
+        aliases,
+        (key, first) =>
+          `names the same live object (${key}) as ${first.subject} at ${issueLocation(first.at)}`,
+      );
+      report(
+        naturalKeys,
+        (_key, first, o) =>
+          `duplicate key: ${o.label ?? 'the key'} is also declared by ${first.subject} at ${issueLocation(first.at)}`,
+      );
       return issues;
     },
   };

@@ -73,7 +73,9 @@ async function readSecretFile(
     return { error: `cannot read ${name}: ${code ?? 'error'}` };
   }
   try {
-    const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW);
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever, on a
+    // thread of libuv's small pool; it is refused as not a regular file just below.
+    const handle = await open(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
       const stat = await handle.stat();
       if (!stat.isFile()) return { error: `${name} is not a regular file` };

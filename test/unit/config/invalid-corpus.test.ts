@@ -54,6 +54,20 @@ describe('invalid desired state: cases git cannot hold', () => {
     ]);
   });
 
+  it('refuses a symlink into a dot-folder, as a file or a folder: the walk never reads what it skips', async () => {
+    const dir = writeTree(tempDir(), {
+      '.git/zones/dns.yaml': DNS('example-com'),
+      '.state/dns.yaml': DNS('example-org'),
+    });
+    symlinkSync(join(dir, '.git/zones'), join(dir, 'zones'));
+    symlinkSync(join(dir, '.state/dns.yaml'), join(dir, 'leak.yaml'));
+
+    expect(await loadIssueLines(dir)).toEqual([
+      'leak.yaml: is a symlink to .state/dns.yaml, refused: .state starts with "."; dot-files and dot-folders (.git, the state directory, .emulator) are never read',
+      'zones: is a symlink to .git/zones, refused: .git starts with "."; dot-files and dot-folders (.git, the state directory, .emulator) are never read',
+    ]);
+  });
+
   it('applies a configured size cap to entriesFile too', async () => {
     const dir = writeTree(tempDir(), {
       'lists.yaml':

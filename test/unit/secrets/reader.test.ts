@@ -4,7 +4,8 @@
  * config loaded some other way must still never read the daemon's own environment or a file
  * outside the secrets directory.
  */
-import { symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, openSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { secretFileValue } from '../../../src/domain/secret-sources.js';
@@ -74,5 +75,30 @@ describe('createSecretReader', () => {
     expect(await reader.read({ file: 'over' })).toEqual({
       error: 'secret file "over" is larger than 64 KiB',
     });
+  });
+
+  it('refuses a FIFO at once instead of waiting for a writer', async () => {
+    const dir = tempDir();
+    const fifo = join(dir, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    const reader = createSecretReader({ env: {}, secretsDir: dir });
+
+    let timer: NodeJS.Timeout | undefined;
+    const hung = new Promise<'hung'>((done) => {
+      timer = setTimeout(() => done('hung'), 2000);
+    });
+    try {
+      expect(await Promise.race([reader.read({ file: 'pipe' }), hung])).toEqual({
+        error: 'secret file "pipe" is not a regular file',
+      });
+    } finally {
+      clearTimeout(timer);
+      // Releases an open() still blocked on the FIFO, so a failure does not hang the run.
+      try {
+        closeSync(openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // No reader waiting: nothing to release.
+      }
+    }
   });
 });
