@@ -254,13 +254,18 @@ export function inProcessDaemonOptions(
   };
 }
 
-/** Common flags of the daemon tests: loopback, a schedule that never fires in a test, a short debounce. */
+/**
+ * Common flags of the daemon tests: loopback, a schedule that never fires in a test, a short
+ * debounce, a --settle-ms of `settleMs` (300 when not given; `'default'`: no flag, the daemon's own).
+ */
 export function daemonArgs(options: {
   config: string;
   stateDir: string;
   baseUrl: string;
+  settleMs?: number | 'default';
   extra?: readonly string[];
 }): string[] {
+  const settleMs = options.settleMs ?? 300;
   return [
     '--config',
     options.config,
@@ -275,8 +280,7 @@ export function daemonArgs(options: {
     '--debounce-ms',
     '100',
     // Shorter than the default: a test's deletion need not wait a second of quiet to be applied.
-    '--settle-ms',
-    '300',
+    ...(settleMs === 'default' ? [] : ['--settle-ms', String(settleMs)]),
     ...(options.extra ?? []),
   ];
 }
