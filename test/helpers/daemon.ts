@@ -75,6 +75,17 @@ export function ruleYaml(ruleName: string): string {
   return RULE_YAML.replace('ruleName: Block SQLi', `ruleName: ${ruleName}`);
 }
 
+/**
+ * A new temporary root with the test config in `root/config` (writeDaemonConfig); with `rule`,
+ * the rule is renamed to it (a change the start-up run applies).
+ */
+export function daemonConfigIn(rule?: string): { root: string; config: string } {
+  const root = tempDir();
+  const config = writeDaemonConfig(join(root, 'config'));
+  if (rule !== undefined) edit(config, 'shield/rules.yaml', ruleYaml(rule));
+  return { root, config };
+}
+
 /** Replaces a file's content (a plain write, like an editor's save). */
 export function edit(dir: string, file: string, content: string): void {
   writeFileSync(join(dir, file), content);
