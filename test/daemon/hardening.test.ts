@@ -13,7 +13,7 @@ import { type Emulator, startEmulator } from '../../src/emulator/index.js';
 import { LOCK_FILE } from '../../src/engine/state-lock.js';
 import { daemonArgs, edit, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
 import { TEST_KEY, TEST_SEED } from '../helpers/emulator.js';
-import { APP_HEAD, APP_TAIL } from '../helpers/half-written-app.js';
+import { APP_HEAD, APP_TAIL, appHead } from '../helpers/half-written-app.js';
 import { MAIN, REPO, type Spawned, spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 import { tempDir, writeTree } from '../helpers/temp-dir.js';
 
@@ -41,7 +41,7 @@ function writeLock(stateDir: string, pid: number, host: string): void {
 describe('a file written in two steps', () => {
   it('is never applied half-written: no container is deleted, one PATCH carries the whole file', async () => {
     const config = writeTree(join(root, 'config'), {
-      'apps/storefront.yaml': (APP_HEAD + APP_TAIL).replace('max: 4', 'max: 3'),
+      'apps/storefront.yaml': appHead(3) + APP_TAIL,
     });
     const workerId = emu.state.app('app1')?.containerTemplates.find((c) => c.name === 'worker')?.id;
     // The default --settle-ms (no override), the default-ish debounce of the tests.
