@@ -13,8 +13,8 @@ import { type Emulator, startEmulator } from '../../src/emulator/index.js';
 import { LOCK_FILE } from '../../src/engine/state-lock.js';
 import { daemonArgs, edit, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
 import { TEST_KEY, TEST_SEED } from '../helpers/emulator.js';
-import { APP_HEAD, APP_TAIL } from '../helpers/half-written-app.js';
-import { MAIN, REPO, spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
+import { APP_HEAD, APP_TAIL, appHead } from '../helpers/half-written-app.js';
+import { MAIN, REPO, type Spawned, spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 import { tempDir, writeTree } from '../helpers/temp-dir.js';
 
 useSpawnedDaemons();
@@ -41,24 +41,11 @@ function writeLock(stateDir: string, pid: number, host: string): void {
 describe('a file written in two steps', () => {
   it('is never applied half-written: no container is deleted, one PATCH carries the whole file', async () => {
     const config = writeTree(join(root, 'config'), {
-      'apps/storefront.yaml': (APP_HEAD + APP_TAIL).replace('max: 4', 'max: 3'),
+      'apps/storefront.yaml': appHead(3) + APP_TAIL,
     });
     const workerId = emu.state.app('app1')?.containerTemplates.find((c) => c.name === 'worker')?.id;
     // The default --settle-ms (no override), the default-ish debounce of the tests.
-    const args = [
-      '--config',
-      config,
-      '--state-dir',
-      join(root, 'state'),
-      '--base-url',
-      emu.url,
-      '--listen',
-      '127.0.0.1:0',
-      '--schedule',
-      '0 0 1 1 *',
-      '--debounce-ms',
-      '100',
-    ];
+    const args = daemonArgs({ config, stateDir: join(root, 'state'), baseUrl: emu.url, settleMs: 'default' });
     const d = spawnRun(args, ENV);
     await until(() => d.events('reconcile.finished')[0], 'the start-up run', 20_000);
 
@@ -89,8 +76,16 @@ describe('a file written in two steps', () => {
   }, 40_000);
 });
 
-/** Runs `edgesync <command> …` to its end; returns its exit code and output. */
-function runCommand(args: readonly string[]): Promise<{ code: number | null; output: string }> {
+/**
+ * Runs `edgesync <command>` (apply, plan) of `config` with its state in `stateDir`, against the
+ * emulator, to its end; returns its exit code and output.
+ */
+function runCommand(
+  command: string,
+  config: string,
+  stateDir: string,
+): Promise<{ code: number | null; output: string }> {
+  const args = [command, '--config', config, '--state-dir', stateDir, '--base-url', emu.url];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [MAIN, ...args], {
       cwd: REPO,
@@ -104,35 +99,25 @@ function runCommand(args: readonly string[]): Promise<{ code: number | null; out
   });
 }
 
+/** `edgesync run` of `config` with its state in `stateDir`, once its start-up run has finished. */
+async function startDaemon(config: string, stateDir: string, what: string): Promise<Spawned> {
+  const d = spawnRun(daemonArgs({ config, stateDir, baseUrl: emu.url }), ENV);
+  await until(() => d.events('reconcile.finished')[0], what, 20_000);
+  return d;
+}
+
 describe('one writer per state directory', () => {
   it('a second daemon and an apply refuse, naming the holder; after it stops, apply runs', async () => {
     const config = writeDaemonConfig(join(root, 'config'));
     const stateDir = join(root, 'state');
-    const first = spawnRun(daemonArgs({ config, stateDir, baseUrl: emu.url }), ENV);
-    await until(() => first.events('reconcile.finished')[0], 'the first daemon', 20_000);
+    const first = await startDaemon(config, stateDir, 'the first daemon');
 
     const second = spawnRun(daemonArgs({ config, stateDir, baseUrl: emu.url }), ENV);
     const secondExit = await second.exit;
-    const apply = await runCommand([
-      'apply',
-      '--config',
-      config,
-      '--state-dir',
-      stateDir,
-      '--base-url',
-      emu.url,
-    ]);
+    const apply = await runCommand('apply', config, stateDir);
     first.child.kill('SIGTERM');
     const firstExit = await first.exit;
-    const after = await runCommand([
-      'apply',
-      '--config',
-      config,
-      '--state-dir',
-      stateDir,
-      '--base-url',
-      emu.url,
-    ]);
+    const after = await runCommand('apply', config, stateDir);
 
     const holder = `pid ${first.child.pid} on host ${hostname()} (edgesync run, since `;
     expect(secondExit.code).toBe(1);
@@ -150,14 +135,12 @@ describe('one writer per state directory', () => {
   it('a lock left by a killed process is taken over', async () => {
     const config = writeDaemonConfig(join(root, 'config'));
     const stateDir = join(root, 'state');
-    const killed = spawnRun(daemonArgs({ config, stateDir, baseUrl: emu.url }), ENV);
-    await until(() => killed.events('reconcile.finished')[0], 'the first daemon', 20_000);
+    const killed = await startDaemon(config, stateDir, 'the first daemon');
     killed.child.kill('SIGKILL');
     await killed.exit;
     const left = existsSync(join(stateDir, LOCK_FILE));
 
-    const next = spawnRun(daemonArgs({ config, stateDir, baseUrl: emu.url }), ENV);
-    await until(() => next.events('reconcile.finished')[0], 'the second daemon', 20_000);
+    const next = await startDaemon(config, stateDir, 'the second daemon');
 
     expect(left).toBe(true);
     expect(next.events('state.lock.takenOver')).toMatchObject([
@@ -172,15 +155,7 @@ describe('one writer per state directory', () => {
     const gone = Number(execFileSync(process.execPath, ['-p', 'process.pid'], { encoding: 'utf8' }));
     writeLock(stateDir, gone, hostname());
 
-    const apply = await runCommand([
-      'apply',
-      '--config',
-      config,
-      '--state-dir',
-      stateDir,
-      '--base-url',
-      emu.url,
-    ]);
+    const apply = await runCommand('apply', config, stateDir);
 
     expect(apply.code).toBe(0);
     expect(apply.output).toContain(
@@ -194,15 +169,7 @@ describe('one writer per state directory', () => {
     const stateDir = join(root, 'state');
     writeLock(stateDir, 1, 'other-host');
 
-    const plan = await runCommand([
-      'plan',
-      '--config',
-      config,
-      '--state-dir',
-      stateDir,
-      '--base-url',
-      emu.url,
-    ]);
+    const plan = await runCommand('plan', config, stateDir);
 
     expect(plan.code).toBe(1);
     expect(plan.output).toBe(
@@ -215,8 +182,7 @@ describe('signals', () => {
   it('SIGHUP stops the daemon gracefully: a log line, exit 0, the lock released', async () => {
     const config = writeDaemonConfig(join(root, 'config'));
     const stateDir = join(root, 'state');
-    const d = spawnRun(daemonArgs({ config, stateDir, baseUrl: emu.url }), ENV);
-    await until(() => d.events('reconcile.finished')[0], 'the start-up run', 20_000);
+    const d = await startDaemon(config, stateDir, 'the start-up run');
 
     d.child.kill('SIGHUP');
     const exit = await d.exit;
@@ -232,8 +198,7 @@ describe('a failed state save', () => {
   it('is STATE_IO, retried, and leaves no temporary file', async () => {
     const config = writeDaemonConfig(join(root, 'config'));
     const stateDir = join(root, 'state');
-    const d = spawnRun(daemonArgs({ config, stateDir, baseUrl: emu.url }), ENV);
-    await until(() => d.events('reconcile.finished')[0], 'the start-up run', 20_000);
+    const d = await startDaemon(config, stateDir, 'the start-up run');
 
     // A directory where the state file goes: the rename over it fails.
     rmSync(join(stateDir, 'state.json'));

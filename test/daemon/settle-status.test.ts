@@ -18,6 +18,7 @@ import {
   useDaemonFixture,
 } from '../helpers/daemon.js';
 import { TEST_SEED } from '../helpers/emulator.js';
+import { APP_TAIL, appHead } from '../helpers/half-written-app.js';
 import { writeTree } from '../helpers/temp-dir.js';
 
 const SETTLE_MS = 3000;
@@ -32,20 +33,10 @@ if (worker !== undefined) worker.environmentVariables = [{ name: 'WORKER_TOKEN',
 
 /** The seed's app with `web`'s sensitive TOKEN, and with or without its `worker` container. */
 function appYaml(options: { worker: boolean; token: string; max?: number }): string {
-  return `apiVersion: edgesync/v1
-kind: ContainerApp
-metadata:
-  name: storefront
-spec:
-  appId: app1
-  allowDeletions: true
-  autoScaling: { min: 1, max: ${options.max ?? 3} }
-  containerTemplates:
-    - name: web
-      environmentVariables:
+  return `${appHead(options.max ?? 3)}      environmentVariables:
         - { name: LOG_LEVEL, value: info }
         - { name: TOKEN, value: ${options.token}, sensitive: true }
-${options.worker ? '    - name: worker\n' : ''}`;
+${options.worker ? APP_TAIL : ''}`;
 }
 
 /** One sample of the daemon's real /metrics, or undefined when the series is absent. */

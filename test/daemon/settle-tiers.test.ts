@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Emulator, startEmulator } from '../../src/emulator/index.js';
 import { daemonArgs, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
 import { TEST_KEY, TEST_SEED } from '../helpers/emulator.js';
+import { APP_TAIL, appHead } from '../helpers/half-written-app.js';
 import { spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -27,26 +28,15 @@ afterEach(async () => {
 
 const SETTLE_MS = 3000;
 /** The seed's app with both containers (in sync), and the same app without `worker`. */
-const APP_HEAD = `apiVersion: edgesync/v1
-kind: ContainerApp
-metadata:
-  name: storefront
-spec:
-  appId: app1
-  allowDeletions: true
-  autoScaling: { min: 1, max: 3 }
-  containerTemplates:
-    - name: web
-`;
-const APP_BOTH = `${APP_HEAD}    - name: worker
-`;
+const APP_WEB_ONLY = appHead(3);
+const APP_BOTH = APP_WEB_ONLY + APP_TAIL;
 
 describe('--settle-ms holds deletions, not edits', () => {
   it('applies an edit within the debounce and a deletion only after settleMs of quiet', async () => {
     const config = writeDaemonConfig(join(root, 'config'));
     await writeFile(join(config, 'app.yaml'), APP_BOTH);
-    const args = daemonArgs({ config, stateDir: join(root, 'state'), baseUrl: emu.url });
-    const d = spawnRun([...args, '--settle-ms', String(SETTLE_MS)], { EDGESYNC_ACCESS_KEY: TEST_KEY });
+    const args = daemonArgs({ config, stateDir: join(root, 'state'), baseUrl: emu.url, settleMs: SETTLE_MS });
+    const d = spawnRun(args, { EDGESYNC_ACCESS_KEY: TEST_KEY });
     await until(() => d.events('reconcile.finished')[0], 'the start-up run', 20_000);
     expect(emu.journal.writes()).toEqual([]);
 
@@ -61,7 +51,7 @@ describe('--settle-ms holds deletions, not edits', () => {
 
     // Tier 2: the app without its worker, written in one step: the run that reads it defers.
     const deleting = Date.now();
-    await writeFile(join(config, 'app.yaml'), APP_HEAD);
+    await writeFile(join(config, 'app.yaml'), APP_WEB_ONLY);
     const deferred = await until(() => d.events('reconcile.deferred')[0], 'the deferred run', 20_000);
     expect(deferred).toMatchObject({
       trigger: 'file-change',

@@ -7,9 +7,9 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect } from 'vitest';
-import { daemonArgs, edit, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
+import { daemonConfigIn, until } from '../helpers/daemon.js';
 import { TEST_KEY, test } from '../helpers/emulator.js';
-import { REPO, spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
+import { REPO, spawnDaemon, spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 useSpawnedDaemons();
@@ -18,12 +18,8 @@ describe('edgesync run (spawned)', () => {
   test('SIGTERM during an apply lets the write finish, then exits 0', async ({ emu }) => {
     // The write is held 1.5 s in the emulator: SIGTERM arrives while it is in flight.
     emu.faults.script({ operation: 'updateCustomWafRule', reply: { delayMs: 1500 } });
-    const root = tempDir();
-    const config = writeDaemonConfig(join(root, 'config'));
-    edit(config, 'shield/rules.yaml', ruleYaml('Applied during shutdown'));
-    const run = spawnRun(daemonArgs({ config, stateDir: join(root, 'state'), baseUrl: emu.url }), {
-      EDGESYNC_ACCESS_KEY: TEST_KEY,
-    });
+    const { root, config } = daemonConfigIn('Applied during shutdown');
+    const run = spawnDaemon(root, config, emu.url);
 
     await until(() => emu.faults.pending() === 0, 'the write to reach the emulator');
     const signalled = process.kill(run.child.pid as number, 'SIGTERM');
@@ -50,18 +46,8 @@ describe('edgesync run (spawned)', () => {
     emu,
   }) => {
     emu.faults.script({ operation: 'updateCustomWafRule', reply: { delayMs: 10_000 } });
-    const root = tempDir();
-    const config = writeDaemonConfig(join(root, 'config'));
-    edit(config, 'shield/rules.yaml', ruleYaml('Too slow'));
-    const run = spawnRun(
-      daemonArgs({
-        config,
-        stateDir: join(root, 'state'),
-        baseUrl: emu.url,
-        extra: ['--shutdown-timeout', '0.2'],
-      }),
-      { EDGESYNC_ACCESS_KEY: TEST_KEY },
-    );
+    const { root, config } = daemonConfigIn('Too slow');
+    const run = spawnDaemon(root, config, emu.url, ['--shutdown-timeout', '0.2']);
 
     await until(() => emu.faults.pending() === 0, 'the write to reach the emulator');
     process.kill(run.child.pid as number, 'SIGTERM');

@@ -9,7 +9,7 @@ import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect } from 'vitest';
 import {
-  daemonArgs,
+  daemonConfigIn,
   dnsYaml,
   edit,
   genericHook,
@@ -18,7 +18,6 @@ import {
   ruleYaml,
   secretFile,
   until,
-  writeDaemonConfig,
 } from '../helpers/daemon.js';
 import { TEST_KEY, test } from '../helpers/emulator.js';
 import { git } from '../helpers/git.js';
@@ -30,8 +29,8 @@ import {
   startTestServer,
   type TestServer,
 } from '../helpers/http-server.js';
-import { type Spawned, spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
-import { tempDir, writeTree } from '../helpers/temp-dir.js';
+import { type Spawned, spawnDaemon, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
+import { writeTree } from '../helpers/temp-dir.js';
 
 useSpawnedDaemons();
 
@@ -115,31 +114,22 @@ describe('notifications (spawned daemon)', () => {
   }) => {
     const generic = await receiver();
     const slack = await receiver();
-    const root = tempDir();
-    const config = writeDaemonConfig(join(root, 'config'));
+    const { root, config } = daemonConfigIn();
     writeTree(root, { 'notify-secret': `${NOTIFY_SECRET}\n`, 'slack-url': `${slack.url}${SLACK_PATH}\n` });
-    const run = spawnRun(
-      daemonArgs({
-        config,
-        stateDir: join(root, 'state'),
-        baseUrl: emu.url,
-        extra: [
-          '--log-level',
-          'debug',
-          '--webhook-secret-file',
-          secretFile(HOOK_SECRET),
-          '--notify-webhook',
-          `${generic.url}/edgesync?token=${WEBHOOK_QUERY_TOKEN}`,
-          '--notify-webhook-secret-file',
-          join(root, 'notify-secret'),
-          '--notify-slack-webhook-file',
-          join(root, 'slack-url'),
-          '--notify-repeat',
-          `${REPEAT_MS}ms`,
-        ],
-      }),
-      { EDGESYNC_ACCESS_KEY: TEST_KEY },
-    );
+    const run = spawnDaemon(root, config, emu.url, [
+      '--log-level',
+      'debug',
+      '--webhook-secret-file',
+      secretFile(HOOK_SECRET),
+      '--notify-webhook',
+      `${generic.url}/edgesync?token=${WEBHOOK_QUERY_TOKEN}`,
+      '--notify-webhook-secret-file',
+      join(root, 'notify-secret'),
+      '--notify-slack-webhook-file',
+      join(root, 'slack-url'),
+      '--notify-repeat',
+      `${REPEAT_MS}ms`,
+    ]);
     const url = await urlOf(run);
     let finished = 1;
     /** Triggers a full run through the inbound generic hook and waits for its end. */
@@ -282,28 +272,18 @@ describe('notifications (spawned daemon)', () => {
       send(res, calls <= 2 ? 500 : 200, {});
     });
     const dead = await receiver(reply(500, { error: 'down' }));
-    const root = tempDir();
-    const config = writeDaemonConfig(join(root, 'config'));
-    edit(config, 'shield/rules.yaml', ruleYaml('Drifted at start'));
+    const { root, config } = daemonConfigIn('Drifted at start');
     writeTree(root, { 'notify-secret': `${NOTIFY_SECRET}\n` });
-    const run = spawnRun(
-      daemonArgs({
-        config,
-        stateDir: join(root, 'state'),
-        baseUrl: emu.url,
-        extra: [
-          '--log-level',
-          'debug',
-          '--notify-webhook',
-          `${flaky.url}/a`,
-          '--notify-webhook',
-          `${dead.url}/b?token=${WEBHOOK_QUERY_TOKEN}`,
-          '--notify-webhook-secret-file',
-          join(root, 'notify-secret'),
-        ],
-      }),
-      { EDGESYNC_ACCESS_KEY: TEST_KEY },
-    );
+    const run = spawnDaemon(root, config, emu.url, [
+      '--log-level',
+      'debug',
+      '--notify-webhook',
+      `${flaky.url}/a`,
+      '--notify-webhook',
+      `${dead.url}/b?token=${WEBHOOK_QUERY_TOKEN}`,
+      '--notify-webhook-secret-file',
+      join(root, 'notify-secret'),
+    ]);
     const url = await urlOf(run);
 
     await waitFor(run, 'reconcile.finished');
@@ -352,18 +332,8 @@ describe('notifications (spawned daemon)', () => {
       await held;
       send(res, 200, {});
     });
-    const root = tempDir();
-    const config = writeDaemonConfig(join(root, 'config'));
-    edit(config, 'shield/rules.yaml', ruleYaml('Applied just before shutdown'));
-    const run = spawnRun(
-      daemonArgs({
-        config,
-        stateDir: join(root, 'state'),
-        baseUrl: emu.url,
-        extra: ['--log-level', 'debug', '--notify-webhook', generic.url],
-      }),
-      { EDGESYNC_ACCESS_KEY: TEST_KEY },
-    );
+    const { root, config } = daemonConfigIn('Applied just before shutdown');
+    const run = spawnDaemon(root, config, emu.url, ['--log-level', 'debug', '--notify-webhook', generic.url]);
 
     await until(() => generic.requests.length === 1, 'the delivery to arrive', 20_000);
     process.kill(run.child.pid as number, 'SIGTERM');
@@ -387,27 +357,17 @@ describe('notifications (spawned daemon)', () => {
     emu,
   }) => {
     const generic = await receiver();
-    const root = tempDir();
-    const config = writeDaemonConfig(join(root, 'config'));
-    edit(config, 'shield/rules.yaml', ruleYaml('Not what is live'));
-    const run = spawnRun(
-      daemonArgs({
-        config,
-        stateDir: join(root, 'state'),
-        baseUrl: emu.url,
-        extra: [
-          '--drift',
-          'report',
-          '--webhook-secret-file',
-          secretFile(HOOK_SECRET),
-          '--notify-webhook',
-          generic.url,
-          '--notify-webhook-secret-file',
-          secretFile(NOTIFY_SECRET),
-        ],
-      }),
-      { EDGESYNC_ACCESS_KEY: TEST_KEY },
-    );
+    const { root, config } = daemonConfigIn('Not what is live');
+    const run = spawnDaemon(root, config, emu.url, [
+      '--drift',
+      'report',
+      '--webhook-secret-file',
+      secretFile(HOOK_SECRET),
+      '--notify-webhook',
+      generic.url,
+      '--notify-webhook-secret-file',
+      secretFile(NOTIFY_SECRET),
+    ]);
     const url = await urlOf(run);
 
     await waitFor(run, 'reconcile.finished');
@@ -470,36 +430,26 @@ describe('notifications (spawned daemon)', () => {
         return send(res, 404, { message: 'Not Found' });
       send(res, 201, { id: req.index + 1, state: (req.body as { state: string }).state });
     });
-    const root = tempDir();
-    const config = writeDaemonConfig(join(root, 'config'));
-    edit(config, 'shield/rules.yaml', ruleYaml('From the first commit'));
+    const { root, config } = daemonConfigIn('From the first commit');
     git(config, 'init', '--quiet', '-b', 'main');
     git(config, 'remote', 'add', 'origin', 'git@github.com:acme/edge-config.git');
     git(config, 'add', '.');
     git(config, 'commit', '--quiet', '-m', 'first');
     const first = git(config, 'rev-parse', 'HEAD');
     writeTree(root, { 'github-token': `${GITHUB_TOKEN}\n` });
-    const run = spawnRun(
-      daemonArgs({
-        config,
-        stateDir: join(root, 'state'),
-        baseUrl: emu.url,
-        extra: [
-          '--log-level',
-          'debug',
-          // Long enough for `git commit` to land before the file-change run reads HEAD.
-          '--debounce-ms',
-          '1000',
-          '--webhook-secret-file',
-          secretFile(HOOK_SECRET),
-          '--github-token-file',
-          join(root, 'github-token'),
-          '--github-api-url',
-          `${github.url}/api/v3`,
-        ],
-      }),
-      { EDGESYNC_ACCESS_KEY: TEST_KEY },
-    );
+    const run = spawnDaemon(root, config, emu.url, [
+      '--log-level',
+      'debug',
+      // Long enough for `git commit` to land before the file-change run reads HEAD.
+      '--debounce-ms',
+      '1000',
+      '--webhook-secret-file',
+      secretFile(HOOK_SECRET),
+      '--github-token-file',
+      join(root, 'github-token'),
+      '--github-api-url',
+      `${github.url}/api/v3`,
+    ]);
     const url = await urlOf(run);
     const statuses = (n: number) => until(() => github.requests.length >= n, `${n} statuses`, 20_000);
     const commit = (message: string): string => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
-import { call, TEST_KEY, TEST_SEED, test } from '../helpers/emulator.js';
+import { call, MINIMAL_TEMPLATE, TEST_KEY, TEST_SEED, test } from '../helpers/emulator.js';
 
 /** What Terraform sends on E1 (api-notes §2 E1): extra fields the real server ignores. */
 const TERRAFORM_E1 = {
@@ -77,16 +77,8 @@ describe('lenient by default: unknown fields are ignored, as ASP.NET does', () =
       body: { regionSettings: { maxAllowedRegions: 0 } },
     });
     const scaling = await call(emu, 'PATCH', '/mc/apps/app1', { body: { autoScaling: { min: 5, max: 2 } } });
-    const template = {
-      name: 'web',
-      imageRegistryId: '1',
-      imageNamespace: 'acme',
-      imageName: 'web',
-      imageTag: '1',
-    };
-
     const registry = await call(emu, 'PATCH', '/mc/apps/app1', {
-      body: { containerTemplates: [{ ...template, imageRegistryId: '' }], volumes: [] },
+      body: { containerTemplates: [{ ...MINIMAL_TEMPLATE, imageRegistryId: '' }], volumes: [] },
     });
 
     expect([regions.status, zero.status, scaling.status, registry.status]).toEqual([200, 200, 200, 200]);

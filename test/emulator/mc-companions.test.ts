@@ -1,21 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { EmulatorSeed } from '../../src/emulator/index.js';
 import { startEmulator } from '../../src/emulator/index.js';
-import { call, TEST_KEY, TEST_SEED, test } from '../helpers/emulator.js';
+import { call, MINIMAL_TEMPLATE, TEST_KEY, TEST_SEED, test } from '../helpers/emulator.js';
 
 /** TEST_SEED plus 24 more apps, so the listing has pages. */
 function manyApps(): EmulatorSeed {
-  const template = {
-    name: 'web',
-    imageRegistryId: '1',
-    imageNamespace: 'acme',
-    imageName: 'web',
-    imageTag: '1',
-  };
   const extra = Array.from({ length: 24 }, (_, i) => ({
     id: `extra${String(i).padStart(2, '0')}`,
     name: `extra ${i}`,
-    containerTemplates: [template],
+    containerTemplates: [MINIMAL_TEMPLATE],
   }));
   return { ...TEST_SEED, apps: [...(TEST_SEED.apps ?? []), ...extra] };
 }

@@ -75,6 +75,17 @@ export function ruleYaml(ruleName: string): string {
   return RULE_YAML.replace('ruleName: Block SQLi', `ruleName: ${ruleName}`);
 }
 
+/**
+ * A new temporary root with the test config in `root/config` (writeDaemonConfig); with `rule`,
+ * the rule is renamed to it (a change the start-up run applies).
+ */
+export function daemonConfigIn(rule?: string): { root: string; config: string } {
+  const root = tempDir();
+  const config = writeDaemonConfig(join(root, 'config'));
+  if (rule !== undefined) edit(config, 'shield/rules.yaml', ruleYaml(rule));
+  return { root, config };
+}
+
 /** Replaces a file's content (a plain write, like an editor's save). */
 export function edit(dir: string, file: string, content: string): void {
   writeFileSync(join(dir, file), content);
@@ -254,13 +265,18 @@ export function inProcessDaemonOptions(
   };
 }
 
-/** Common flags of the daemon tests: loopback, a schedule that never fires in a test, a short debounce. */
+/**
+ * Common flags of the daemon tests: loopback, a schedule that never fires in a test, a short
+ * debounce, a --settle-ms of `settleMs` (300 when not given; `'default'`: no flag, the daemon's own).
+ */
 export function daemonArgs(options: {
   config: string;
   stateDir: string;
   baseUrl: string;
+  settleMs?: number | 'default';
   extra?: readonly string[];
 }): string[] {
+  const settleMs = options.settleMs ?? 300;
   return [
     '--config',
     options.config,
@@ -275,8 +291,7 @@ export function daemonArgs(options: {
     '--debounce-ms',
     '100',
     // Shorter than the default: a test's deletion need not wait a second of quiet to be applied.
-    '--settle-ms',
-    '300',
+    ...(settleMs === 'default' ? [] : ['--settle-ms', String(settleMs)]),
     ...(options.extra ?? []),
   ];
 }

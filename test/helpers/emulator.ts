@@ -10,6 +10,15 @@ import { startEmulator } from '../../src/emulator/index.js';
 /** The key every test emulator accepts. */
 export const TEST_KEY = 'test-access-key-0123456789';
 
+/** A container template with only the fields an app's PATCH or seed needs (`web`, image acme/web:1). */
+export const MINIMAL_TEMPLATE = {
+  name: 'web',
+  imageRegistryId: '1',
+  imageNamespace: 'acme',
+  imageName: 'web',
+  imageTag: '1',
+};
+
 /** A small account: two Shield Zones, one app with two containers, two DNS zones. */
 export const TEST_SEED: EmulatorSeed = {
   shieldZones: [

@@ -7,7 +7,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeAll } from 'vitest';
-import type { LogLine } from './daemon.js';
+import { daemonArgs, type LogLine } from './daemon.js';
+import { TEST_KEY } from './emulator.js';
 
 /** The repository's root (the spawned daemon's working directory). */
 export const REPO = resolve(import.meta.dirname, '../..');
@@ -57,6 +58,21 @@ export function spawnRun(args: readonly string[], env: Record<string, string>): 
     output: () => stdout + stderr,
     exit,
   };
+}
+
+/**
+ * Spawns `edgesync run` with the common flags (daemonArgs) of `config`, its state in
+ * `root/state`, against the emulator at `baseUrl` with its key, and `extra` flags.
+ */
+export function spawnDaemon(
+  root: string,
+  config: string,
+  baseUrl: string,
+  extra?: readonly string[],
+): Spawned {
+  return spawnRun(daemonArgs({ config, stateDir: join(root, 'state'), baseUrl, extra }), {
+    EDGESYNC_ACCESS_KEY: TEST_KEY,
+  });
 }
 
 /** SIGKILLs every spawned daemon still running. */

@@ -6,15 +6,15 @@
  * directory. A rotation is a visible change; every unusable source has its exact message and
  * sends nothing.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sha256Hex } from '../../../src/domain/checksum.js';
 import type { Emulator } from '../../../src/emulator/index.js';
 import { INSTALL_KEY_FILE } from '../../../src/secrets/install-key.js';
 import { cli } from '../../helpers/cli.js';
 import { TEST_KEY, TEST_SEED, withEmulator } from '../../helpers/emulator.js';
 import { writesOf } from '../../helpers/engine.js';
+import { filesOf, leaksOf, secretsAppYaml } from '../../helpers/secrets.js';
 import { tempDir, writeTree } from '../../helpers/temp-dir.js';
 
 const DESIRED_DB = 'desired-db-9f3a7c-never-print';
@@ -26,37 +26,10 @@ const ROTATED_DB = 'rotated-db-a61f08-never-print';
 const EDITED_KEY = 'edited-key-3d7b55-never-print';
 const SECRETS = [DESIRED_DB, FILE_KEY, LITERAL, LIVE_DB, LIVE_KEY, ROTATED_DB, EDITED_KEY];
 
-/** Each secret, and the plain SHA-256 of each: neither may appear anywhere. */
-function leaks(text: string): string[] {
-  return SECRETS.flatMap((s) => [s, sha256Hex(s)]).filter((needle) => text.includes(needle));
-}
+/** Each secret, and the plain SHA-256 of each, that appears in `text`: none may. */
+const leaks = (text: string): string[] => leaksOf(SECRETS, text);
 
-/** Every byte of every file under `dir`. */
-function filesOf(dir: string): string {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'latin1'))
-    .join('\n');
-}
-
-const APP = `apiVersion: edgesync/v1
-kind: ContainerApp
-metadata: { name: storefront }
-spec:
-  appId: app1
-  containerTemplates:
-    - name: web
-      environmentVariables:
-        - { name: LOG_LEVEL, value: info }
-        - name: DATABASE_URL
-          valueFrom: { env: EDGESYNC_SECRET_DATABASE_URL }
-        - name: STRIPE_KEY
-          valueFrom: { file: stripe/key }
-        - name: LEGACY
-          value: ${LITERAL}
-          sensitive: true
-    - name: worker
-`;
+const APP = secretsAppYaml({ stripeKeyFile: 'stripe/key', literal: LITERAL });
 
 const VARIABLE = 'containerTemplates[web].environmentVariables';
 

@@ -77,15 +77,23 @@ const keep = desired('WafCustomRule', 'a', {
 });
 const owned = { 'WafCustomRule/gone': { kind: 'WafCustomRule' as const, shieldZoneId: 42, id: 4, key: 'D' } };
 
+/**
+ * planLifecycle of no other changes in `zones`, with --prune, a trusted inventory of `owned`,
+ * `keep` desired and a full run; `options` overrides.
+ */
+function lifecycle(options: Partial<Parameters<typeof planLifecycle>[2]> & { force: boolean }) {
+  return planLifecycle([], zones, {
+    prune: true,
+    inventory: inventoryView(owned, true),
+    all: [keep],
+    scope: 'full',
+    ...options,
+  });
+}
+
 describe('prune guards that need no server', () => {
   it('an unreadable state prunes nothing through the inventory, and says why', () => {
-    const out = planLifecycle([], zones, {
-      prune: true,
-      force: true,
-      inventory: inventoryView(owned, false),
-      all: [keep],
-      scope: 'full',
-    });
+    const out = lifecycle({ force: true, inventory: inventoryView(owned, false) });
 
     expect(out.changes).toEqual([]);
     expect(out.notPruned).toEqual([
@@ -101,37 +109,22 @@ describe('prune guards that need no server', () => {
   });
 
   it('an empty desired state never prunes nor forgets, even an exclusive zone with --force', () => {
-    const out = planLifecycle([], zones, {
-      prune: true,
-      force: true,
-      inventory: inventoryView(owned, true),
-      all: [],
-      scope: 'full',
-    });
+    const out = lifecycle({ force: true, all: [] });
 
     expect(out).toEqual({ changes: [], notPruned: [], gone: [] });
   });
 
   it('a file-change run prunes only the objects of its removed documents', () => {
-    const out = planLifecycle([], zones, {
-      prune: true,
-      force: true,
-      inventory: inventoryView(owned, true),
-      all: [keep],
-      scope: new Set(['WafCustomRule/other']),
-    });
+    const out = lifecycle({ force: true, scope: new Set(['WafCustomRule/other']) });
+    // The same run when `gone`'s document is among the removed ones: that one is pruned.
+    const removed = lifecycle({ force: true, scope: new Set(['WafCustomRule/gone']) });
 
     expect(out.changes).toEqual([]);
+    expect(removed.changes.map((c) => [c.subject, c.action])).toEqual([['WafCustomRule/gone', 'delete']]);
   });
 
   it('a trusted inventory entry whose document is gone is deleted, with the live id and key', () => {
-    const out = planLifecycle([], zones, {
-      prune: true,
-      force: false,
-      inventory: inventoryView(owned, true),
-      all: [keep],
-      scope: 'full',
-    });
+    const out = lifecycle({ force: false });
 
     expect(out.changes.map((c) => [c.subject, c.action, c.requests, c.diffs])).toEqual([
       [
@@ -146,13 +139,7 @@ describe('prune guards that need no server', () => {
 
 describe('rendering the lifecycle', () => {
   const plan = (): Plan => {
-    const out = planLifecycle([], zones, {
-      prune: true,
-      force: false,
-      inventory: inventoryView(owned, true),
-      all: [keep],
-      scope: 'full',
-    });
+    const out = lifecycle({ force: false });
     return {
       version: 1,
       revision: 'r1',
