@@ -29,14 +29,13 @@ export const registerApply: CommandRegistrar = (program, io, setExitCode) => {
 };
 
 function runApply(flags: ApplyFlags, io: CliIo): Promise<number> {
-  return reconcileCommand(flags, io, 'apply', ({ plan, apply }) => {
+  return reconcileCommand(flags, io, 'apply', ({ plan, apply }, apiUrl) => {
     if (apply === undefined) throw new ReconcileError('INTERNAL', 'apply produced no result');
-    const common = commonReadFailure(plan);
+    const common = commonReadFailure(plan, apiUrl);
+    if (common !== undefined) io.stderr.write(`edgesync: ${common}\n`);
     if (flags.json === true) {
       io.stdout.write(`${JSON.stringify({ plan, results: apply.results, counts: apply.counts }, null, 2)}\n`);
-    } else if (common !== undefined) {
-      io.stderr.write(`edgesync: ${common}\n`);
-    } else {
+    } else if (common === undefined) {
       const color = useColor(io);
       io.stdout.write(renderPlanText(plan, { color }));
       io.stdout.write(renderApplyText(apply, { color }));

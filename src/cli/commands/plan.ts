@@ -34,11 +34,13 @@ export const registerPlan: CommandRegistrar = (program, io, setExitCode) => {
 };
 
 function runPlan(flags: PlanFlags, io: CliIo): Promise<number> {
-  return reconcileCommand(flags, io, 'plan', ({ plan }) => {
+  return reconcileCommand(flags, io, 'plan', ({ plan }, apiUrl) => {
     const format = flags.json === true ? 'json' : (flags.format ?? 'text');
-    const common = commonReadFailure(plan);
-    if (common !== undefined && format === 'text') {
+    const common = commonReadFailure(plan, apiUrl);
+    if (common !== undefined) {
+      // Said once on stderr; JSON still carries every resource's error for tools.
       io.stderr.write(`edgesync: ${common}\n`);
+      if (format === 'json') io.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
       return 1;
     }
     if (format === 'json') io.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
