@@ -10,7 +10,7 @@ import type { DesiredResource } from '../types.js';
 import { normalizeApp } from './convert.js';
 import { readAppSecrets } from './env.js';
 import { type AppRead, planApp } from './plan.js';
-import { type ContainerAppSpec, containerAppSpec, holdsSensitiveValues } from './spec.js';
+import { type ContainerAppSpec, containerAppSpec, holdsSensitiveValues, usesOptimalRegion } from './spec.js';
 
 function readApps(
   resources: readonly DesiredResource<ContainerAppSpec>[],
@@ -30,5 +30,6 @@ export const containerAppKind: ResourceKind<ContainerAppSpec, AppRead> = {
   spec: containerAppSpec as ResourceKind<ContainerAppSpec>['spec'],
   readLive: readApps,
   holdsSensitiveValues,
+  needsOptimalRegion: usesOptimalRegion,
   plan: planApp,
 };
