@@ -107,7 +107,11 @@ describe('a pull request against an app whose secrets edgesync applied', () => {
     it(`${name}: plan text, JSON and Markdown print (sensitive), with the state and without it`, async () => {
       const config = writeTree(tempDir(), { 'storefront.yaml': pr.yaml });
       // The CI checkout has no secret and, in the second set, no state either.
-      const ci = { ...env, EDGESYNC_CONFIG: config, EDGESYNC_SECRET_DATABASE_URL: '' };
+      const ci: Record<string, string> = {
+        ...env,
+        EDGESYNC_CONFIG: config,
+        EDGESYNC_SECRET_DATABASE_URL: '',
+      };
       const { EDGESYNC_STATE_DIR: _state, ...stateless } = ci;
       const outputs: string[] = [];
       for (const runEnv of [ci, stateless]) {
