@@ -1,5 +1,5 @@
 /**
- * The inventory (design §7): the custom WAF rules and access lists edgesync created or
+ * The inventory (docs/design.md, Identity): the custom WAF rules and access lists edgesync created or
  * adopted, by subject. It is what makes a changed `ruleName` a rename (PATCH) rather than a
  * create plus a delete, and what pruning may delete: an object that is not in it is never
  * deleted through it. It lives in the state file (state.ts persists it) and is kept here so

@@ -1,5 +1,5 @@
 /**
- * Identity of custom WAF rules and access lists (design §7): a document pins a live object by
+ * Identity of custom WAF rules and access lists (docs/design.md, Identity): a document pins a live object by
  * `id`, or finds it by its natural key in its Shield Zone (`ruleName`, list `name`), or — once
  * edgesync created or adopted it — by the inventory entry of its subject, so that a changed
  * key is a rename and not a create plus a delete. Pure: the listings are read elsewhere.

@@ -43,7 +43,7 @@ export interface ReadContext {
   hint(subject: string): unknown;
   /** What the state's inventory says this subject created or adopted, if anything. */
   owned(subject: string): OwnedObject | undefined;
-  /** Reads the `valueFrom` sources of container secrets (design §8); never throws. */
+  /** Reads the `valueFrom` sources of container secrets (docs/design.md, Secrets in container apps); never throws. */
   readonly secrets: SecretReader;
 }
 
