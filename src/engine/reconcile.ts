@@ -44,7 +44,7 @@ export interface ReconcileOptions {
   managedCount?: number;
   /** Writes an earlier reconcile of the same daemon run made (PlanOptions.writesBefore). */
   writesBefore?: number;
-  /** `--prune`: delete custom rules and lists no document claims (design §7). Default off. */
+  /** `--prune`: delete custom rules and lists no document claims (docs/design.md, Pruning). Default off. */
   prune?: boolean;
   /**
    * Every desired resource, when `resources` is a subset (the daemon's file-change runs):

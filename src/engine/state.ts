@@ -41,7 +41,7 @@ const RunRecord = z.object({
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
-/** The state file's format version; 2 added the inventory (design §7). */
+/** The state file's format version; 2 added the inventory (docs/design.md, Identity). */
 export const STATE_VERSION = 2;
 
 const StateFileV1 = z.object({

@@ -17,6 +17,7 @@ import {
   containerAppSpec,
   holdsSensitiveValues,
   isSensitiveVariable,
+  usesOptimalRegion,
 } from './spec.js';
 
 function readApps(
@@ -65,5 +66,6 @@ export const containerAppKind: ResourceKind<ContainerAppSpec, AppRead> = {
   readLive: readApps,
   holdsSensitiveValues,
   liveDigestView,
+  needsOptimalRegion: usesOptimalRegion,
   plan: planApp,
 };
