@@ -298,6 +298,9 @@ export const accessListKind: ResourceKind<AccessListCanonical, LiveAccessList | 
     live === null
       ? undefined
       : listConfigurationKey(desired.spec.shieldZoneId, live.configuration.configurationId),
+  // The content by its checksum: a read settled by the hint carries no text, a GET does.
+  liveDigestView: (live) =>
+    live === null || live.content === undefined ? live : { ...live, content: live.content.checksum },
   plan: planAccessList,
   checkReply(request, reply) {
     if (request.operation === 'createCustomAccessList') return { id: (reply as CustomAccessListWire).id };

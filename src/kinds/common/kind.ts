@@ -103,6 +103,12 @@ export interface ResourceKind<Spec = unknown, Live = unknown> {
    * documents can only name an object one way need not say.
    */
   liveTarget?(live: Live, desired: DesiredResource<Spec>): string | undefined;
+  /**
+   * What a saved plan's live digest covers of a found object (docs/ci.md, Saved plans), when
+   * not the whole of it: no secret value (not even hashed) and nothing a read fills in only
+   * sometimes. Without it the digest covers the live object as read.
+   */
+  liveDigestView?(live: Live, desired: DesiredResource<Spec>): unknown;
   /** Pure: the declared fields that differ and the exact requests that fix them. */
   plan(desired: DesiredResource<Spec>, live: Live, ctx: PlanContext): KindPlan;
   /**
