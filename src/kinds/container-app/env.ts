@@ -61,6 +61,8 @@ export interface DesiredVariable {
   readonly value: string | undefined;
   /** Never printed: from valueFrom, marked sensitive, or a secret-looking name. */
   readonly hidden: boolean;
+  /** `env:NAME` / `file:PATH` of a `valueFrom`, `config` for a literal: a saved plan's reference. */
+  readonly source: string;
 }
 
 /** The declared variables of a container with their values (secrets resolved). */
@@ -72,6 +74,7 @@ export function desiredVariables(
     name: v.name,
     value: v.valueFrom === undefined ? v.value : secrets.values.get(secretSourceKey(v.valueFrom)),
     hidden: isSensitiveVariable(v) || looksSecret(v.name),
+    source: v.valueFrom === undefined ? 'config' : secretSourceKey(v.valueFrom),
   }));
 }
 
@@ -183,12 +186,16 @@ export function variableRequests(
   live: readonly LiveVariable[] | undefined,
 ): EnvironmentVariableRequest[] | undefined {
   if (desired === undefined) {
-    return live?.map((v) => ({ name: v.name, value: new SensitiveValue(revealed(v.value)) }));
+    return live?.map((v) => ({ name: v.name, value: new SensitiveValue(revealed(v.value), 'live') }));
   }
   const liveByName = new Map((live ?? []).map((v) => [v.name, revealed(v.value)]));
   return desired.map((d) => {
     const value = d.value ?? liveByName.get(d.name) ?? '';
-    return { name: d.name, value: d.hidden || d.value === undefined ? new SensitiveValue(value) : value };
+    const source = d.value === undefined ? 'live' : d.source;
+    return {
+      name: d.name,
+      value: d.hidden || d.value === undefined ? new SensitiveValue(value, source) : value,
+    };
   });
 }
 
