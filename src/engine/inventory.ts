@@ -12,8 +12,10 @@ export { LIFECYCLE_KINDS, type LifecycleKind } from '../kinds/common/identity.js
 
 export const InventoryEntry = z.object({
   kind: z.enum(LIFECYCLE_KINDS),
-  shieldZoneId: z.number().int(),
-  id: z.number().int(),
+  /** Absent for objects of the whole account (container apps). */
+  shieldZoneId: z.number().int().optional(),
+  /** Numbers for Shield objects, strings for container apps. */
+  id: z.union([z.number().int(), z.string().min(1)]),
   /** The natural key when last written or seen: ruleName / list name. */
   key: z.string(),
 });

@@ -3,14 +3,19 @@
  * Exit codes (Terraform's): 0 no changes, 1 error, 2 changes with --detailed-exitcode.
  * A refused change or a resource that could not be read is an error, even next to fine ones.
  */
+import { resolve } from 'node:path';
 import { Option } from 'commander';
-import { renderPlanMarkdown, renderPlanText } from '../../engine/render.js';
+import { renderPlanMarkdown, renderPlanText, withApi } from '../../engine/render.js';
+import { serializeSavedPlan } from '../../engine/saved-plan.js';
+import { writeFileAtomic } from '../../engine/state.js';
+import type { Plan } from '../../engine/types.js';
 import type { CommandRegistrar } from '../command.js';
 import { addConfigOption } from '../config-dir.js';
 import type { CliIo } from '../io.js';
 import {
   addReconcileOptions,
   commonReadFailure,
+  pruneEnabled,
   type ReconcileFlags,
   reconcileCommand,
 } from '../reconcile-run.js';
@@ -20,6 +25,7 @@ export interface PlanFlags extends ReconcileFlags {
   json?: boolean;
   format?: 'text' | 'markdown' | 'json';
   detailedExitcode?: boolean;
+  out?: string;
 }
 
 export const registerPlan: CommandRegistrar = (program, io, setExitCode) => {
@@ -28,25 +34,50 @@ export const registerPlan: CommandRegistrar = (program, io, setExitCode) => {
     .option('--json', 'print the plan as JSON')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']))
     .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when none, 1 on error')
+    .option(
+      '--out <file>',
+      'also save the plan for `edgesync apply FILE` (revision, live digests, exact requests; secrets as references)',
+    )
     .action(async (flags: PlanFlags) => {
       setExitCode(await runPlan(flags, io));
     });
 };
 
 function runPlan(flags: PlanFlags, io: CliIo): Promise<number> {
-  return reconcileCommand(flags, io, 'plan', ({ plan }, apiUrl) => {
-    const format = flags.json === true ? 'json' : (flags.format ?? 'text');
-    const common = commonReadFailure(plan, apiUrl);
-    if (common !== undefined) {
-      // Said once on stderr; JSON still carries every resource's error for tools.
-      io.stderr.write(`edgesync: ${common}\n`);
-      if (format === 'json') io.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
-      return 1;
-    }
+  const out = flags.out;
+  const options = {
+    prune: pruneEnabled(flags, io),
+    force: flags.force === true,
+    driftMode: flags.drift ?? 'correct',
+    maxChangePercent: flags.maxChangePercent,
+  } as const;
+  return reconcileCommand(
+    flags,
+    io,
+    'plan',
+    async ({ plan, live }, origin, apiUrl) => {
+      if (out !== undefined) {
+        await writeFileAtomic(resolve(io.cwd, out), serializeSavedPlan(plan, origin, options, live ?? {}));
+      }
+      return report(withApi(plan, apiUrl), flags, io);
+    },
+    { liveDigests: out !== undefined },
+  );
+}
+
+/** Prints the plan (which names its API) in the chosen format and picks the exit code. */
+function report(plan: Plan, flags: PlanFlags, io: CliIo): number {
+  const format = flags.json === true ? 'json' : (flags.format ?? 'text');
+  const common = commonReadFailure(plan, plan.api ?? '');
+  if (common !== undefined) {
+    // Said once on stderr; JSON still carries every resource's error for tools.
+    io.stderr.write(`edgesync: ${common}\n`);
     if (format === 'json') io.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
-    else if (format === 'markdown') io.stdout.write(renderPlanMarkdown(plan));
-    else io.stdout.write(renderPlanText(plan, { color: useColor(io) }));
-    if (plan.summary.errors > 0) return 1;
-    return flags.detailedExitcode === true && plan.summary.toUpdate + plan.summary.skipped > 0 ? 2 : 0;
-  });
+    return 1;
+  }
+  if (format === 'json') io.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
+  else if (format === 'markdown') io.stdout.write(renderPlanMarkdown(plan));
+  else io.stdout.write(renderPlanText(plan, { color: useColor(io) }));
+  if (plan.summary.errors > 0) return 1;
+  return flags.detailedExitcode === true && plan.summary.toUpdate + plan.summary.skipped > 0 ? 2 : 0;
 }
