@@ -258,9 +258,12 @@ describe('the status page in a real browser', () => {
       readFileSync(zones, 'utf8').replace('  id: 412874\n  dnssec: false', '  id: 412874\n  dnssec: true'),
     );
 
-    await page.waitForFunction(`document.querySelectorAll('#run-list > li').length === ${before + 1}`, null, {
-      timeout: 15_000,
-    });
+    // Polled from here: the page's CSP refuses the string evaluation waitForFunction would use.
+    await until(
+      async () => (await page.$$eval('#run-list > li', (items) => items.length)) === before + 1,
+      'the new run on the page',
+      15_000,
+    );
     await page.click('#run-list > li:first-child summary');
     const newest = await page.textContent('#run-list > li:first-child summary');
     const changes = await page.$$eval('#run-list > li:first-child table.changes tbody tr', (rows) =>
