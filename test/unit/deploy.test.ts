@@ -185,10 +185,11 @@ describe('Dockerfile', () => {
     expect(env).toContain('EDGESYNC_STATE_DIR=/var/lib/edgesync');
   });
 
-  it("sizes V8's heap for the pod: a small young generation and a capped old one", () => {
-    expect(runtimeEnv()).toContain(
-      'NODE_OPTIONS="--enable-source-maps --max-semi-space-size=4 --max-old-space-size=160"',
-    );
+  it("leaves V8's heap to the pod's memory limit: no fixed heap cap, a small young generation", () => {
+    const env = runtimeEnv();
+    expect(env).toContain('NODE_OPTIONS="--enable-source-maps --max-semi-space-size=4"');
+    // A fixed old-generation cap turns a bigger repository into a crash loop (docs/performance.md).
+    expect(env).not.toMatch(/max-old-space-size|max-heap-size/);
   });
 });
 
@@ -300,7 +301,7 @@ describe('deploy/kubernetes', () => {
       String(portOf('--metrics-listen')),
     );
     expect(edgesync.resources.requests).toBeDefined();
-    // Headroom over the daemon's 256 MB peak-RSS budget (design §6), which the benchmark measures.
+    // Headroom over the daemon's 256 MB peak-RSS budget (docs/design.md, Targets), which the benchmark measures.
     expect(edgesync.resources.limits.memory).toBe('384Mi');
     for (const c of [edgesync, gitSync]) {
       expect(c.securityContext).toMatchObject({
