@@ -55,6 +55,11 @@ export interface ExportSettings {
    * become `valueFrom` placeholders (docs/secrets.md).
    */
   readonly includeSecretValues: boolean;
+  /**
+   * What the state remembers of an app's last apply (`KindPlan.remember`), by app id: its
+   * variables applied as secrets are exported as placeholders too (docs/secrets.md, export).
+   */
+  readonly remembered?: (appId: string) => Readonly<Record<string, unknown>> | undefined;
 }
 
 /** Reads the live objects of one kind in a scope and converts them. */

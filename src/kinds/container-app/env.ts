@@ -100,10 +100,19 @@ export function appliedKinds(container: ContainerSpec): VariableKinds | undefine
   );
 }
 
-/** The recorded kinds of one container, from an app's remembered `environment`; undefined when unknown. */
-export function rememberedKinds(remembered: unknown, container: string): VariableKinds | undefined {
-  if (typeof remembered !== 'object' || remembered === null) return undefined;
-  const kinds = (remembered as Record<string, unknown>)[container];
+/** Where an app's remembered record (`KindPlan.remember`) keeps the kinds, by container. */
+export const REMEMBERED_ENVIRONMENT = 'environment';
+/** And the app's id beside them: `export --app ID` looks the record up by it. */
+export const REMEMBERED_APP_ID = 'appId';
+
+/** The recorded kinds of one container of an app's remembered record; undefined when unknown. */
+export function rememberedKinds(
+  remembered: Readonly<Record<string, unknown>> | undefined,
+  container: string,
+): VariableKinds | undefined {
+  const environment = remembered?.[REMEMBERED_ENVIRONMENT];
+  if (typeof environment !== 'object' || environment === null) return undefined;
+  const kinds = (environment as Record<string, unknown>)[container];
   return typeof kinds === 'object' && kinds !== null ? (kinds as VariableKinds) : undefined;
 }
 

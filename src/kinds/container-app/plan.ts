@@ -19,6 +19,8 @@ import {
   appliedKinds,
   type DesiredVariable,
   desiredVariables,
+  REMEMBERED_APP_ID,
+  REMEMBERED_ENVIRONMENT,
   rememberedKinds,
   sensitiveMaterial,
   type VariableKinds,
@@ -86,7 +88,7 @@ function planContainers(
     desired,
     live,
     (c) => variables.get(c),
-    (name) => rememberedKinds(remembered?.[ENVIRONMENT], name),
+    (name) => rememberedKinds(remembered, name),
     diffs,
   );
   if (diffs.length === before) return undefined;
@@ -127,9 +129,6 @@ function optimalRegion(spec: ContainerAppSpec, ctx: PlanContext): { id?: string;
   };
 }
 
-/** Where an app's remembered record keeps how its variables were applied (env.ts, `VariableKinds`). */
-const ENVIRONMENT = 'environment';
-
 /**
  * What the state keeps once the app is applied: the nodeSelectors the API never returns, and
  * per container how each declared variable was applied (literal or sensitive, never a value).
@@ -143,7 +142,10 @@ function rememberOf(spec: ContainerAppSpec): { remember?: Record<string, unknown
     const kinds = appliedKinds(container);
     if (kinds !== undefined) environment[container.name] = kinds;
   }
-  if (Object.keys(environment).length > 0) remember[ENVIRONMENT] = environment;
+  if (Object.keys(environment).length > 0) {
+    remember[REMEMBERED_ENVIRONMENT] = environment;
+    remember[REMEMBERED_APP_ID] = spec.appId;
+  }
   return Object.keys(remember).length === 0 ? {} : { remember };
 }
 

@@ -137,6 +137,38 @@ describe('a pull request against an app whose secrets edgesync applied', () => {
     });
   }
 
+  it('export writes what the last apply sent as secrets as placeholders, and the export plans no change', async () => {
+    const exported = await cli(['export', '--app', 'app1'], { env });
+    const stateless = await cli(['export', '--app', 'app1', '--state-dir', tempDir()], {
+      env: { EDGESYNC_ACCESS_KEY: TEST_KEY, EDGESYNC_BASE_URL: emu.url },
+    });
+
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toContain(
+      [
+        '        - { name: LOG_LEVEL, value: info }',
+        '        - name: DATABASE_URL',
+        '          valueFrom: { env: EDGESYNC_SECRET_DATABASE_URL }',
+        '        - name: LEGACY',
+        '          valueFrom: { env: EDGESYNC_SECRET_LEGACY }',
+      ].join('\n'),
+    );
+    expect(exported.stderr).toContain(
+      'edgesync: warning: app app1, container web: LEGACY was applied as a secret and is written as valueFrom: { env: EDGESYNC_SECRET_LEGACY }',
+    );
+    expect(leaks(exported.stdout + exported.stderr)).toEqual([]);
+    // Without the state's record nothing says these were secrets (docs/secrets.md, export).
+    expect(stateless.stdout).toContain(LEGACY);
+
+    const config = writeTree(tempDir(), { 'app.yaml': exported.stdout });
+    const plan = await cli(['plan', '--detailed-exitcode'], {
+      env: { ...env, EDGESYNC_CONFIG: config, EDGESYNC_SECRET_LEGACY: LEGACY },
+    });
+    expect(plan.stdout).toContain('Plan: 0 to change');
+    expect(plan.code).toBe(0);
+    expect(leaks(plan.stdout + plan.stderr)).toEqual([]);
+  });
+
   it('a daemon reporting the drift of every such pull request logs and shows no secret', async () => {
     const config = writeTree(tempDir(), {
       'storefront.yaml': PULL_REQUESTS['entry deleted']?.yaml ?? '',
@@ -196,6 +228,7 @@ describe('the state', () => {
       const state = JSON.parse(readFileSync(join(stateDir, 'state.json'), 'utf8'));
       expect(state.resources['ContainerApp/storefront'].remember).toEqual({
         environment: { web: { LOG_LEVEL: 'literal', DATABASE_URL: 'sensitive', LEGACY: 'sensitive' } },
+        appId: 'app1',
       });
     } finally {
       await emu.close();

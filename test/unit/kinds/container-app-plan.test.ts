@@ -375,6 +375,7 @@ describe('ContainerApp plan', () => {
       environment: {
         web: { LOG_LEVEL: 'literal', REGION: 'sensitive', DB_PASSWORD: 'sensitive', KEPT: 'sensitive' },
       },
+      appId: 'app1',
     });
     expect(JSON.stringify(result.remember)).not.toMatch(/hunter2|"eu"/);
   });
