@@ -57,6 +57,8 @@ interface RunFlags extends ReconcileFlags, NotifyFlags {
   settleMs: number;
   shutdownTimeout: number;
   emulator?: boolean;
+  /** commander's `--no-ui`: false when given. */
+  ui: boolean;
 }
 
 function cronExpression(value: string): string {
@@ -101,9 +103,10 @@ export const registerRun: CommandRegistrar = (program, io, setExitCode) => {
     )
     .option(
       '--metrics-listen <host:port>',
-      'serve /healthz, /readyz, /metrics and /status here instead, apart from the hooks',
+      'serve /healthz, /readyz, /metrics, /status and the status page here instead, apart from the hooks',
       listenAddress('--metrics-listen'),
     )
+    .option('--no-ui', 'do not serve the read-only status page at / (the JSON /status stays)')
     .option(
       '--webhook-secret-file <file>',
       'webhook secrets, one per line (rotation); without it /hooks/* answer 404',
@@ -205,6 +208,7 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
       schedule: flags.schedule,
       listen,
       ...(metricsListen === undefined ? {} : { metricsListen }),
+      ui: flags.ui,
       ...(flags.webhookSecretFile === undefined
         ? {}
         : { webhookSecretFile: resolve(io.cwd, flags.webhookSecretFile) }),
