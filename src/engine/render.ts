@@ -158,7 +158,7 @@ export function optimalLine(plan: Plan): string | undefined {
   const region = plan.optimalRegion;
   if (region === undefined) return undefined;
   return 'id' in region
-    ? `@optimal resolved to ${region.id} (E7 optimal region).`
+    ? `@optimal resolved to ${region.id} (the API's optimal region).`
     : `@optimal could not be resolved: ${region.error.message}`;
 }
 
