@@ -1,10 +1,11 @@
 /**
  * The lifecycle half of a plan (design §7), pure: once every document is planned, this step
- * checks what only a whole zone can tell — two documents claiming one object, the zone's
- * limits for the creates — and finds what to prune: inventory objects no document claims
- * any more, and in `exclusive` zones every unclaimed custom rule or list. Deletions pass the
- * guards here (30 % of a zone, emptying a zone, unreadable state); refused ones are errors,
- * and without `--prune` they are notes, never changes.
+ * checks what only a whole zone can tell — two documents claiming one object, a rename onto a
+ * name another object has, the zone's limits for the creates — and finds what to prune:
+ * inventory objects no document claims any more, and in `exclusive` zones every unclaimed
+ * custom rule or list that no `ignore` glob protects. Deletions pass the guards here (see
+ * docs/reconcile.md, Creates and deletes); refused ones are errors, and without `--prune` they
+ * are notes, never changes.
  */
 import { writeRequests } from '../api/operations.js';
 import { enumName, ShieldPlanType } from '../domain/enums.js';
@@ -14,11 +15,14 @@ import { ignoreMatcher, type ShieldZoneSpec } from '../kinds/shield-zone/spec.js
 import type { DesiredResource } from '../kinds/types.js';
 import { type InventoryEntry, type InventoryView, isLifecycleKind, movedFrom } from './inventory.js';
 import type { ZoneListing, ZoneLive } from './read.js';
-import type { PlannedChange, PruneNote } from './types.js';
+import type { IgnoredObject, PlannedChange, PruneNote } from './types.js';
 
-/** A zone whose live custom rules (or lists) number at least this is guarded by the share below. */
+/**
+ * A set (a zone's live custom rules or lists, what edgesync manages in a zone, or in all) of at
+ * least this many is guarded by the share below.
+ */
 export const PRUNE_GUARD_MIN_OBJECTS = 3;
-/** Deleting more than this share of a zone's custom rules (or lists) needs --force. */
+/** Deleting more than this share of such a set needs --force. */
 export const PRUNE_GUARD_PERCENT = 30;
 
 export interface LifecycleOptions {
@@ -73,6 +77,29 @@ function refuseSharedObjects(changes: PlannedChange[]): void {
         `resolves to the same live object #${change.object?.id} as ${others}; nothing is sent`,
       );
     }
+  }
+}
+
+/**
+ * A rename onto a name another live object of the zone already has would leave two objects with
+ * one name (the API allows it; identity by name would then be ambiguous for good): refused.
+ */
+function refuseRenamesOntoTakenNames(changes: PlannedChange[], zones: ReadonlyMap<number, ZoneLive>): void {
+  for (const [index, change] of changes.entries()) {
+    const o = change.object;
+    if (o === undefined || o.id === undefined || change.action === 'error') continue;
+    if (o.via !== 'id' && o.via !== 'inventory') continue;
+    const listing = listingOf(zones, o.kind, o.shieldZoneId);
+    if (listing === undefined || 'error' in listing || o.key === undefined) continue;
+    const self = listing.items.find((item) => item.id === o.id);
+    if (self === undefined || self.key === o.key) continue;
+    const holders = listing.items.filter((item) => item.id !== o.id && item.key === o.key);
+    if (holders.length === 0) continue;
+    const noun = NOUN[o.kind].replace(/s$/, '');
+    changes[index] = refuse(
+      change,
+      `renaming ${noun} #${o.id} from ${JSON.stringify(self.key)} to ${JSON.stringify(o.key)} would give Shield Zone ${o.shieldZoneId} two ${NOUN[o.kind]} with that name: #${holders.map((h) => h.id).join(', #')} already has it; rename or delete that one first, or choose another name; nothing is sent`,
+    );
   }
 }
 
@@ -164,26 +191,38 @@ function claimsOf(changes: readonly PlannedChange[], options: LifecycleOptions) 
   return { ids, keys, unknown };
 }
 
-/** Prune candidates and the notes of what is not pruned, before the guards. */
+/** An exclusive zone and kind: its ShieldZone document and what its `ignore` globs protect. */
+interface ExclusiveZone {
+  readonly subject: string;
+  readonly ignoredBy: (name: string) => string | undefined;
+}
+
+/** The exclusive zones of a full run, by `kind/zone`. */
+function exclusiveZones(options: LifecycleOptions): Map<string, ExclusiveZone> {
+  const exclusive = new Map<string, ExclusiveZone>();
+  if (options.scope !== 'full') return exclusive;
+  for (const r of options.all) {
+    if (r.kind !== 'ShieldZone') continue;
+    const spec = r.spec as ShieldZoneSpec;
+    const zone = { subject: r.subject, ignoredBy: ignoreMatcher(spec) };
+    if (spec.customWafRules === 'exclusive') exclusive.set(`WafCustomRule/${spec.shieldZoneId}`, zone);
+    if (spec.customAccessLists === 'exclusive') exclusive.set(`AccessList/${spec.shieldZoneId}`, zone);
+  }
+  return exclusive;
+}
+
+/** Prune candidates, the notes of what is not pruned, and what `ignore` protects, before the guards. */
 function findCandidates(
   changes: readonly PlannedChange[],
   zones: ReadonlyMap<number, ZoneLive>,
   options: LifecycleOptions,
-): { candidates: Candidate[]; notes: PruneNote[]; gone: string[] } {
+  exclusive: ReadonlyMap<string, ExclusiveZone>,
+): { candidates: Candidate[]; notes: PruneNote[]; gone: string[]; ignored: IgnoredObject[] } {
   const candidates: Candidate[] = [];
   const notes: PruneNote[] = [];
   const gone: string[] = [];
+  const ignored: IgnoredObject[] = [];
   const claims = claimsOf(changes, options);
-  const exclusive = new Map<string, (name: string) => boolean>();
-  if (options.scope === 'full') {
-    for (const r of options.all) {
-      if (r.kind !== 'ShieldZone') continue;
-      const spec = r.spec as ShieldZoneSpec;
-      const ignored = ignoreMatcher(spec);
-      if (spec.customWafRules === 'exclusive') exclusive.set(`WafCustomRule/${spec.shieldZoneId}`, ignored);
-      if (spec.customAccessLists === 'exclusive') exclusive.set(`AccessList/${spec.shieldZoneId}`, ignored);
-    }
-  }
   const ownedBy = new Map<string, string>();
   for (const [subject, e] of options.inventory.entries())
     ownedBy.set(`${e.kind}/${e.shieldZoneId}/${e.id}`, subject);
@@ -226,7 +265,7 @@ function findCandidates(
     else candidates.push({ ...found, reason: 'inventory' });
   }
   // Exclusive zones: every unclaimed object, inventory or not.
-  for (const [zoneKey, ignored] of exclusive) {
+  for (const [zoneKey, zone] of exclusive) {
     const [kind, zoneText] = zoneKey.split('/') as [LifecycleKind, string];
     const zoneId = Number(zoneText);
     const listing = listingOf(zones, kind, zoneId);
@@ -235,8 +274,19 @@ function findCandidates(
       const objectKey = `${zoneKey}/${live.id}`;
       if (taken.has(objectKey) || claims.ids.has(objectKey) || claims.keys.has(`${zoneKey}/${live.key}`))
         continue;
-      if (ignored(live.key)) continue;
+      const glob = zone.ignoredBy(live.key);
       const subject = ownedBy.get(objectKey);
+      if (glob !== undefined) {
+        ignored.push({
+          kind,
+          shieldZoneId: zoneId,
+          id: live.id,
+          key: live.key,
+          glob,
+          shieldZone: zone.subject,
+        });
+        continue;
+      }
       const found = {
         kind,
         shieldZoneId: zoneId,
@@ -248,7 +298,7 @@ function findCandidates(
       else candidates.push({ ...found, reason: 'exclusive' });
     }
   }
-  return { candidates, notes, gone };
+  return { candidates, notes, gone, ignored };
 }
 
 function deleteChange(c: Candidate): PlannedChange {
@@ -274,54 +324,130 @@ function deleteChange(c: Candidate): PlannedChange {
   };
 }
 
-/** The share and emptying guards, per zone and kind: refused deletions become errors. */
-function guard(
-  candidates: readonly Candidate[],
+/**
+ * What edgesync manages, by id per `kind/zone`: the inventory's objects (those still live where
+ * the zone was read), every live object of an exclusive zone that no `ignore` glob protects,
+ * and the objects the documents resolve to. The guards count shares of this, not of the zone's
+ * live objects: rules edgesync never owned must not make deleting every managed one look small.
+ */
+function managedOf(
+  changes: readonly PlannedChange[],
   zones: ReadonlyMap<number, ZoneLive>,
-  force: boolean,
-): PlannedChange[] {
-  const groups = groupBy(candidates, (c) => `${c.kind}/${c.shieldZoneId}`);
-  const out: PlannedChange[] = [];
-  for (const group of groups.values()) {
-    const first = group[0] as Candidate;
-    const listing = listingOf(zones, first.kind, first.shieldZoneId);
-    const live = listing === undefined || 'error' in listing ? group.length : listing.items.length;
-    const deletes = group.length;
-    const noun = NOUN[first.kind];
-    let problem: string | undefined;
-    if (deletes === live) {
-      problem = `the plan deletes every one of the ${live} ${noun} of Shield Zone ${first.shieldZoneId}; re-run with --force if this is intended`;
-    } else if (live >= PRUNE_GUARD_MIN_OBJECTS && deletes * 100 > live * PRUNE_GUARD_PERCENT) {
-      problem = `the plan deletes ${deletes} of the ${live} ${noun} of Shield Zone ${first.shieldZoneId} (${Math.round((deletes * 100) / live)}%), more than ${PRUNE_GUARD_PERCENT}%; re-run with --force if this is intended`;
-    }
-    for (const c of group) {
-      const change = deleteChange(c);
-      out.push(problem === undefined || force ? change : refuse(change, problem));
-    }
+  options: LifecycleOptions,
+  exclusive: ReadonlyMap<string, ExclusiveZone>,
+): Map<string, Set<number>> {
+  const managed = new Map<string, Set<number>>();
+  const add = (zoneKey: string, id: number) =>
+    managed.set(zoneKey, (managed.get(zoneKey) ?? new Set()).add(id));
+  for (const entry of options.inventory.entries().values()) {
+    const listing = listingOf(zones, entry.kind, entry.shieldZoneId);
+    // Not read this run: counted as managed. Read and absent: deleted out of band, not counted.
+    if (listing !== undefined && !('error' in listing) && !listing.items.some((o) => o.id === entry.id))
+      continue;
+    add(`${entry.kind}/${entry.shieldZoneId}`, entry.id);
   }
-  return out;
+  for (const [zoneKey, zone] of exclusive) {
+    const [kind, zoneText] = zoneKey.split('/') as [LifecycleKind, string];
+    const listing = listingOf(zones, kind, Number(zoneText));
+    if (listing === undefined || 'error' in listing) continue;
+    for (const live of listing.items) if (zone.ignoredBy(live.key) === undefined) add(zoneKey, live.id);
+  }
+  for (const change of changes) {
+    const o = change.object;
+    if (o?.id !== undefined) add(`${o.kind}/${o.shieldZoneId}`, o.id);
+  }
+  return managed;
+}
+
+const percentOf = (part: number, whole: number) => Math.round((part * 100) / whole);
+const tooMany = (deletes: number, of: number) =>
+  of >= PRUNE_GUARD_MIN_OBJECTS && deletes * 100 > of * PRUNE_GUARD_PERCENT;
+
+/** Why deleting `group` (one kind in one zone) needs --force, if it does. */
+function zoneProblem(group: readonly Candidate[], live: number, managed: number): string | undefined {
+  const first = group[0] as Candidate;
+  const deletes = group.length;
+  const noun = NOUN[first.kind];
+  const zone = `Shield Zone ${first.shieldZoneId}`;
+  const again = 're-run with --force if this is intended';
+  if (deletes === live) return `the plan deletes every one of the ${live} ${noun} of ${zone}; ${again}`;
+  if (tooMany(deletes, managed)) {
+    return `the plan deletes ${deletes} of the ${managed} ${noun} edgesync manages in ${zone} (${percentOf(deletes, managed)}%), more than ${PRUNE_GUARD_PERCENT}%; ${again}`;
+  }
+  if (tooMany(deletes, live)) {
+    return `the plan deletes ${deletes} of the ${live} ${noun} of ${zone} (${percentOf(deletes, live)}%), more than ${PRUNE_GUARD_PERCENT}%; ${again}`;
+  }
+  return undefined;
 }
 
 /**
- * Adds the lifecycle to planned changes: shared-object and limit errors on the documents'
- * changes, then the deletions (with --prune) or the notes of what would be pruned.
+ * The guards, per zone and kind (share of what edgesync manages there, share of the zone's live
+ * objects, emptying the zone) and over everything edgesync manages: the deletions each one
+ * refuses, by candidate, with why. Empty with --force.
+ */
+function guardProblems(
+  candidates: readonly Candidate[],
+  zones: ReadonlyMap<number, ZoneLive>,
+  managed: ReadonlyMap<string, ReadonlySet<number>>,
+): Map<Candidate, string> {
+  const problems = new Map<Candidate, string>();
+  for (const [zoneKey, group] of groupBy(candidates, (c) => `${c.kind}/${c.shieldZoneId}`)) {
+    const first = group[0] as Candidate;
+    const listing = listingOf(zones, first.kind, first.shieldZoneId);
+    const live = listing === undefined || 'error' in listing ? group.length : listing.items.length;
+    const problem = zoneProblem(group, live, managed.get(zoneKey)?.size ?? 0);
+    if (problem !== undefined) for (const c of group) problems.set(c, problem);
+  }
+  let total = 0;
+  for (const ids of managed.values()) total += ids.size;
+  if (tooMany(candidates.length, total)) {
+    const problem = `the plan deletes ${candidates.length} of the ${total} custom WAF rules and access lists edgesync manages (${percentOf(candidates.length, total)}%), more than ${PRUNE_GUARD_PERCENT}%; re-run with --force if this is intended`;
+    for (const c of candidates) if (!problems.has(c)) problems.set(c, problem);
+  }
+  return problems;
+}
+
+/**
+ * Adds the lifecycle to planned changes: shared-object, rename and limit errors on the
+ * documents' changes, then the deletions (with --prune) or the notes of what would be pruned,
+ * and what `ignore` globs protect.
  */
 export function planLifecycle(
   planned: readonly PlannedChange[],
   zones: ReadonlyMap<number, ZoneLive>,
   options: LifecycleOptions,
-): { changes: PlannedChange[]; notPruned: PruneNote[]; gone: string[] } {
+): { changes: PlannedChange[]; notPruned: PruneNote[]; gone: string[]; ignored: IgnoredObject[] } {
   const changes = [...planned];
   refuseSharedObjects(changes);
+  refuseRenamesOntoTakenNames(changes, zones);
   checkLimits(changes, zones);
   // An empty desired state never prunes: it is far more likely a broken checkout than a wish.
-  if (options.all.length === 0) return { changes, notPruned: [], gone: [] };
-  const { candidates, notes, gone } = findCandidates(changes, zones, options);
+  if (options.all.length === 0) return { changes, notPruned: [], gone: [], ignored: [] };
+  const exclusive = exclusiveZones(options);
+  const { candidates, notes, gone, ignored } = findCandidates(changes, zones, options, exclusive);
+  const problems = guardProblems(candidates, zones, managedOf(changes, zones, options, exclusive));
   if (!options.prune) {
-    for (const c of candidates) notes.push({ ...c, reason: 'not pruned: --prune is off' });
-    return { changes, notPruned: notes, gone };
+    for (const c of candidates) {
+      const refused = options.force ? undefined : problems.get(c);
+      const reason =
+        refused === undefined
+          ? 'not pruned: --prune is off'
+          : `not pruned: --prune is off (with --prune it would be refused too: ${refused})`;
+      notes.push({
+        ...c,
+        reason,
+        ...(refused === undefined
+          ? { withPrune: 'delete' as const }
+          : { withPrune: 'refused' as const, guard: refused }),
+      });
+    }
+    return { changes, notPruned: notes, gone, ignored };
   }
-  return { changes: [...changes, ...guard(candidates, zones, options.force)], notPruned: notes, gone };
+  const deletes = candidates.map((c) => {
+    const problem = problems.get(c);
+    return problem === undefined || options.force ? deleteChange(c) : refuse(deleteChange(c), problem);
+  });
+  return { changes: [...changes, ...deletes], notPruned: notes, gone, ignored };
 }
 
 export type { Mutable };

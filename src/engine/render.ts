@@ -5,7 +5,15 @@
  */
 import { styleText } from 'node:util';
 import { SENSITIVE } from '../domain/sensitive.js';
-import type { ApplyResult, FieldDiff, Plan, PlannedChange, PlanSummary, PruneNote } from './types.js';
+import type {
+  ApplyResult,
+  FieldDiff,
+  IgnoredObject,
+  Plan,
+  PlannedChange,
+  PlanSummary,
+  PruneNote,
+} from './types.js';
 
 type Style = Parameters<typeof styleText>[0];
 
@@ -87,7 +95,10 @@ function headerNote(change: PlannedChange): string {
   return notes.length === 0 ? '' : ` (${notes.join(', ')})`;
 }
 
-/** One-line summary of a plan. */
+/**
+ * One-line summary of a plan: the changes, then what is information and not a change
+ * (adoptions by name with nothing to change, what --prune would delete while it is off).
+ */
 export function summaryLine(summary: PlanSummary): string {
   const parts = [`${summary.toUpdate} to change`];
   const lifecycle = [
@@ -100,15 +111,45 @@ export function summaryLine(summary: PlanSummary): string {
   if (summary.skipped > 0) parts.push(`${summary.skipped} not written (suspended or report-only)`);
   parts.push(`${summary.unchanged} unchanged`);
   if (summary.destructive > 0) parts.push(`${summary.destructive} with deletions`);
-  return `Plan: ${parts.join(', ')}.`;
+  const information = [
+    summary.adopted ? `${summary.adopted} adopted by name, no changes` : '',
+    summary.withPrune ? `${summary.withPrune} to delete with --prune, which is off` : '',
+  ].filter((part) => part !== '');
+  const tail = information.length === 0 ? '' : ` Information: ${information.join('; ')}.`;
+  return `Plan: ${parts.join(', ')}.${tail}`;
 }
+
+/** An adoption by name that finds its object as declared: information, not a change. */
+function adoptedUnchanged(change: PlannedChange): boolean {
+  return (
+    change.action === 'adopt' &&
+    change.requests.length === 0 &&
+    change.skip === undefined &&
+    change.error === undefined
+  );
+}
+
+/** `WafCustomRule/b #2 "B" in Shield Zone 42 (rules.yaml:9)`: an adoption with nothing to change. */
+function adoptedLine(change: PlannedChange): string {
+  const o = change.object;
+  const where = `${change.source.file}:${change.source.line}`;
+  return `${change.subject} #${o?.id} ${JSON.stringify(o?.key)} in Shield Zone ${o?.shieldZoneId} (${where})`;
+}
+
+/** `WafCustomRule #7 "Legacy (old) rule" in Shield Zone 42: ignore "Legacy (old)*" of ShieldZone/main`. */
+function ignoredLine(o: IgnoredObject): string {
+  return `${o.kind} #${o.id} ${JSON.stringify(o.key)} in Shield Zone ${o.shieldZoneId}: ignore ${JSON.stringify(o.glob)} of ${o.shieldZone}`;
+}
+
+const WITH_PRUNE_HEADING =
+  'With --prune (EDGESYNC_PRUNE=true) these would be deleted; --prune is off here, so they are not changes:';
 
 /** The plan for a terminal. Unchanged resources are not listed. */
 export function renderPlanText(plan: Plan, options: RenderOptions): string {
   const paint = (style: Style, text: string): string => (options.color ? styleText(style, text) : text);
   const out: string[] = [];
   for (const change of plan.changes) {
-    if (change.action === 'noop') continue;
+    if (change.action === 'noop' || adoptedUnchanged(change)) continue;
     const where = change.source.file === '' ? '(no document)' : `${change.source.file}:${change.source.line}`;
     const style: Style =
       change.action === 'error'
@@ -126,11 +167,33 @@ export function renderPlanText(plan: Plan, options: RenderOptions): string {
     for (const diff of change.diffs) for (const line of diffLines(diff, paint)) out.push(`    ${line}`);
     if (change.error !== undefined) out.push(`    ${paint('red', `error: ${change.error.message}`)}`);
   }
-  if (out.length === 0) out.push('No changes. Live state matches the desired state.');
   const notes = plan.notPruned ?? [];
-  if (notes.length > 0) {
+  const withPrune = notes.filter((n) => n.withPrune !== undefined);
+  const otherNotes = notes.filter((n) => n.withPrune === undefined);
+  if (out.length === 0) {
+    out.push(
+      withPrune.length > 0
+        ? 'No changes without --prune.'
+        : 'No changes. Live state matches the desired state.',
+    );
+  }
+  if (withPrune.length > 0) {
+    out.push('', WITH_PRUNE_HEADING);
+    for (const note of withPrune) out.push(`  ${paint('red', withPruneLine(note))}`);
+  }
+  const adopted = plan.changes.filter(adoptedUnchanged);
+  if (adopted.length > 0) {
+    out.push('', 'Adopted by name, no changes (information: apply records them as managed):');
+    for (const change of adopted) out.push(`  ${paint('gray', `= ${adoptedLine(change)}`)}`);
+  }
+  if (otherNotes.length > 0) {
     out.push('', 'Not pruned (information, not changes):');
-    for (const note of notes) out.push(`  ${paint('gray', noteLine(note))}`);
+    for (const note of otherNotes) out.push(`  ${paint('gray', noteLine(note))}`);
+  }
+  const ignored = plan.ignored ?? [];
+  if (ignored.length > 0) {
+    out.push('', 'Kept by ignore globs (information):');
+    for (const o of ignored) out.push(`  ${paint('gray', `- ${ignoredLine(o)}`)}`);
   }
   const optimal = optimalLine(plan);
   if (optimal !== undefined) out.push('', optimal);
@@ -153,8 +216,21 @@ function noteLine(note: PruneNote): string {
   return `- ${note.kind} #${note.id} ${JSON.stringify(note.key)} in Shield Zone ${note.shieldZoneId}${owner}: ${note.reason}`;
 }
 
+/** What --prune would do to it: `- WafCustomRule #1237 "Old" in Shield Zone 42 (was X)`, and a guard's refusal. */
+function withPruneLine(note: PruneNote): string {
+  const owner = note.subject === undefined ? '' : ` (was ${note.subject})`;
+  const refused = note.guard === undefined ? '' : `: refused, ${note.guard}`;
+  return `- ${note.kind} #${note.id} ${JSON.stringify(note.key)} in Shield Zone ${note.shieldZoneId}${owner}${refused}`;
+}
+
 function mdCode(value: string): string {
   return `\`${value.replaceAll('`', "'").replaceAll('|', '\\|')}\``;
+}
+
+/** A `<details>` block of list items, or nothing. */
+function mdDetails(summary: string, items: readonly string[], open = false): string[] {
+  if (items.length === 0) return [];
+  return ['', `<details${open ? ' open' : ''}><summary>${summary}</summary>`, '', ...items, '', '</details>'];
 }
 
 /** The plan as Markdown for a pull-request comment. */
@@ -162,21 +238,41 @@ export function renderPlanMarkdown(plan: Plan): string {
   const out = [`### edgesync plan for \`${plan.revision}\``, '', `**${summaryLine(plan.summary)}**`, ''];
   const optimal = optimalLine(plan);
   if (optimal !== undefined) out.push(optimal, '');
-  const changed = plan.changes.filter((c) => c.action !== 'noop');
+  const changed = plan.changes.filter((c) => c.action !== 'noop' && !adoptedUnchanged(c));
   const notes = plan.notPruned ?? [];
-  const notesBlock =
-    notes.length === 0
+  const withPrune = notes.filter((n) => n.withPrune !== undefined);
+  // What a daemon with --prune would delete is never folded away: a reviewer must see it.
+  const withPruneBlock =
+    withPrune.length === 0
       ? []
       : [
           '',
-          '<details><summary>Not pruned (information)</summary>',
+          `**${WITH_PRUNE_HEADING}**`,
           '',
-          ...notes.map((n) => `- ${mdCode(noteLine(n).slice(2))}`),
-          '',
-          '</details>',
+          ...withPrune.map((n) => `- ${mdCode(withPruneLine(n).slice(2))}`),
         ];
+  const information = [
+    ...mdDetails(
+      'Adopted by name, no changes (information)',
+      plan.changes.filter(adoptedUnchanged).map((c) => `- ${mdCode(adoptedLine(c))}`),
+    ),
+    ...mdDetails(
+      'Not pruned (information)',
+      notes.filter((n) => n.withPrune === undefined).map((n) => `- ${mdCode(noteLine(n).slice(2))}`),
+    ),
+    ...mdDetails(
+      'Kept by ignore globs (information)',
+      (plan.ignored ?? []).map((o) => `- ${mdCode(ignoredLine(o))}`),
+    ),
+  ];
   if (changed.length === 0) {
-    out.push('No changes. Live state matches the desired state.', ...notesBlock);
+    out.push(
+      withPrune.length > 0
+        ? 'No changes without `--prune`.'
+        : 'No changes. Live state matches the desired state.',
+      ...withPruneBlock,
+      ...information,
+    );
     return `${out.join('\n')}\n`;
   }
   out.push('| | Resource | Field | Live | Desired |', '|---|---|---|---|---|');
@@ -207,7 +303,7 @@ export function renderPlanMarkdown(plan: Plan): string {
     for (const change of errors) out.push(`- ${mdCode(change.subject)}: ${change.error?.message ?? ''}`);
     out.push('', '</details>');
   }
-  out.push(...notesBlock);
+  out.push(...withPruneBlock, ...information);
   return `${out.join('\n')}\n`;
 }
 
