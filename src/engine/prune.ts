@@ -1,5 +1,5 @@
 /**
- * The lifecycle half of a plan (design §7), pure: once every document is planned, this step
+ * The lifecycle half of a plan (docs/configuration.md, Identity: create, adopt and prune), pure: once every document is planned, this step
  * checks what only a whole zone can tell — two documents claiming one object, a rename onto a
  * name another object has, the zone's limits for the creates — and finds what to prune:
  * inventory objects no document claims any more, and in `exclusive` zones every unclaimed
@@ -59,7 +59,7 @@ function refuse(change: PlannedChange, message: string): PlannedChange {
   return { ...change, action: 'error', requests: [], error: { code: 'PLAN_UNSAFE', message } };
 }
 
-/** Two documents that resolve to one live object: an error for both (design §9). */
+/** Two documents that resolve to one live object: an error for both (docs/reconcile.md, Creates and deletes). */
 function refuseSharedObjects(changes: PlannedChange[]): void {
   const identified = changes.flatMap((change, index) => (change.object?.id === undefined ? [] : [index]));
   const byObject = groupBy(identified, (i) => {
