@@ -1,5 +1,5 @@
 /**
- * Push-to-applied latency (design §6): one WAF rule changed among the
+ * Push-to-applied latency (docs/design.md, Targets): one WAF rule changed among the
  * repository's resources, from the moment the change reaches the daemon to the moment its
  * `change.applied` audit line is out, p50 and p95 over 20 trials, two ways:
  *

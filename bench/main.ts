@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: runs the benchmark sections of design §6 and prints one table (figure,
+ * `npm run bench`: runs the benchmark sections of docs/design.md, Targets and prints one table (figure,
  * target, measured, pass), then the details of each section. Not a test: nothing fails on a
  * slow machine; the figures go to docs/performance.md.
  *

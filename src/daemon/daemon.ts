@@ -73,7 +73,7 @@ export interface DaemonOptions extends ReconcileSettings {
   readonly version: string;
   readonly loader?: LoaderOptions;
   readonly random?: () => number;
-  /** Notification targets (design §10); none when absent. */
+  /** Notification targets (docs/design.md, Notifications); none when absent. */
   readonly notify?: NotifySettings;
 }
 

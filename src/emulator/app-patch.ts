@@ -206,7 +206,7 @@ function templateErrors(
     }
     seenIds.add(item.id);
   }
-  // Every known client identifies containers by name (api-notes §4.3); a repeat is refused,
+  // Every known client identifies containers by name (docs/api-notes.md, Container apps); a repeat is refused,
   // which also shows a blindly retried create as a 400.
   errors.push(
     ...checkUnique(
@@ -334,7 +334,7 @@ export function patchApp(
 
   if (patch.name !== undefined && patch.name !== null) next.name = patch.name;
   if (patch.runtimeType !== undefined) next.runtimeType = patch.runtimeType;
-  // min > max is not refused: no source states that rule (design §5b).
+  // min > max is not refused: no source states that rule (docs/design.md, The emulator).
   if (patch.autoScaling !== undefined) next.autoScaling = { ...patch.autoScaling };
   if (patch.regionSettings !== undefined) {
     const merged = mergeRegionSettings(live.regionSettings, liveSelectors, patch.regionSettings);

@@ -1,29 +1,28 @@
 /**
- * The lifecycle half of a plan (docs/configuration.md, Identity: create, adopt and prune), pure: once every document is planned, this step
- * checks what only a whole zone can tell — two documents claiming one object, a rename onto a
- * name another object has, the zone's limits for the creates — and finds what to prune:
- * inventory objects no document claims any more, and in `exclusive` zones every unclaimed
- * custom rule or list that no `ignore` glob protects. Deletions pass the guards here (see
- * docs/reconcile.md, Creates and deletes); refused ones are errors, and without `--prune` they
- * are notes, never changes.
+ * The lifecycle half of a plan (docs/design.md, Pruning), pure: once every document is planned,
+ * this step checks what only a whole zone can tell — two documents claiming one object, a
+ * rename onto a name another object has, the zone's limits for the creates — and finds what to
+ * prune: inventory objects no document claims any more, and in `exclusive` zones every
+ * unclaimed custom rule or list that no `ignore` pattern keeps. Deletions pass the guards here
+ * (see docs/reconcile.md, Creates and deletes); refused ones are errors, and without `--prune`
+ * they are notes, never changes.
  */
-import { writeRequests } from '../api/operations.js';
-import { enumName, ShieldPlanType } from '../domain/enums.js';
-import type { LifecycleKind } from '../kinds/common/identity.js';
+import type { LifecycleKind, ObjectId } from '../kinds/common/identity.js';
+import type { ExclusiveScope } from '../kinds/common/kind.js';
+import {
+  type LiveObject,
+  PRUNE_GUARD_MIN_OBJECTS,
+  PRUNE_GUARD_PERCENT,
+  type ScopeListing,
+} from '../kinds/common/lifecycle.js';
 import { groupBy } from '../kinds/common/read.js';
-import { ignoreMatcher, type ShieldZoneSpec } from '../kinds/shield-zone/spec.js';
+import { KINDS, lifecycleOf } from '../kinds/registry.js';
 import type { DesiredResource } from '../kinds/types.js';
-import { type InventoryEntry, type InventoryView, isLifecycleKind, movedFrom } from './inventory.js';
-import type { ZoneListing, ZoneLive } from './read.js';
+import { type InventoryEntry, type InventoryView, movedFrom } from './inventory.js';
+import { type ScopeLive, scopeKey } from './read.js';
 import type { IgnoredObject, PlannedChange, PruneNote } from './types.js';
 
-/**
- * A set (a zone's live custom rules or lists, what edgesync manages in a zone, or in all) of at
- * least this many is guarded by the share below.
- */
-export const PRUNE_GUARD_MIN_OBJECTS = 3;
-/** Deleting more than this share of such a set needs --force. */
-export const PRUNE_GUARD_PERCENT = 30;
+export { PRUNE_GUARD_MIN_OBJECTS, PRUNE_GUARD_PERCENT } from '../kinds/common/lifecycle.js';
 
 export interface LifecycleOptions {
   /** `--prune`: delete what no document claims. Off: the candidates are listed as notes. */
@@ -41,30 +40,25 @@ export interface LifecycleOptions {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-const NOUN: Record<LifecycleKind, string> = {
-  WafCustomRule: 'custom WAF rules',
-  AccessList: 'custom access lists',
-};
-
-/** The zone's listing of that kind, when it was read. */
+/** The scope's listing of that kind, when it was read. */
 function listingOf(
-  zones: ReadonlyMap<number, ZoneLive>,
+  scopes: ReadonlyMap<string, ScopeLive>,
   kind: LifecycleKind,
-  zoneId: number,
-): ZoneListing | undefined {
-  return zones.get(zoneId)?.[kind === 'WafCustomRule' ? 'rules' : 'lists'];
+  shieldZoneId: number | undefined,
+): ScopeListing | undefined {
+  return scopes.get(scopeKey(kind, shieldZoneId))?.listing;
 }
 
 function refuse(change: PlannedChange, message: string): PlannedChange {
   return { ...change, action: 'error', requests: [], error: { code: 'PLAN_UNSAFE', message } };
 }
 
-/** Two documents that resolve to one live object: an error for both (docs/reconcile.md, Creates and deletes). */
+/** Two documents that resolve to one live object: an error for both (docs/design.md, Safety invariants). */
 function refuseSharedObjects(changes: PlannedChange[]): void {
   const identified = changes.flatMap((change, index) => (change.object?.id === undefined ? [] : [index]));
   const byObject = groupBy(identified, (i) => {
     const o = (changes[i] as PlannedChange).object;
-    return `${o?.kind}/${o?.shieldZoneId}/${o?.id}`;
+    return `${scopeKey(o?.kind ?? '', o?.shieldZoneId)}/${o?.id}`;
   });
   for (const indexes of byObject.values()) {
     if (indexes.length < 2) continue;
@@ -81,74 +75,61 @@ function refuseSharedObjects(changes: PlannedChange[]): void {
 }
 
 /**
- * A rename onto a name another live object of the zone already has would leave two objects with
- * one name (the API allows it; identity by name would then be ambiguous for good): refused.
+ * A rename onto a name another live object of the scope already has would leave two objects
+ * with one name (the API allows it; finding an object by name would then be ambiguous for
+ * good): refused, nothing sent.
  */
-function refuseRenamesOntoTakenNames(changes: PlannedChange[], zones: ReadonlyMap<number, ZoneLive>): void {
+function refuseRenamesOntoTakenNames(changes: PlannedChange[], scopes: ReadonlyMap<string, ScopeLive>): void {
   for (const [index, change] of changes.entries()) {
     const o = change.object;
     if (o === undefined || o.id === undefined || change.action === 'error') continue;
     if (o.via !== 'id' && o.via !== 'inventory') continue;
-    const listing = listingOf(zones, o.kind, o.shieldZoneId);
-    if (listing === undefined || 'error' in listing || o.key === undefined) continue;
+    const lifecycle = lifecycleOf(o.kind);
+    const listing = listingOf(scopes, o.kind, o.shieldZoneId);
+    if (lifecycle === undefined || listing === undefined || 'error' in listing) continue;
     const self = listing.items.find((item) => item.id === o.id);
     if (self === undefined || self.key === o.key) continue;
     const holders = listing.items.filter((item) => item.id !== o.id && item.key === o.key);
     if (holders.length === 0) continue;
-    const noun = NOUN[o.kind].replace(/s$/, '');
+    const where = lifecycle.scopeName(o.shieldZoneId);
     changes[index] = refuse(
       change,
-      `renaming ${noun} #${o.id} from ${JSON.stringify(self.key)} to ${JSON.stringify(o.key)} would give Shield Zone ${o.shieldZoneId} two ${NOUN[o.kind]} with that name: #${holders.map((h) => h.id).join(', #')} already has it; rename or delete that one first, or choose another name; nothing is sent`,
+      `renaming ${lifecycle.nouns.replace(/s$/, '')} #${o.id} from ${JSON.stringify(self.key)} to ${JSON.stringify(o.key)} would give ${where} two ${lifecycle.nouns} with that name: #${holders.map((h) => h.id).join(', #')} already has it; rename or delete that one first, or choose another name; nothing is sent`,
     );
   }
 }
 
-/** Creates that would pass the zone's limit are errors, with the limit in the message. */
-function checkLimits(changes: PlannedChange[], zones: ReadonlyMap<number, ZoneLive>): void {
+/** Creates that would pass the scope's limit are errors, with the limit in the message. */
+function checkLimits(changes: PlannedChange[], scopes: ReadonlyMap<string, ScopeLive>): void {
   const creating = changes.flatMap((change, index) =>
     change.action !== 'create' || change.object === undefined || change.skip !== undefined ? [] : [index],
   );
   const creates = groupBy(creating, (i) => {
     const o = (changes[i] as PlannedChange).object;
-    return `${o?.kind}/${o?.shieldZoneId}`;
+    return scopeKey(o?.kind ?? '', o?.shieldZoneId);
   });
-  for (const [key, indexes] of creates) {
-    const [kind, zoneText] = key.split('/') as [LifecycleKind, string];
-    const zoneId = Number(zoneText);
-    const problem = limitProblem(kind, zoneId, indexes.length, zones.get(zoneId));
+  for (const indexes of creates.values()) {
+    const object = (changes[indexes[0] as number] as PlannedChange).object;
+    if (object === undefined) continue;
+    const scope = scopes.get(scopeKey(object.kind, object.shieldZoneId));
+    const problem = lifecycleOf(object.kind)?.limitProblem?.({
+      shieldZoneId: object.shieldZoneId,
+      creating: indexes.length,
+      listing: scope?.listing,
+      limit: scope?.limit,
+    });
     if (problem === undefined) continue;
     for (const i of indexes) changes[i] = refuse(changes[i] as PlannedChange, problem);
   }
 }
 
-function limitProblem(
-  kind: LifecycleKind,
-  zoneId: number,
-  creating: number,
-  zone: ZoneLive | undefined,
-): string | undefined {
-  if (kind === 'WafCustomRule') {
-    const info = zone?.info;
-    if (info === undefined || 'error' in info) {
-      return `cannot check Shield Zone ${zoneId}'s custom rule limit: ${info && 'error' in info ? info.error : 'not read'}`;
-    }
-    const live = zone?.rules !== undefined && !('error' in zone.rules) ? zone.rules.items.length : 0;
-    const limit = info.customWafRulesLimit;
-    if (limit === undefined || live + creating <= limit) return undefined;
-    const plan = info.planType === undefined ? '' : ` (${enumName(ShieldPlanType, info.planType)} plan)`;
-    return `Shield Zone ${zoneId}${plan} allows ${limit} custom WAF rules (customWafRulesLimit) and has ${live}: creating ${creating} more would pass it`;
-  }
-  const lists = zone?.lists;
-  if (lists === undefined || 'error' in lists || lists.limit === undefined) return undefined;
-  if (lists.items.length + creating <= lists.limit) return undefined;
-  return `Shield Zone ${zoneId} allows ${lists.limit} custom access lists (customListLimit) and has ${lists.items.length}: creating ${creating} more would pass it`;
-}
-
 interface Candidate {
   readonly kind: LifecycleKind;
-  readonly shieldZoneId: number;
-  readonly id: number;
+  readonly shieldZoneId?: number | undefined;
+  readonly id: ObjectId;
   readonly key: string;
+  /** What deleting it destroys with it (an app's volumes). */
+  readonly loses?: readonly string[];
   readonly subject?: string;
   readonly reason: 'inventory' | 'exclusive';
 }
@@ -172,51 +153,56 @@ function claimsOf(changes: readonly PlannedChange[], options: LifecycleOptions) 
   /** `kind/zone` where some document's object is unknown (its read failed): nothing is pruned there. */
   const unknown = new Set<string>();
   for (const resource of options.all) {
-    if (!isLifecycleKind(resource.kind)) continue;
-    const spec = resource.spec as { shieldZoneId: number; id?: number; ruleName?: string; name?: string };
-    const zone = `${resource.kind}/${spec.shieldZoneId}`;
-    if (spec.id !== undefined) ids.add(`${zone}/${spec.id}`);
-    const key = resource.kind === 'WafCustomRule' ? spec.ruleName : spec.name;
+    const lifecycle = lifecycleOf(resource.kind);
+    if (lifecycle === undefined) continue;
+    const { shieldZoneId, id, key } = lifecycle.locate(resource.spec);
+    const zone = scopeKey(lifecycle.kind, shieldZoneId);
+    if (id !== undefined) ids.add(`${zone}/${id}`);
     if (key !== undefined) keys.add(`${zone}/${key}`);
     const owned = options.inventory.entry(resource.subject);
-    if (owned !== undefined) ids.add(`${owned.kind}/${owned.shieldZoneId}/${owned.id}`);
+    if (owned !== undefined) ids.add(`${scopeKey(owned.kind, owned.shieldZoneId)}/${owned.id}`);
   }
+  let documents: Map<string, DesiredResource> | undefined;
   for (const change of changes) {
-    if (!isLifecycleKind(change.kind)) continue;
+    const lifecycle = lifecycleOf(change.kind);
+    if (lifecycle === undefined) continue;
     if (change.object?.id !== undefined)
-      ids.add(`${change.kind}/${change.object.shieldZoneId}/${change.object.id}`);
-    else if (change.object === undefined && change.shieldZoneId !== undefined)
-      unknown.add(`${change.kind}/${change.shieldZoneId}`);
+      ids.add(`${scopeKey(change.kind, change.object.shieldZoneId)}/${change.object.id}`);
+    else if (change.object === undefined) {
+      // Its read failed: where its object would be is where the document says.
+      documents ??= new Map(options.all.map((r) => [r.subject, r]));
+      const resource = documents.get(change.subject);
+      const shieldZoneId =
+        resource === undefined ? change.shieldZoneId : lifecycle.locate(resource.spec).shieldZoneId;
+      unknown.add(scopeKey(change.kind, shieldZoneId));
+    }
   }
   return { ids, keys, unknown };
 }
 
-/** An exclusive zone and kind: its ShieldZone document and what its `ignore` globs protect. */
-interface ExclusiveZone {
-  readonly subject: string;
-  readonly ignoredBy: (name: string) => string | undefined;
+/** An exclusive scope of a full run, with the document that declares it. */
+interface ExclusiveScopeOf extends ExclusiveScope {
+  /** The declaring document (`ShieldZone/main`). */
+  readonly declaredBy: string;
 }
 
-/** The exclusive zones of a full run, by `kind/zone`. */
-function exclusiveZones(options: LifecycleOptions): Map<string, ExclusiveZone> {
-  const exclusive = new Map<string, ExclusiveZone>();
+/** The exclusive scopes of a full run, by `scopeKey`. */
+function exclusiveScopes(options: LifecycleOptions): Map<string, ExclusiveScopeOf> {
+  const exclusive = new Map<string, ExclusiveScopeOf>();
   if (options.scope !== 'full') return exclusive;
   for (const r of options.all) {
-    if (r.kind !== 'ShieldZone') continue;
-    const spec = r.spec as ShieldZoneSpec;
-    const zone = { subject: r.subject, ignoredBy: ignoreMatcher(spec) };
-    if (spec.customWafRules === 'exclusive') exclusive.set(`WafCustomRule/${spec.shieldZoneId}`, zone);
-    if (spec.customAccessLists === 'exclusive') exclusive.set(`AccessList/${spec.shieldZoneId}`, zone);
+    for (const scope of KINDS[r.kind].exclusiveScopes?.(r.spec) ?? [])
+      exclusive.set(scopeKey(scope.kind, scope.shieldZoneId), { ...scope, declaredBy: r.subject });
   }
   return exclusive;
 }
 
-/** Prune candidates, the notes of what is not pruned, and what `ignore` protects, before the guards. */
+/** Prune candidates, the notes of what is not pruned, and what `ignore` keeps, before the guards. */
 function findCandidates(
   changes: readonly PlannedChange[],
-  zones: ReadonlyMap<number, ZoneLive>,
+  scopes: ReadonlyMap<string, ScopeLive>,
   options: LifecycleOptions,
-  exclusive: ReadonlyMap<string, ExclusiveZone>,
+  exclusive: ReadonlyMap<string, ExclusiveScopeOf>,
 ): { candidates: Candidate[]; notes: PruneNote[]; gone: string[]; ignored: IgnoredObject[] } {
   const candidates: Candidate[] = [];
   const notes: PruneNote[] = [];
@@ -225,19 +211,26 @@ function findCandidates(
   const claims = claimsOf(changes, options);
   const ownedBy = new Map<string, string>();
   for (const [subject, e] of options.inventory.entries())
-    ownedBy.set(`${e.kind}/${e.shieldZoneId}/${e.id}`, subject);
+    ownedBy.set(`${scopeKey(e.kind, e.shieldZoneId)}/${e.id}`, subject);
   /** Documents whose object is known this run (and not refused): a moved one's old object may go. */
   const placed = new Set(
     changes.filter((c) => c.object !== undefined && c.action !== 'error').map((c) => c.subject),
   );
   const taken = new Set<string>();
   const note = (c: Omit<Candidate, 'reason'>, reason: string) =>
-    notes.push({ ...c, ...(c.subject === undefined ? {} : { subject: c.subject }), reason });
+    notes.push({
+      kind: c.kind,
+      ...(c.shieldZoneId === undefined ? {} : { shieldZoneId: c.shieldZoneId }),
+      id: c.id,
+      key: c.key,
+      ...(c.subject === undefined ? {} : { subject: c.subject }),
+      reason,
+    });
 
   // Inventory: objects edgesync created or adopted whose document is gone.
   for (const [subject, entry] of orphanEntries(options)) {
-    const zoneKey = `${entry.kind}/${entry.shieldZoneId}`;
-    const listing = listingOf(zones, entry.kind, entry.shieldZoneId);
+    const zoneKey = scopeKey(entry.kind, entry.shieldZoneId);
+    const listing = listingOf(scopes, entry.kind, entry.shieldZoneId);
     if (listing === undefined || 'error' in listing) continue;
     const live = listing.items.find((o) => o.id === entry.id);
     if (live === undefined) {
@@ -245,13 +238,7 @@ function findCandidates(
       if (options.inventory.trusted) gone.push(subject);
       continue;
     }
-    const found = {
-      kind: entry.kind,
-      shieldZoneId: entry.shieldZoneId,
-      id: entry.id,
-      key: live.key,
-      subject,
-    };
+    const found = located(entry.kind, entry.shieldZoneId, live, subject);
     if (claims.ids.has(`${zoneKey}/${entry.id}`) || claims.keys.has(`${zoneKey}/${live.key}`)) continue;
     taken.add(`${zoneKey}/${entry.id}`);
     const document = movedFrom(subject);
@@ -264,36 +251,27 @@ function findCandidates(
       note(found, 'not pruned: a document of this zone could not be read');
     else candidates.push({ ...found, reason: 'inventory' });
   }
-  // Exclusive zones: every unclaimed object, inventory or not.
-  for (const [zoneKey, zone] of exclusive) {
-    const [kind, zoneText] = zoneKey.split('/') as [LifecycleKind, string];
-    const zoneId = Number(zoneText);
-    const listing = listingOf(zones, kind, zoneId);
+  // Exclusive scopes: every unclaimed object, inventory or not.
+  for (const [zoneKey, { kind, shieldZoneId, ignoredBy, declaredBy }] of exclusive) {
+    const listing = listingOf(scopes, kind, shieldZoneId);
     if (listing === undefined || 'error' in listing) continue;
     for (const live of listing.items) {
       const objectKey = `${zoneKey}/${live.id}`;
       if (taken.has(objectKey) || claims.ids.has(objectKey) || claims.keys.has(`${zoneKey}/${live.key}`))
         continue;
-      const glob = zone.ignoredBy(live.key);
-      const subject = ownedBy.get(objectKey);
-      if (glob !== undefined) {
+      const pattern = ignoredBy(live.key);
+      if (pattern !== undefined) {
         ignored.push({
           kind,
-          shieldZoneId: zoneId,
+          ...(shieldZoneId === undefined ? {} : { shieldZoneId }),
           id: live.id,
           key: live.key,
-          glob,
-          shieldZone: zone.subject,
+          glob: pattern,
+          shieldZone: declaredBy,
         });
         continue;
       }
-      const found = {
-        kind,
-        shieldZoneId: zoneId,
-        id: live.id,
-        key: live.key,
-        ...(subject === undefined ? {} : { subject }),
-      };
+      const found = located(kind, shieldZoneId, live, ownedBy.get(objectKey));
       if (claims.unknown.has(zoneKey)) note(found, 'not pruned: a document of this zone could not be read');
       else candidates.push({ ...found, reason: 'exclusive' });
     }
@@ -301,8 +279,28 @@ function findCandidates(
   return { candidates, notes, gone, ignored };
 }
 
+/** A live object of a listing as a prune candidate (before its reason). */
+function located(
+  kind: LifecycleKind,
+  shieldZoneId: number | undefined,
+  live: LiveObject,
+  subject: string | undefined,
+): Omit<Candidate, 'reason'> {
+  return {
+    kind,
+    ...(shieldZoneId === undefined ? {} : { shieldZoneId }),
+    id: live.id,
+    key: live.key,
+    ...(live.loses === undefined ? {} : { loses: live.loses }),
+    ...(subject === undefined ? {} : { subject }),
+  };
+}
+
 function deleteChange(c: Candidate): PlannedChange {
   const subject = c.subject ?? `${c.kind}/#${c.id}`;
+  const lifecycle = KINDS[c.kind].lifecycle;
+  if (lifecycle === undefined) throw new Error(`${c.kind} has no lifecycle`);
+  const live = { id: c.id, key: c.key, ...(c.loses === undefined ? {} : { loses: c.loses }) };
   return {
     subject,
     kind: c.kind,
@@ -311,97 +309,89 @@ function deleteChange(c: Candidate): PlannedChange {
     source: { file: '', line: 0, col: 0 },
     action: 'delete',
     cause: 'desired-changed',
-    diffs: [{ path: c.kind === 'WafCustomRule' ? 'ruleName' : 'name', live: c.key, desired: undefined }],
-    requests: [
-      c.kind === 'WafCustomRule'
-        ? writeRequests.deleteCustomWafRule(c.id)
-        : writeRequests.deleteCustomAccessList(c.shieldZoneId, c.id),
+    diffs: [
+      { path: lifecycle.keyPath, live: c.key, desired: undefined },
+      ...(lifecycle.deleteDiffs?.(live) ?? []),
     ],
+    requests: [lifecycle.deleteRequest(c.shieldZoneId, c.id)],
     digest: '',
-    shieldZoneId: c.shieldZoneId,
-    object: { kind: c.kind, shieldZoneId: c.shieldZoneId, via: 'id', id: c.id, key: c.key },
+    ...(c.shieldZoneId === undefined ? {} : { shieldZoneId: c.shieldZoneId }),
+    object: {
+      kind: c.kind,
+      ...(c.shieldZoneId === undefined ? {} : { shieldZoneId: c.shieldZoneId }),
+      via: 'id',
+      id: c.id,
+      key: c.key,
+    },
     prune: c.reason,
   };
 }
 
 /**
- * What edgesync manages, by id per `kind/zone`: the inventory's objects (those still live where
- * the zone was read), every live object of an exclusive zone that no `ignore` glob protects,
- * and the objects the documents resolve to. The guards count shares of this, not of the zone's
- * live objects: rules edgesync never owned must not make deleting every managed one look small.
+ * What edgesync manages, by id per `scopeKey`: the inventory's objects (those still live where
+ * the scope was read), every live object of an exclusive scope that no `ignore` pattern keeps,
+ * and the objects the documents resolve to. The guards count shares of this, not only of the
+ * scope's live objects: objects edgesync never owned must not make deleting every managed one
+ * look small.
  */
 function managedOf(
   changes: readonly PlannedChange[],
-  zones: ReadonlyMap<number, ZoneLive>,
+  scopes: ReadonlyMap<string, ScopeLive>,
   options: LifecycleOptions,
-  exclusive: ReadonlyMap<string, ExclusiveZone>,
-): Map<string, Set<number>> {
-  const managed = new Map<string, Set<number>>();
-  const add = (zoneKey: string, id: number) =>
-    managed.set(zoneKey, (managed.get(zoneKey) ?? new Set()).add(id));
+  exclusive: ReadonlyMap<string, ExclusiveScopeOf>,
+): Map<string, Set<ObjectId>> {
+  const managed = new Map<string, Set<ObjectId>>();
+  const add = (key: string, id: ObjectId) => managed.set(key, (managed.get(key) ?? new Set()).add(id));
   for (const entry of options.inventory.entries().values()) {
-    const listing = listingOf(zones, entry.kind, entry.shieldZoneId);
-    // Not read this run: counted as managed. Read and absent: deleted out of band, not counted.
-    if (listing !== undefined && !('error' in listing) && !listing.items.some((o) => o.id === entry.id))
-      continue;
-    add(`${entry.kind}/${entry.shieldZoneId}`, entry.id);
+    const listing = listingOf(scopes, entry.kind, entry.shieldZoneId);
+    // Not read this run: counted. Read and absent: deleted out of band, not counted.
+    const read = listing !== undefined && !('error' in listing);
+    if (read && !listing.items.some((o) => o.id === entry.id)) continue;
+    add(scopeKey(entry.kind, entry.shieldZoneId), entry.id);
   }
-  for (const [zoneKey, zone] of exclusive) {
-    const [kind, zoneText] = zoneKey.split('/') as [LifecycleKind, string];
-    const listing = listingOf(zones, kind, Number(zoneText));
+  for (const [key, scope] of exclusive) {
+    const listing = listingOf(scopes, scope.kind, scope.shieldZoneId);
     if (listing === undefined || 'error' in listing) continue;
-    for (const live of listing.items) if (zone.ignoredBy(live.key) === undefined) add(zoneKey, live.id);
+    for (const live of listing.items) if (scope.ignoredBy(live.key) === undefined) add(key, live.id);
   }
   for (const change of changes) {
     const o = change.object;
-    if (o?.id !== undefined) add(`${o.kind}/${o.shieldZoneId}`, o.id);
+    if (o?.id !== undefined && lifecycleOf(o.kind) !== undefined) add(scopeKey(o.kind, o.shieldZoneId), o.id);
   }
   return managed;
 }
 
-const percentOf = (part: number, whole: number) => Math.round((part * 100) / whole);
-const tooMany = (deletes: number, of: number) =>
-  of >= PRUNE_GUARD_MIN_OBJECTS && deletes * 100 > of * PRUNE_GUARD_PERCENT;
-
-/** Why deleting `group` (one kind in one zone) needs --force, if it does. */
-function zoneProblem(group: readonly Candidate[], live: number, managed: number): string | undefined {
-  const first = group[0] as Candidate;
-  const deletes = group.length;
-  const noun = NOUN[first.kind];
-  const zone = `Shield Zone ${first.shieldZoneId}`;
-  const again = 're-run with --force if this is intended';
-  if (deletes === live) return `the plan deletes every one of the ${live} ${noun} of ${zone}; ${again}`;
-  if (tooMany(deletes, managed)) {
-    return `the plan deletes ${deletes} of the ${managed} ${noun} edgesync manages in ${zone} (${percentOf(deletes, managed)}%), more than ${PRUNE_GUARD_PERCENT}%; ${again}`;
-  }
-  if (tooMany(deletes, live)) {
-    return `the plan deletes ${deletes} of the ${live} ${noun} of ${zone} (${percentOf(deletes, live)}%), more than ${PRUNE_GUARD_PERCENT}%; ${again}`;
-  }
-  return undefined;
-}
-
 /**
- * The guards, per zone and kind (share of what edgesync manages there, share of the zone's live
- * objects, emptying the zone) and over everything edgesync manages: the deletions each one
- * refuses, by candidate, with why. Empty with --force.
+ * The deletions each guard refuses without --force, with why: each kind's own guard per scope
+ * (it sees the scope's live and managed counts), then the share of everything edgesync manages.
  */
 function guardProblems(
   candidates: readonly Candidate[],
-  zones: ReadonlyMap<number, ZoneLive>,
-  managed: ReadonlyMap<string, ReadonlySet<number>>,
+  scopes: ReadonlyMap<string, ScopeLive>,
+  managed: ReadonlyMap<string, ReadonlySet<ObjectId>>,
 ): Map<Candidate, string> {
   const problems = new Map<Candidate, string>();
-  for (const [zoneKey, group] of groupBy(candidates, (c) => `${c.kind}/${c.shieldZoneId}`)) {
+  for (const [key, group] of groupBy(candidates, (c) => scopeKey(c.kind, c.shieldZoneId))) {
     const first = group[0] as Candidate;
-    const listing = listingOf(zones, first.kind, first.shieldZoneId);
+    const listing = listingOf(scopes, first.kind, first.shieldZoneId);
     const live = listing === undefined || 'error' in listing ? group.length : listing.items.length;
-    const problem = zoneProblem(group, live, managed.get(zoneKey)?.size ?? 0);
+    const problem = lifecycleOf(first.kind)?.deletionGuard({
+      shieldZoneId: first.shieldZoneId,
+      deleting: group.map((c) => ({
+        id: c.id,
+        key: c.key,
+        ...(c.loses === undefined ? {} : { loses: c.loses }),
+      })),
+      live,
+      managed: managed.get(key)?.size ?? 0,
+    });
     if (problem !== undefined) for (const c of group) problems.set(c, problem);
   }
   let total = 0;
   for (const ids of managed.values()) total += ids.size;
-  if (tooMany(candidates.length, total)) {
-    const problem = `the plan deletes ${candidates.length} of the ${total} custom WAF rules and access lists edgesync manages (${percentOf(candidates.length, total)}%), more than ${PRUNE_GUARD_PERCENT}%; re-run with --force if this is intended`;
+  const deletes = candidates.length;
+  if (total >= PRUNE_GUARD_MIN_OBJECTS && deletes * 100 > total * PRUNE_GUARD_PERCENT) {
+    const problem = `the plan deletes ${deletes} of the ${total} objects edgesync manages in all zones (${Math.round((deletes * 100) / total)}%), more than ${PRUNE_GUARD_PERCENT}%; re-run with --force if this is intended`;
     for (const c of candidates) if (!problems.has(c)) problems.set(c, problem);
   }
   return problems;
@@ -410,36 +400,36 @@ function guardProblems(
 /**
  * Adds the lifecycle to planned changes: shared-object, rename and limit errors on the
  * documents' changes, then the deletions (with --prune) or the notes of what would be pruned,
- * and what `ignore` globs protect.
+ * and what `ignore` patterns keep.
  */
 export function planLifecycle(
   planned: readonly PlannedChange[],
-  zones: ReadonlyMap<number, ZoneLive>,
+  scopes: ReadonlyMap<string, ScopeLive>,
   options: LifecycleOptions,
 ): { changes: PlannedChange[]; notPruned: PruneNote[]; gone: string[]; ignored: IgnoredObject[] } {
   const changes = [...planned];
   refuseSharedObjects(changes);
-  refuseRenamesOntoTakenNames(changes, zones);
-  checkLimits(changes, zones);
+  refuseRenamesOntoTakenNames(changes, scopes);
+  checkLimits(changes, scopes);
   // An empty desired state never prunes: it is far more likely a broken checkout than a wish.
   if (options.all.length === 0) return { changes, notPruned: [], gone: [], ignored: [] };
-  const exclusive = exclusiveZones(options);
-  const { candidates, notes, gone, ignored } = findCandidates(changes, zones, options, exclusive);
-  const problems = guardProblems(candidates, zones, managedOf(changes, zones, options, exclusive));
+  const exclusive = exclusiveScopes(options);
+  const { candidates, notes, gone, ignored } = findCandidates(changes, scopes, options, exclusive);
+  const problems = guardProblems(candidates, scopes, managedOf(changes, scopes, options, exclusive));
   if (!options.prune) {
     for (const c of candidates) {
+      const { loses: _loses, reason: _reason, ...rest } = c;
       const refused = options.force ? undefined : problems.get(c);
-      const reason =
+      notes.push(
         refused === undefined
-          ? 'not pruned: --prune is off'
-          : `not pruned: --prune is off (with --prune it would be refused too: ${refused})`;
-      notes.push({
-        ...c,
-        reason,
-        ...(refused === undefined
-          ? { withPrune: 'delete' as const }
-          : { withPrune: 'refused' as const, guard: refused }),
-      });
+          ? { ...rest, reason: 'not pruned: --prune is off', withPrune: 'delete' }
+          : {
+              ...rest,
+              reason: `not pruned: --prune is off (with --prune it would be refused too: ${refused})`,
+              withPrune: 'refused',
+              guard: refused,
+            },
+      );
     }
     return { changes, notPruned: notes, gone, ignored };
   }

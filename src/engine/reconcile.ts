@@ -23,6 +23,7 @@ import {
 import { buildPlan, type PlanOptions } from './plan.js';
 import { type LifecycleOptions, orphanEntries } from './prune.js';
 import { type ReadOptions, readLiveState } from './read.js';
+import { bindSavedPlan, liveDigests, type SavedPlan } from './saved-plan.js';
 import type { StateStore } from './state.js';
 import type { ApplyResult, ChangeResult, Plan, PlannedChange } from './types.js';
 
@@ -43,7 +44,7 @@ export interface ReconcileOptions {
   managedCount?: number;
   /** Writes an earlier reconcile of the same daemon run made (PlanOptions.writesBefore). */
   writesBefore?: number;
-  /** `--prune`: delete custom rules and lists no document claims (design §7). Default off. */
+  /** `--prune`: delete custom rules and lists no document claims (docs/design.md, Pruning). Default off. */
   prune?: boolean;
   /**
    * Every desired resource, when `resources` is a subset (the daemon's file-change runs):
@@ -64,6 +65,13 @@ export interface ReconcileOptions {
    * complete: a half-written file's deletions must never be sent, and neither its other changes.
    */
   holdDestructive?: boolean;
+  /** Take a digest of every live object read (`plan --out`): the outcome's `live`. */
+  liveDigests?: boolean;
+  /**
+   * `apply FILE`: apply this saved plan, and only when the fresh read and plan are the same
+   * (saved-plan.ts); otherwise PLAN_STALE is thrown before anything is sent.
+   */
+  saved?: SavedPlan;
 }
 
 /** Wall time of each phase of one reconcile (milliseconds, not rounded). */
@@ -86,6 +94,8 @@ export interface ReconcileOutcome {
   readonly durationMs: number;
   /** Where the time went: for metrics, and for the benchmark's write throughput. */
   readonly phases: PhaseTimings;
+  /** Subject → digest of its live object as read, when `liveDigests` or `saved` asked. */
+  readonly live?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -267,20 +277,27 @@ async function readAndPlan(
   readOptions: ReadOptions,
   options: ReconcileOptions,
   lifecycle: LifecycleOptions,
-): Promise<{ plan: Plan; read: number; planned: number }> {
+): Promise<{ plan: Plan; read: number; planned: number; live?: Record<string, string> }> {
   const snapshot = await readLiveState(resources, {
     ...readOptions,
     orphans: orphansOf(lifecycle),
   });
   const read = performance.now();
-  const plan = buildPlan(resources, snapshot, planOptions(options, lifecycle));
+  const fresh = buildPlan(resources, snapshot, planOptions(options, lifecycle));
+  const live =
+    options.liveDigests === true || options.saved !== undefined
+      ? liveDigests(resources, snapshot)
+      : undefined;
+  // A saved plan replaces the fresh one only when the two are the same; else this throws.
+  const plan =
+    options.saved === undefined || live === undefined ? fresh : bindSavedPlan(options.saved, fresh, live);
   const planned = performance.now();
   if (options.mode === 'apply') {
     for (const [subject, live] of snapshot.reads) {
       if (live.lookup.status === 'found') options.state.setHint(subject, live.hint);
     }
   }
-  return { plan, read, planned };
+  return { plan, read, planned, ...(live === undefined ? {} : { live }) };
 }
 
 /** Reads, plans and — in `apply` mode — applies and records. Never throws for one resource. */
@@ -318,7 +335,7 @@ export async function reconcile(
     ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
   };
   const readStarted = performance.now();
-  const { plan, read, planned } = await readAndPlan(resources, readOptions, options, lifecycle);
+  const { plan, read, planned, live } = await readAndPlan(resources, readOptions, options, lifecycle);
   auditDrift(options.audit, plan);
   let applyMs = 0;
   if (options.mode === 'apply' && options.holdDestructive === true && plan.summary.destructive > 0) {
@@ -422,5 +439,11 @@ export async function reconcile(
     'reconcile finished',
   );
   const phases = { readMs: read - readStarted, planMs: planned - read, applyMs };
-  return { plan, ...(apply === undefined ? {} : { apply }), durationMs, phases };
+  return {
+    plan,
+    ...(apply === undefined ? {} : { apply }),
+    durationMs,
+    phases,
+    ...(live === undefined ? {} : { live }),
+  };
 }

@@ -5,6 +5,7 @@
  */
 import { styleText } from 'node:util';
 import { SENSITIVE } from '../domain/sensitive.js';
+import { lifecycleOf } from '../kinds/registry.js';
 import type {
   ApplyResult,
   FieldDiff,
@@ -72,15 +73,21 @@ function marker(change: PlannedChange): string {
   return '~';
 }
 
+/** How the object's kind names its scope: `Shield Zone 42`, `the account`. */
+function scopeName(kind: string, shieldZoneId: number | undefined): string {
+  return lifecycleOf(kind)?.scopeName(shieldZoneId) ?? `Shield Zone ${shieldZoneId}`;
+}
+
 /** `adopt #1234`, `create in Shield Zone 42`, `delete #1237 "Old rule"`: what happens to which object. */
 function lifecycleNote(change: PlannedChange): string | undefined {
   const o = change.object;
   if (o === undefined) return undefined;
-  if (change.action === 'create') return `create in Shield Zone ${o.shieldZoneId}`;
+  const where = scopeName(o.kind, o.shieldZoneId);
+  if (change.action === 'create') return `create in ${where}`;
   if (change.action === 'adopt') return `adopt #${o.id}`;
   if (change.prune !== undefined) {
     const why = change.prune === 'exclusive' ? 'exclusive ShieldZone' : 'no document claims it';
-    return `delete #${o.id} ${JSON.stringify(o.key)} from Shield Zone ${o.shieldZoneId}: ${why}`;
+    return `delete #${o.id} ${JSON.stringify(o.key)} from ${where}: ${why}`;
   }
   return undefined;
 }
@@ -133,12 +140,12 @@ function adoptedUnchanged(change: PlannedChange): boolean {
 function adoptedLine(change: PlannedChange): string {
   const o = change.object;
   const where = `${change.source.file}:${change.source.line}`;
-  return `${change.subject} #${o?.id} ${JSON.stringify(o?.key)} in Shield Zone ${o?.shieldZoneId} (${where})`;
+  return `${change.subject} #${o?.id} ${JSON.stringify(o?.key)} in ${scopeName(change.kind, o?.shieldZoneId)} (${where})`;
 }
 
 /** `WafCustomRule #7 "Legacy (old) rule" in Shield Zone 42: ignore "Legacy (old)*" of ShieldZone/main`. */
 function ignoredLine(o: IgnoredObject): string {
-  return `${o.kind} #${o.id} ${JSON.stringify(o.key)} in Shield Zone ${o.shieldZoneId}: ignore ${JSON.stringify(o.glob)} of ${o.shieldZone}`;
+  return `${o.kind} #${o.id} ${JSON.stringify(o.key)} in ${scopeName(o.kind, o.shieldZoneId)}: ignore ${JSON.stringify(o.glob)} of ${o.shieldZone}`;
 }
 
 const WITH_PRUNE_HEADING =
@@ -213,14 +220,14 @@ function optimalLine(plan: Plan): string | undefined {
 /** One line of what would be pruned: `- WafCustomRule #1237 "Old" in Shield Zone 42 (was X): reason`. */
 function noteLine(note: PruneNote): string {
   const owner = note.subject === undefined ? '' : ` (was ${note.subject})`;
-  return `- ${note.kind} #${note.id} ${JSON.stringify(note.key)} in Shield Zone ${note.shieldZoneId}${owner}: ${note.reason}`;
+  return `- ${note.kind} #${note.id} ${JSON.stringify(note.key)} in ${scopeName(note.kind, note.shieldZoneId)}${owner}: ${note.reason}`;
 }
 
 /** What --prune would do to it: `- WafCustomRule #1237 "Old" in Shield Zone 42 (was X)`, and a guard's refusal. */
 function withPruneLine(note: PruneNote): string {
   const owner = note.subject === undefined ? '' : ` (was ${note.subject})`;
   const refused = note.guard === undefined ? '' : `: refused, ${note.guard}`;
-  return `- ${note.kind} #${note.id} ${JSON.stringify(note.key)} in Shield Zone ${note.shieldZoneId}${owner}${refused}`;
+  return `- ${note.kind} #${note.id} ${JSON.stringify(note.key)} in ${scopeName(note.kind, note.shieldZoneId)}${owner}${refused}`;
 }
 
 function mdCode(value: string): string {

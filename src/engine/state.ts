@@ -41,7 +41,7 @@ const RunRecord = z.object({
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
-/** The state file's format version; 2 added the inventory (design §7). */
+/** The state file's format version; 2 added the inventory (docs/design.md, Identity). */
 export const STATE_VERSION = 2;
 
 const StateFileV1 = z.object({
@@ -98,6 +98,8 @@ export interface StateStore {
   /** A warning from opening (e.g. an unreadable file that was set aside). */
   readonly warning: string | undefined;
   resource(subject: string): ResourceRecord | undefined;
+  /** Every resource record, by subject (`export` looks up what an app's last apply remembered). */
+  resources(): Readonly<Record<string, ResourceRecord>>;
   hint(subject: string): unknown;
   setHint(subject: string, hint: unknown): void;
   /** Records that `subject` is in sync with `digest` (applied or found unchanged). */
@@ -137,6 +139,10 @@ class FileBackedState implements StateStore {
 
   resource(subject: string): ResourceRecord | undefined {
     return this.state.resources[subject];
+  }
+
+  resources(): Readonly<Record<string, ResourceRecord>> {
+    return this.state.resources;
   }
 
   hint(subject: string): unknown {

@@ -1,5 +1,5 @@
 /**
- * The per-install key of the state directory (design §8). The state never stores a secret or
+ * The per-install key of the state directory (docs/design.md, Secrets in container apps). The state never stores a secret or
  * a plain hash of one (a SHA-256 of a short secret is a lookup away from the secret): where it
  * must remember something derived from a secret — the digest that tells `desired-changed` from
  * `out-of-band` — it stores an HMAC keyed by 32 random bytes kept in `install.key` (mode 0600)

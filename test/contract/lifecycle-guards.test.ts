@@ -132,7 +132,7 @@ describe('the prune guards count what edgesync manages', () => {
     expect(refused.map((c) => c.error?.message)).toEqual(
       zones.map(
         () =>
-          'the plan deletes 4 of the 8 custom WAF rules and access lists edgesync manages (50%), more than 30%; re-run with --force if this is intended',
+          'the plan deletes 4 of the 8 objects edgesync manages in all zones (50%), more than 30%; re-run with --force if this is intended',
       ),
     );
     expect(deletesOf(f)).toEqual([]);

@@ -297,7 +297,7 @@ describe('deploy/kubernetes', () => {
       String(portOf('--metrics-listen')),
     );
     expect(edgesync.resources.requests).toBeDefined();
-    // Headroom over the daemon's 256 MB peak-RSS budget (design §6), which the benchmark measures.
+    // Headroom over the daemon's 256 MB peak-RSS budget (docs/design.md, Targets), which the benchmark measures.
     expect(edgesync.resources.limits.memory).toBe('384Mi');
     for (const c of [edgesync, gitSync]) {
       expect(c.securityContext).toMatchObject({

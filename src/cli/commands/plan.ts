@@ -6,8 +6,11 @@
  * them (see docs/reconcile.md, Exit codes). A refused change or a resource that could not be
  * read is an error, even next to fine ones.
  */
+import { resolve } from 'node:path';
 import { Option } from 'commander';
 import { renderPlanMarkdown, renderPlanText } from '../../engine/render.js';
+import { serializeSavedPlan } from '../../engine/saved-plan.js';
+import { writeFileAtomic } from '../../engine/state.js';
 import type { Plan } from '../../engine/types.js';
 import type { CommandRegistrar } from '../command.js';
 import { addConfigOption } from '../config-dir.js';
@@ -15,6 +18,7 @@ import type { CliIo } from '../io.js';
 import {
   addReconcileOptions,
   commonReadFailure,
+  pruneEnabled,
   type ReconcileFlags,
   reconcileCommand,
 } from '../reconcile-run.js';
@@ -25,6 +29,7 @@ export interface PlanFlags extends ReconcileFlags {
   format?: 'text' | 'markdown' | 'json';
   detailedExitcode?: boolean;
   driftExitcode?: boolean;
+  out?: string;
 }
 
 export const registerPlan: CommandRegistrar = (program, io, setExitCode) => {
@@ -37,24 +42,48 @@ export const registerPlan: CommandRegistrar = (program, io, setExitCode) => {
       '--drift-exitcode',
       'like --detailed-exitcode, and exit 3 when apply would write nothing but there is drift it does not write (suspended or report-only resources) or objects --prune would delete',
     )
+    .option(
+      '--out <file>',
+      'also save the plan for `edgesync apply FILE` (revision, live digests, exact requests; secrets as references)',
+    )
     .action(async (flags: PlanFlags) => {
       setExitCode(await runPlan(flags, io));
     });
 };
 
 function runPlan(flags: PlanFlags, io: CliIo): Promise<number> {
-  return reconcileCommand(flags, io, 'plan', ({ plan }) => {
-    const format = flags.json === true ? 'json' : (flags.format ?? 'text');
-    const common = commonReadFailure(plan);
-    if (common !== undefined && format === 'text') {
-      io.stderr.write(`edgesync: ${common}\n`);
-      return 1;
-    }
-    if (format === 'json') io.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
-    else if (format === 'markdown') io.stdout.write(renderPlanMarkdown(plan));
-    else io.stdout.write(renderPlanText(plan, { color: useColor(io) }));
-    return planExitCode(plan.summary, flags);
-  });
+  const out = flags.out;
+  const options = {
+    prune: pruneEnabled(flags, io),
+    force: flags.force === true,
+    driftMode: flags.drift ?? 'correct',
+    maxChangePercent: flags.maxChangePercent,
+  } as const;
+  return reconcileCommand(
+    flags,
+    io,
+    'plan',
+    async ({ plan, live }, origin) => {
+      if (out !== undefined) {
+        await writeFileAtomic(resolve(io.cwd, out), serializeSavedPlan(plan, origin, options, live ?? {}));
+      }
+      return report(plan, flags, io);
+    },
+    { liveDigests: out !== undefined },
+  );
+}
+
+function report(plan: Plan, flags: PlanFlags, io: CliIo): number {
+  const format = flags.json === true ? 'json' : (flags.format ?? 'text');
+  const common = commonReadFailure(plan);
+  if (common !== undefined && format === 'text') {
+    io.stderr.write(`edgesync: ${common}\n`);
+    return 1;
+  }
+  if (format === 'json') io.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
+  else if (format === 'markdown') io.stdout.write(renderPlanMarkdown(plan));
+  else io.stdout.write(renderPlanText(plan, { color: useColor(io) }));
+  return planExitCode(plan.summary, flags);
 }
 
 /** The exit code of a plan that could be made: see the module comment. */

@@ -1,5 +1,5 @@
 /**
- * `edgesync run`: the daemon (design §4). Parses the flags, optionally starts the embedded
+ * `edgesync run`: the daemon (docs/design.md, The daemon). Parses the flags, optionally starts the embedded
  * emulator (`--emulator`), starts the daemon, and on SIGTERM, SIGINT or SIGHUP (`io.signal`)
  * stops it gracefully and exits 0. Logs are JSON lines on stdout (pretty on a terminal or with
  * `--log-format pretty`); neither the access key nor a webhook secret is ever printed.

@@ -1,6 +1,6 @@
 /**
  * The Magic Containers routes the official bunny CLI's `apps` commands need besides E4 and
- * E7 (design §5b): the app and region listings (cursor-paged), the app overview, its region
+ * E7 (docs/design.md, The emulator): the app and region listings (cursor-paged), the app overview, its region
  * settings and volumes, and the env replace of one container. Shapes from the MC OpenAPI file.
  */
 import type { Reply } from '../replies.js';

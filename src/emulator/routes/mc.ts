@@ -1,6 +1,6 @@
 /**
  * Routes under /mc (Magic Containers): E4, E7 and the app GET. The real spec writes these
- * paths without the /mc prefix and puts it in the server URL (api-notes §1); the emulator
+ * paths without the /mc prefix and puts it in the server URL (docs/api-notes.md, Base URLs and authentication); the emulator
  * serves the full paths the seed uses.
  */
 import { patchApp } from '../app-patch.js';
