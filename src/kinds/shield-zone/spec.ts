@@ -14,7 +14,8 @@ const Ownership = z.enum(['exclusive', 'shared'], { error: 'must be exclusive or
  * A glob matched against a rule's ruleName or a list's name: `*` is any run of characters, `?`
  * one character, everything else is itself. Names are free text (`Legacy (old) rule`,
  * `Team [EU]`): a richer syntax (groups, classes, braces) made such names match nothing, and
- * the rule it should have protected was deleted. See docs/configuration.md, ShieldZone.
+ * the rule it should have protected was deleted (see docs/configuration.md, ShieldZone → ownership,
+ * no request of its own).
  */
 const IgnoreGlob = z.string().min(1, 'must not be empty');
 
