@@ -151,10 +151,17 @@ function ignoredLine(o: IgnoredObject): string {
 const WITH_PRUNE_HEADING =
   'With --prune (EDGESYNC_PRUNE=true) these would be deleted; --prune is off here, so they are not changes:';
 
-/** The plan for a terminal. Unchanged resources are not listed. */
+/** The plan with the API base URL it was read from, for every format's header. */
+export function withApi(plan: Plan, api: string): Plan {
+  const { version, revision, ...rest } = plan;
+  return { version, revision, api, ...rest };
+}
+
+/** The plan for a terminal: the API it was read from, then the changes (unchanged ones are not listed). */
 export function renderPlanText(plan: Plan, options: RenderOptions): string {
   const paint = (style: Style, text: string): string => (options.color ? styleText(style, text) : text);
-  const out: string[] = [];
+  const out: string[] = plan.api === undefined ? [] : [`API: ${plan.api}`, ''];
+  const header = out.length;
   for (const change of plan.changes) {
     if (change.action === 'noop' || adoptedUnchanged(change)) continue;
     const where = change.source.file === '' ? '(no document)' : `${change.source.file}:${change.source.line}`;
@@ -177,7 +184,7 @@ export function renderPlanText(plan: Plan, options: RenderOptions): string {
   const notes = plan.notPruned ?? [];
   const withPrune = notes.filter((n) => n.withPrune !== undefined);
   const otherNotes = notes.filter((n) => n.withPrune === undefined);
-  if (out.length === 0) {
+  if (out.length === header) {
     out.push(
       withPrune.length > 0
         ? 'No changes without --prune.'
@@ -242,7 +249,9 @@ function mdDetails(summary: string, items: readonly string[], open = false): str
 
 /** The plan as Markdown for a pull-request comment. */
 export function renderPlanMarkdown(plan: Plan): string {
-  const out = [`### edgesync plan for \`${plan.revision}\``, '', `**${summaryLine(plan.summary)}**`, ''];
+  const out = [`### edgesync plan for \`${plan.revision}\``, ''];
+  if (plan.api !== undefined) out.push(`API: ${mdCode(plan.api)}`, '');
+  out.push(`**${summaryLine(plan.summary)}**`, '');
   const optimal = optimalLine(plan);
   if (optimal !== undefined) out.push(optimal, '');
   const changed = plan.changes.filter((c) => c.action !== 'noop' && !adoptedUnchanged(c));

@@ -30,6 +30,18 @@ const ResourceRecord = z.object({
 });
 export type ResourceRecord = z.infer<typeof ResourceRecord>;
 
+/** At most this many changes are kept per run record; `changesOmitted` counts the rest. */
+export const MAX_RUN_CHANGES = 50;
+
+/** One change a run made or tried: what it did to which resource, and why it failed. */
+const RunChange = z.object({
+  subject: z.string(),
+  action: z.string(),
+  outcome: z.string(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+export type RunChange = z.infer<typeof RunChange>;
+
 const RunRecord = z.object({
   revision: z.string(),
   trigger: z.string(),
@@ -38,6 +50,9 @@ const RunRecord = z.object({
   result: z.enum(['success', 'failed', 'invalid', 'deferred']),
   counts: z.record(z.string(), z.number()),
   error: z.string().optional(),
+  /** The changes that wrote, were skipped or failed (not the unchanged ones); older records have none. */
+  changes: z.array(RunChange).optional(),
+  changesOmitted: z.number().optional(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 

@@ -8,11 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { validate as validateCron } from 'node-cron';
 import { DEFAULT_SETTLE_MS, startDaemon } from '../../daemon/daemon.js';
 import { parseListen } from '../../daemon/http-server.js';
 import { type NotifyFlags, readNotifySettings } from '../../daemon/notify/settings.js';
-import { DEFAULT_SCHEDULE } from '../../daemon/scheduler.js';
+import { assertSchedule, DEFAULT_SCHEDULE } from '../../daemon/scheduler.js';
 import { EMULATOR_SEED_PATH, type Emulator, loadSeedFile, startEmulator } from '../../emulator/index.js';
 import { ReconcileError } from '../../errors.js';
 import type { Logger } from '../../log.js';
@@ -57,11 +56,8 @@ interface RunFlags extends ReconcileFlags, NotifyFlags {
   settleMs: number;
   shutdownTimeout: number;
   emulator?: boolean;
-}
-
-function cronExpression(value: string): string {
-  if (!validateCron(value)) throw new InvalidArgumentError('not a cron expression (e.g. "*/5 * * * *").');
-  return value;
+  /** commander's `--no-ui`: false when given. */
+  ui: boolean;
 }
 
 function nonNegativeInt(value: string): number {
@@ -89,8 +85,7 @@ export const registerRun: CommandRegistrar = (program, io, setExitCode) => {
   addNotifyOptions(addReconcileOptions(addConnectionOptions(addConfigOption(command))))
     .option(
       '--schedule <cron>',
-      'cron expression of the full reconciles (node-cron)',
-      cronExpression,
+      'cron expression of the full reconciles, e.g. "*/5 * * * *" (checked before anything starts)',
       DEFAULT_SCHEDULE,
     )
     .option(
@@ -101,9 +96,10 @@ export const registerRun: CommandRegistrar = (program, io, setExitCode) => {
     )
     .option(
       '--metrics-listen <host:port>',
-      'serve /healthz, /readyz, /metrics and /status here instead, apart from the hooks',
+      'serve /healthz, /readyz, /metrics, /status and the status page here instead, apart from the hooks',
       listenAddress('--metrics-listen'),
     )
+    .option('--no-ui', 'do not serve the read-only status page at / (the JSON /status stays)')
     .option(
       '--webhook-secret-file <file>',
       'webhook secrets, one per line (rotation); without it /hooks/* answer 404',
@@ -176,6 +172,7 @@ async function startEmbeddedEmulator(config: string, key: string, logger: Logger
 }
 
 async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
+  assertSchedule(flags.schedule);
   const logger = commandLogger(flags, io, { level: 'info', stream: 'stdout' });
   const config = configDirFrom(flags.config, io).path;
   const listen = parseListen(flags.listen);
@@ -205,6 +202,7 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
       schedule: flags.schedule,
       listen,
       ...(metricsListen === undefined ? {} : { metricsListen }),
+      ui: flags.ui,
       ...(flags.webhookSecretFile === undefined
         ? {}
         : { webhookSecretFile: resolve(io.cwd, flags.webhookSecretFile) }),
