@@ -93,6 +93,8 @@ describe('plan exit codes', () => {
       code: 0,
       stderr: '',
       stdout: [
+        `API: ${emu.url}`,
+        '',
         'No changes without --prune.',
         '',
         'With --prune (EDGESYNC_PRUNE=true) these would be deleted; --prune is off here, so they are not changes:',
