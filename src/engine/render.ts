@@ -1,5 +1,6 @@
 /**
- * Plan and apply results as text (terminal), Markdown (pull-request comments) and JSON.
+ * Plan and apply results as text (terminal) and JSON; Markdown (pull-request comments) is
+ * `render-markdown.ts`.
  * One block per resource (`~ Kind/name` update, `+` create, `-` delete, `~ … adopt #id`), one
  * line per field `path: live → desired`, then what would be pruned but is not.
  */
@@ -79,7 +80,7 @@ function scopeName(kind: string, shieldZoneId: number | undefined): string {
 }
 
 /** `adopt #1234`, `create in Shield Zone 42`, `delete #1237 "Old rule"`: what happens to which object. */
-function lifecycleNote(change: PlannedChange): string | undefined {
+export function lifecycleNote(change: PlannedChange): string | undefined {
   const o = change.object;
   if (o === undefined) return undefined;
   const where = scopeName(o.kind, o.shieldZoneId);
@@ -127,7 +128,7 @@ export function summaryLine(summary: PlanSummary): string {
 }
 
 /** An adoption by name that finds its object as declared: information, not a change. */
-function adoptedUnchanged(change: PlannedChange): boolean {
+export function adoptedUnchanged(change: PlannedChange): boolean {
   return (
     change.action === 'adopt' &&
     change.requests.length === 0 &&
@@ -137,18 +138,18 @@ function adoptedUnchanged(change: PlannedChange): boolean {
 }
 
 /** `WafCustomRule/b #2 "B" in Shield Zone 42 (rules.yaml:9)`: an adoption with nothing to change. */
-function adoptedLine(change: PlannedChange): string {
+export function adoptedLine(change: PlannedChange): string {
   const o = change.object;
   const where = `${change.source.file}:${change.source.line}`;
   return `${change.subject} #${o?.id} ${JSON.stringify(o?.key)} in ${scopeName(change.kind, o?.shieldZoneId)} (${where})`;
 }
 
 /** `WafCustomRule #7 "Legacy (old) rule" in Shield Zone 42: ignore "Legacy (old)*" of ShieldZone/main`. */
-function ignoredLine(o: IgnoredObject): string {
+export function ignoredLine(o: IgnoredObject): string {
   return `${o.kind} #${o.id} ${JSON.stringify(o.key)} in ${scopeName(o.kind, o.shieldZoneId)}: ignore ${JSON.stringify(o.glob)} of ${o.shieldZone}`;
 }
 
-const WITH_PRUNE_HEADING =
+export const WITH_PRUNE_HEADING =
   'With --prune (EDGESYNC_PRUNE=true) these would be deleted; --prune is off here, so they are not changes:';
 
 /** The plan with the API base URL it was read from, for every format's header. */
@@ -216,111 +217,25 @@ export function renderPlanText(plan: Plan, options: RenderOptions): string {
 }
 
 /** What `@optimal` resolved to, when the plan used it: a region id is not visible otherwise when nothing changes. */
-function optimalLine(plan: Plan): string | undefined {
+export function optimalLine(plan: Plan): string | undefined {
   const region = plan.optimalRegion;
   if (region === undefined) return undefined;
   return 'id' in region
-    ? `@optimal resolved to ${region.id} (E7 optimal region).`
+    ? `@optimal resolved to ${region.id} (the API's optimal region).`
     : `@optimal could not be resolved: ${region.error.message}`;
 }
 
 /** One line of what would be pruned: `- WafCustomRule #1237 "Old" in Shield Zone 42 (was X): reason`. */
-function noteLine(note: PruneNote): string {
+export function noteLine(note: PruneNote): string {
   const owner = note.subject === undefined ? '' : ` (was ${note.subject})`;
   return `- ${note.kind} #${note.id} ${JSON.stringify(note.key)} in ${scopeName(note.kind, note.shieldZoneId)}${owner}: ${note.reason}`;
 }
 
 /** What --prune would do to it: `- WafCustomRule #1237 "Old" in Shield Zone 42 (was X)`, and a guard's refusal. */
-function withPruneLine(note: PruneNote): string {
+export function withPruneLine(note: PruneNote): string {
   const owner = note.subject === undefined ? '' : ` (was ${note.subject})`;
   const refused = note.guard === undefined ? '' : `: refused, ${note.guard}`;
   return `- ${note.kind} #${note.id} ${JSON.stringify(note.key)} in ${scopeName(note.kind, note.shieldZoneId)}${owner}${refused}`;
-}
-
-function mdCode(value: string): string {
-  return `\`${value.replaceAll('`', "'").replaceAll('|', '\\|')}\``;
-}
-
-/** A `<details>` block of list items, or nothing. */
-function mdDetails(summary: string, items: readonly string[], open = false): string[] {
-  if (items.length === 0) return [];
-  return ['', `<details${open ? ' open' : ''}><summary>${summary}</summary>`, '', ...items, '', '</details>'];
-}
-
-/** The plan as Markdown for a pull-request comment. */
-export function renderPlanMarkdown(plan: Plan): string {
-  const out = [`### edgesync plan for \`${plan.revision}\``, ''];
-  if (plan.api !== undefined) out.push(`API: ${mdCode(plan.api)}`, '');
-  out.push(`**${summaryLine(plan.summary)}**`, '');
-  const optimal = optimalLine(plan);
-  if (optimal !== undefined) out.push(optimal, '');
-  const changed = plan.changes.filter((c) => c.action !== 'noop' && !adoptedUnchanged(c));
-  const notes = plan.notPruned ?? [];
-  const withPrune = notes.filter((n) => n.withPrune !== undefined);
-  // What a daemon with --prune would delete is never folded away: a reviewer must see it.
-  const withPruneBlock =
-    withPrune.length === 0
-      ? []
-      : [
-          '',
-          `**${WITH_PRUNE_HEADING}**`,
-          '',
-          ...withPrune.map((n) => `- ${mdCode(withPruneLine(n).slice(2))}`),
-        ];
-  const information = [
-    ...mdDetails(
-      'Adopted by name, no changes (information)',
-      plan.changes.filter(adoptedUnchanged).map((c) => `- ${mdCode(adoptedLine(c))}`),
-    ),
-    ...mdDetails(
-      'Not pruned (information)',
-      notes.filter((n) => n.withPrune === undefined).map((n) => `- ${mdCode(noteLine(n).slice(2))}`),
-    ),
-    ...mdDetails(
-      'Kept by ignore globs (information)',
-      (plan.ignored ?? []).map((o) => `- ${mdCode(ignoredLine(o))}`),
-    ),
-  ];
-  if (changed.length === 0) {
-    out.push(
-      withPrune.length > 0
-        ? 'No changes without `--prune`.'
-        : 'No changes. Live state matches the desired state.',
-      ...withPruneBlock,
-      ...information,
-    );
-    return `${out.join('\n')}\n`;
-  }
-  out.push('| | Resource | Field | Live | Desired |', '|---|---|---|---|---|');
-  for (const change of changed) {
-    const rows = change.diffs.length === 0 ? [undefined] : change.diffs;
-    for (const diff of rows) {
-      const mark =
-        change.action === 'error'
-          ? '❌'
-          : change.skip !== undefined
-            ? '⏸️'
-            : diff?.destructive || change.action === 'delete'
-              ? '🗑️'
-              : change.action === 'create'
-                ? '➕'
-                : '✏️';
-      const note = lifecycleNote(change);
-      out.push(
-        `| ${mark} | ${mdCode(change.subject)}${note === undefined ? '' : ` (${note.replaceAll('|', '\\|')})`} | ${diff ? mdCode(diff.path) : ''} | ${diff ? mdCode(formatValue(diff.live)) : ''} | ${
-          diff ? mdCode(diff.desired === undefined ? '(deleted)' : formatValue(diff.desired)) : ''
-        } |`,
-      );
-    }
-  }
-  const errors = changed.filter((c) => c.error !== undefined);
-  if (errors.length > 0) {
-    out.push('', '<details open><summary>Errors</summary>', '');
-    for (const change of errors) out.push(`- ${mdCode(change.subject)}: ${change.error?.message ?? ''}`);
-    out.push('', '</details>');
-  }
-  out.push(...withPruneBlock, ...information);
-  return `${out.join('\n')}\n`;
 }
 
 /** Apply outcomes for a terminal: one line per resource that was not unchanged. */

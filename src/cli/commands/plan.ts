@@ -8,7 +8,8 @@
  */
 import { resolve } from 'node:path';
 import { Option } from 'commander';
-import { renderPlanMarkdown, renderPlanText, withApi } from '../../engine/render.js';
+import { renderPlanText, withApi } from '../../engine/render.js';
+import { renderPlanMarkdown } from '../../engine/render-markdown.js';
 import { serializeSavedPlan } from '../../engine/saved-plan.js';
 import { writeFileAtomic } from '../../engine/state.js';
 import type { Plan } from '../../engine/types.js';

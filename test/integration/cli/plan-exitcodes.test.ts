@@ -105,10 +105,11 @@ describe('plan exit codes', () => {
       ].join('\n'),
     });
     expect(markdown.code).toBe(0);
+    expect(markdown.stdout).toMatch(
+      /^\*\*Plan: 0 to change, 1 unchanged\. Information: 1 to delete with --prune, which is off\.\*\*\n/,
+    );
     expect(markdown.stdout).toContain(
       [
-        '**Plan: 0 to change, 1 unchanged. Information: 1 to delete with --prune, which is off.**',
-        '',
         'No changes without `--prune`.',
         '',
         '**With --prune (EDGESYNC_PRUNE=true) these would be deleted; --prune is off here, so they are not changes:**',
