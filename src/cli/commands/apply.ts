@@ -21,7 +21,7 @@ interface ApplyFlags extends ReconcileFlags {
 
 export const registerApply: CommandRegistrar = (program, io, setExitCode) => {
   const command = program.command('apply').description('make live state equal the desired state');
-  addReconcileOptions(addConnectionOptions(addConfigOption(command)))
+  addReconcileOptions(addConnectionOptions(addConfigOption(command), { lockTimeout: true }))
     .option('--json', 'print the plan and the outcomes as JSON')
     .action(async (flags: ApplyFlags) => {
       setExitCode(await runApply(flags, io));

@@ -24,7 +24,7 @@ export interface PlanFlags extends ReconcileFlags {
 
 export const registerPlan: CommandRegistrar = (program, io, setExitCode) => {
   const command = program.command('plan').description('show the changes apply would make (reads only)');
-  addReconcileOptions(addConnectionOptions(addConfigOption(command)))
+  addReconcileOptions(addConnectionOptions(addConfigOption(command), { lockTimeout: false }))
     .option('--json', 'print the plan as JSON')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']))
     .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when none, 1 on error')
