@@ -14,10 +14,13 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 
-# 2. Build src/ with tsc (rootDir is the repository root, so the entry point is dist/src/main.js).
+# 2. Build src/ with tsc (rootDir is the repository root, so the entry point is dist/src/main.js)
+#    and the status page (ui/) into dist/ui/.
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The status page (ui/) is built into dist/ui/ by the same npm run build.
+COPY ui ./ui
 RUN npm run build
 
 # 3. Runtime: production dependencies and dist/ only, a non-root user, tini as PID 1.
@@ -37,14 +40,14 @@ RUN mkdir -p /config /var/lib/edgesync && chown 1000:1000 /var/lib/edgesync
 # Desired state read-only at /config, state at /var/lib/edgesync. git-sync checkouts belong
 # to another user: trust them, or `git rev-parse` refuses ("dubious ownership") and the
 # revision falls back to the config digest.
-# NODE_OPTIONS sizes V8's heap for the pod's memory limit (design §6): a small young
-# generation, and an old generation capped so V8 collects before the limit instead of sizing
-# itself from the host's memory and collecting lazily below that. The cap leaves headroom over
-# what a 10,000-resource apply holds (docs/performance.md). A setting of this image, never
-# something a user must pass.
+# No heap size here: Node reads the container's memory limit (cgroups) and V8 sizes its heap
+# from it, so the heap follows the limit a pod sets (docs/performance.md, "Memory limit per
+# number of resources"). A fixed old-generation cap would turn a bigger repository into a
+# crash loop. A small young generation (4 MB semi-spaces) keeps what a run allocates briefly
+# from growing the resident set. A setting of this image, never something a user must pass.
 ENV EDGESYNC_CONFIG=/config \
   EDGESYNC_STATE_DIR=/var/lib/edgesync \
-  NODE_OPTIONS="--enable-source-maps --max-semi-space-size=4 --max-old-space-size=160" \
+  NODE_OPTIONS="--enable-source-maps --max-semi-space-size=4" \
   GIT_CONFIG_COUNT=1 \
   GIT_CONFIG_KEY_0=safe.directory \
   GIT_CONFIG_VALUE_0=*

@@ -1,5 +1,5 @@
 /**
- * The desired-state loader (design §6): a cold load + validate of the generated repository, in
+ * The desired-state loader (docs/design.md, Targets): a cold load + validate of the generated repository, in
  * one process, against the floor, which is the `yaml` package alone parsing the same files in
  * one thread, measured in the same run; and the re-validation after one file changed, through
  * the daemon's incremental loader. Each round measures the floor and then the loader back to

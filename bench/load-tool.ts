@@ -1,6 +1,6 @@
 /**
  * autocannon, typed for what the benchmarks use: the plain HTTP load tool that sets the
- * ceiling the engine's write throughput is compared with (design §6).
+ * ceiling the engine's write throughput is compared with (docs/design.md, Targets).
  */
 import { createRequire } from 'node:module';
 

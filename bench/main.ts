@@ -1,13 +1,17 @@
 /**
- * `npm run bench`: runs the benchmark sections of design §6 and prints one table (figure,
- * target, measured, pass), then the details of each section. Not a test: nothing fails on a
- * slow machine; the figures go to docs/performance.md.
+ * `npm run bench`: runs the benchmark sections (docs/performance.md) and prints one table
+ * (figure, target, measured, pass), then the details of each section. Not a test: nothing
+ * fails on a slow machine; the figures go to docs/performance.md.
  *
  *   BENCH_SIZE=N (default 10,000)  --concurrency C (default 8)  --rate-limit R (default 100)
- *   --section NAME (repeatable: configLoad, reconcile, rateLimited, latency)
+ *   --section NAME (repeatable: configLoad, reconcile, rateLimited, latency, scale)
+ *   --scale-sizes 1000,10000,… (the scale section's repositories; default 1k, 10k, 30k, 100k)
+ *   --record (write the figures into bench/results.json)
  *
- * Figures are merged into bench/results.json by section name, so a run of one section keeps
- * the others' last figures. Adding a benchmark is one more entry in SECTIONS.
+ * Only a run of record (`--record`) rewrites the tracked bench/results.json: a run at another
+ * size or of one section while working on the code leaves it alone. A recorded run merges by
+ * section name, so recording one section keeps the others' last figures. Adding a benchmark
+ * is one more entry in SECTIONS.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
@@ -17,6 +21,7 @@ import { configLoadSection } from './config-load.js';
 import { latencySection } from './latency.js';
 import { rateLimitedSection } from './rate-limited.js';
 import { reconcileSection } from './reconcile.js';
+import { SCALE_SIZES, scaleSection } from './scale.js';
 import { type BenchSection, type Figure, markdownTable } from './section.js';
 
 const SECTIONS: readonly BenchSection[] = [
@@ -24,6 +29,7 @@ const SECTIONS: readonly BenchSection[] = [
   reconcileSection,
   rateLimitedSection,
   latencySection,
+  scaleSection,
 ];
 
 const RESULTS = fileURLToPath(new URL('../../bench/results.json', import.meta.url));
@@ -33,6 +39,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     'rate-limit': { type: 'string', default: '100' },
     section: { type: 'string', multiple: true },
+    'scale-sizes': { type: 'string', default: SCALE_SIZES.join(',') },
+    record: { type: 'boolean', default: false },
   },
 });
 const size = Number(process.env.BENCH_SIZE ?? 10_000);
@@ -42,6 +50,9 @@ if (!Number.isInteger(size) || size < 100) throw new Error('BENCH_SIZE must be a
 if (!Number.isInteger(concurrency) || concurrency < 1)
   throw new Error('--concurrency must be a positive integer');
 if (!Number.isInteger(rateLimit) || rateLimit < 1) throw new Error('--rate-limit must be a positive integer');
+const scaleSizes = (values['scale-sizes'] as string).split(',').map(Number);
+if (scaleSizes.some((n) => !Number.isInteger(n) || n < 100))
+  throw new Error('--scale-sizes must be integers ≥ 100, separated by commas');
 const chosen = values.section ?? SECTIONS.map((s) => s.name);
 const unknown = chosen.filter((name) => !SECTIONS.some((s) => s.name === name));
 if (unknown.length > 0) throw new Error(`unknown section(s) ${unknown.join(', ')}`);
@@ -50,6 +61,7 @@ const context = {
   size,
   concurrency,
   rateLimit,
+  scaleSizes,
   progress: (line: string) => process.stderr.write(`bench: ${line}\n`),
 };
 const machine = `${availableParallelism()} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}`;
@@ -64,6 +76,12 @@ for (const section of SECTIONS.filter((s) => chosen.includes(s.name))) {
 }
 
 const sections = values.section === undefined ? '' : values.section.map((s) => ` --section ${s}`).join('');
-const command = `BENCH_SIZE=${size} npm run bench -- --concurrency ${concurrency} --rate-limit ${rateLimit}${sections}`;
+const scale = chosen.includes(scaleSection.name) ? ` --scale-sizes ${scaleSizes.join(',')}` : '';
+const record = values.record ? ' --record' : '';
+const command = `BENCH_SIZE=${size} npm run bench -- --concurrency ${concurrency} --rate-limit ${rateLimit}${sections}${scale}${record}`;
 process.stdout.write(`${markdownTable(figures)}\n\n${details.join('\n')}command: ${command}; ${machine}\n`);
-writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+if (values.record) {
+  writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
+} else {
+  process.stderr.write('bench: bench/results.json left as it was (pass --record for a run of record)\n');
+}

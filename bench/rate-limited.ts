@@ -1,5 +1,5 @@
 /**
- * Applying against a rate-limited API (design §6): the emulator admits R requests a second
+ * Applying against a rate-limited API (docs/design.md, Targets): the emulator admits R requests a second
  * per key (`--rate-limit R`: a token bucket, burst R, 429 + Retry-After beyond it), and one
  * `reconcile(mode: 'apply')` of a repository of 1,000 resources, every one drifted, makes
  * 1,000 changes with the CLI's client settings and no `--max-rps`: the client has to learn

@@ -1,5 +1,5 @@
 /**
- * The reconcile engine against the emulator (design §6):
+ * The reconcile engine against the emulator (docs/design.md, Targets):
  *
  * - no-change reconcile of the headline repository against an account in sync: one cold run
  *   (empty state: every access list's content is read) and one warm run (the checksum hints

@@ -15,6 +15,8 @@ export interface BenchContext {
   readonly concurrency: number;
   /** Requests a second the rate-limited section lets the emulator admit per key (`--rate-limit`). */
   readonly rateLimit: number;
+  /** Repository sizes of the scale section (`--scale-sizes`, default 1k, 10k, 30k, 100k). */
+  readonly scaleSizes: readonly number[];
   /** Prints progress lines (to stderr, so stdout keeps the figures). */
   progress(line: string): void;
 }

@@ -30,6 +30,11 @@ export const ERROR_CODES = {
     retryable: false,
     summary: 'the plan exceeds a safety threshold or deletes without allowDeletions',
   },
+  PLAN_STALE: {
+    retryable: false,
+    summary: 'a saved plan no longer matches the config revision or the live state; nothing is sent',
+  },
+  PLAN_FILE_INVALID: { retryable: false, summary: 'a saved plan file is not one edgesync wrote' },
   READ_FAILED: { retryable: true, summary: 'live state of a resource could not be read' },
   SECRET_UNAVAILABLE: {
     retryable: false,

@@ -275,7 +275,7 @@ interface ReplyContext {
  * Turns a final HTTP reply into the operation's result or an ApiError:
  * non-2xx → the status's code; not JSON → API_BAD_RESPONSE; on Shield, a 202 or a
  * GenericRequestResponse with `success: false` → API_REJECTED (the API's way of refusing
- * plan-limited or invalid changes with a success status, api-notes §5 quirk 1); a body that
+ * plan-limited or invalid changes with a success status, docs/api-notes.md, Errors); a body that
  * fails its wire schema or lacks its `data` → API_BAD_RESPONSE.
  */
 function decodeReply<T>(

@@ -2,7 +2,7 @@
  * ApiError: the one error type the API client throws, and the reading of the API's many error
  * bodies into its fields.
  *
- * The three areas answer failures in different shapes (seed "Errors" table, api-notes §5):
+ * The three areas answer failures in different shapes (docs/api-notes.md, Errors):
  * Shield mostly inside its `{data, error}` envelope (even with HTTP 200 or 202), MC with RFC 7807
  * problem details or its extended variant with per-field `errors`, the core DNS API with
  * `{ErrorKey, Field, Message}` or an empty body. Callers should not have to know which: every

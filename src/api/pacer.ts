@@ -2,7 +2,7 @@
  * The pace of one client's requests, shared by all of them: learned from the API's 429s, and
  * optionally capped by the user (`--max-rps`).
  *
- * The API limits each key with a token bucket whose numbers are not published (design §6).
+ * The API limits each key with a token bucket whose numbers are not published (docs/design.md, Targets).
  * Without a pace, a big apply spends its time in 429s and Retry-After waits: every lane that
  * drew a 429 sleeps a whole second while the bucket refills unused. So the pacer:
  *

@@ -17,7 +17,7 @@ import type { ApiRequest, OperationId } from './operations.js';
  * is therefore never retried after an ambiguous failure; the caller gets API_AMBIGUOUS and
  * re-reads the app, whose containers then carry ids.
  *
- * Volumes and endpoints carry no id in requests at all (api-notes §2 E4): the API matches them
+ * Volumes and endpoints carry no id in requests at all (docs/api-notes.md, Container apps): the API matches them
  * by name, every E4 body edgesync sends holds the complete arrays, and re-sending the same
  * complete arrays converges on the same state. So they do not count as creates.
  *
@@ -36,7 +36,7 @@ const IDEMPOTENT: { [Op in OperationId]: boolean | ((body: unknown) => boolean) 
   deleteCustomAccessList: true,
   patchApp: (body) => !createsContainers(body),
   disableDnssec: true,
-  // POST, but TF uses it as a read of an enabled zone: it returns the existing key (api-notes §3.5).
+  // POST, but TF uses it as a read of an enabled zone: it returns the existing key (docs/api-notes.md, DNS zones and DNSSEC).
   enableDnssec: true,
   getBotCategorization: true,
   getOptimalRegion: true,

@@ -1,6 +1,6 @@
 /**
  * Where the config directory is: `--config DIR`, else `EDGESYNC_CONFIG` (empty counts as
- * unset), else `./config` (design §3). Every command that reads desired state takes
+ * unset), else `./config` (docs/design.md, Commands). Every command that reads desired state takes
  * `addConfigOption` and resolves the directory with `configDirFrom`, so they all agree.
  */
 import { resolve } from 'node:path';

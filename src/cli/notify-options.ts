@@ -1,5 +1,5 @@
 /**
- * The notification flags of `edgesync run` (design §10; docs/daemon.md "Notifications"). The
+ * The notification flags of `edgesync run` (docs/design.md, Notifications; docs/daemon.md "Notifications"). The
  * secret ones take files: a flag value would show in `ps`.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';

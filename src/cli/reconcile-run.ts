@@ -10,6 +10,7 @@ import { formatIssue } from '../config/issues.js';
 import { loadDesiredState } from '../config/loader.js';
 import type { ConfigIssue, DesiredState } from '../config/types.js';
 import { type ReconcileOutcome, reconcile } from '../engine/reconcile.js';
+import { checkSavedRevision, type PlanOrigin, type SavedPlan } from '../engine/saved-plan.js';
 import { openStateStore, type StateStore } from '../engine/state.js';
 import type { Plan } from '../engine/types.js';
 import { ReconcileError } from '../errors.js';
@@ -145,15 +146,25 @@ export function pruneEnabled(flags: { prune?: boolean }, io: CliIo): boolean {
   );
 }
 
+/** What `plan --out` and `apply FILE` add to a run. */
+export interface SavedPlanRun {
+  /** `plan --out`: take a digest of every live object read. */
+  liveDigests?: boolean;
+  /** `apply FILE`: the saved plan; its options replace the flags'. */
+  saved?: SavedPlan;
+}
+
 /** Runs the pipeline for a CLI command. */
 async function runReconcile(
   prepared: PreparedRun,
   flags: ReconcileFlags,
   io: CliIo,
   mode: 'plan' | 'apply',
+  extra: SavedPlanRun,
 ): Promise<ReconcileOutcome> {
   // The CLI prints plans and outcomes itself; the audit log on stderr is opt-in (--log-level info).
   const logger = commandLogger(flags, io, { level: 'silent', stream: 'stderr' });
+  const saved = extra.saved?.options;
   return reconcile(prepared.desired.resources, {
     api: prepared.api,
     state: prepared.state,
@@ -161,14 +172,16 @@ async function runReconcile(
     revision: prepared.revision,
     trigger: 'cli',
     concurrency: flags.concurrency,
-    maxChangePercent: flags.maxChangePercent,
-    force: flags.force === true,
-    driftMode: flags.drift ?? 'correct',
-    prune: pruneEnabled(flags, io),
+    maxChangePercent: saved?.maxChangePercent ?? flags.maxChangePercent,
+    force: saved?.force ?? flags.force === true,
+    driftMode: saved?.driftMode ?? flags.drift ?? 'correct',
+    prune: saved?.prune ?? pruneEnabled(flags, io),
     signal: io.signal,
     audit: logger.child({ component: 'audit' }),
     secrets: secretReaderFrom(flags, io),
     ...(prepared.lease === undefined ? {} : { lease: prepared.lease }),
+    ...(extra.liveDigests === true ? { liveDigests: true } : {}),
+    ...(extra.saved === undefined ? {} : { saved: extra.saved }),
   });
 }
 
@@ -180,7 +193,8 @@ export async function reconcileCommand(
   flags: ReconcileFlags,
   io: CliIo,
   mode: 'plan' | 'apply',
-  report: (outcome: ReconcileOutcome) => number,
+  report: (outcome: ReconcileOutcome, origin: PlanOrigin) => number | Promise<number>,
+  extra: SavedPlanRun = {},
 ): Promise<number> {
   let prepared: PreparedRun;
   try {
@@ -193,7 +207,10 @@ export async function reconcileCommand(
     throw err;
   }
   try {
-    return report(await runReconcile(prepared, flags, io, mode));
+    const origin: PlanOrigin = { revision: prepared.revision, configDigest: prepared.desired.digest };
+    // A saved plan of another revision is refused before anything is read.
+    if (extra.saved !== undefined) checkSavedRevision(extra.saved, origin);
+    return await report(await runReconcile(prepared, flags, io, mode, extra), origin);
   } finally {
     await prepared.api.close();
     await prepared.lease?.release();

@@ -8,7 +8,7 @@ import { KIND_NAMES, KIND_SPECS, type KindName } from '../kinds/specs.js';
 /** The only apiVersion this edgesync reads. */
 export const API_VERSION = 'edgesync/v1';
 
-/** metadata.name: lowercase letters, digits and `-`, starting with a letter or digit (design §1). */
+/** metadata.name: lowercase letters, digits and `-`, starting with a letter or digit (docs/design.md, Desired state). */
 export const RESOURCE_NAME_PATTERN = /^[a-z0-9]([-a-z0-9]*)$/;
 
 /** Longest metadata.name: Kubernetes' object-name limit, so names fit wherever those fit. */

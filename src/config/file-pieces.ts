@@ -16,7 +16,7 @@ export interface DocumentResult {
   readonly identity?: { readonly subject: string; readonly at: SourceLocation };
   /** Set when the spec is valid: the live object it targets (`Kind target`), and where that is written. */
   readonly target?: { readonly key: string; readonly at: SourceLocation; readonly path: string };
-  /** Set when the spec is valid and has a natural key (design §7): unique per zone; `label` names it. */
+  /** Set when the spec is valid and has a natural key (docs/design.md, Identity): unique per zone; `label` names it. */
   readonly naturalKey?: {
     readonly key: string;
     readonly label: string;

@@ -3,8 +3,8 @@
  * - `kind` + `metadata.name` is unique across the directory;
  * - no two documents of one kind target the same live object (same `target()`): both would
  *   write it and the last write would win at random;
- * - no two documents of one kind without an id share a natural key in a Shield Zone (design
- *   §7: a rule's ruleName, a list's name): both would find or create one live object;
+ * - no two documents of one kind without an id share a natural key in a Shield Zone (docs/design.md,
+ *   Identity: a rule's ruleName, a list's name): both would find or create one live object;
  * - no two documents, of any kinds, share another name of one live object (`aliases()`: an
  *   access list's configurationId, which a custom and a managed list document may both give).
  * What needs the live listing (a managed list by name and another by its listId) is found at

@@ -58,7 +58,7 @@ export interface ReconcileSettings {
   readonly maxChangePercent: number;
   readonly force: boolean;
   readonly driftMode: 'correct' | 'report';
-  /** `--prune`: delete custom rules and lists no document claims (design §7). */
+  /** `--prune`: delete custom rules and lists no document claims (docs/design.md, Pruning). */
   readonly prune?: boolean;
   /** Where container secrets (`valueFrom`) are read from. */
   readonly secrets?: SecretReader;

@@ -21,6 +21,7 @@ import { createNotifier } from './notify/notifier.js';
 import type { NotifySettings } from './notify/settings.js';
 import { assertSchedule, type Schedule, scheduleIntervalMs, startSchedule } from './scheduler.js';
 import { createStatusBody, createStatusTracker, type StatusDocument } from './status.js';
+import { loadStatusPage } from './status-page.js';
 import { type ConfigWatcher, watchConfig } from './watcher.js';
 import { createSecretSource, type SecretSource } from './webhook.js';
 
@@ -60,6 +61,8 @@ export interface DaemonOptions extends ReconcileSettings {
   readonly listen: { readonly host: string; readonly port: number };
   /** Where /healthz, /readyz, /metrics and /status listen; absent: on `listen` with the hooks. */
   readonly metricsListen?: { readonly host: string; readonly port: number };
+  /** Serve the status page at `/` with the operational routes (`--no-ui`: false). Default true. */
+  readonly ui?: boolean;
   /** One secret per line; absent = the hook routes answer 404. */
   readonly webhookSecretFile?: string;
   readonly gitBranch: string;
@@ -75,7 +78,7 @@ export interface DaemonOptions extends ReconcileSettings {
   readonly version: string;
   readonly loader?: LoaderOptions;
   readonly random?: () => number;
-  /** Notification targets (design §10); none when absent. */
+  /** Notification targets (docs/design.md, Notifications); none when absent. */
   readonly notify?: NotifySettings;
 }
 
@@ -197,6 +200,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       logger: logger.child({ component: 'watcher' }),
       onChange: (info) => controller.request('file-change', info),
     });
+    const page = options.ui === false ? undefined : loadStatusPage();
+    if (page?.kind === 'missing') {
+      log.warn({ event: 'ui.missing', dir: page.dir }, 'the status page is not built: run npm run build');
+    }
     const serverOptions = {
       logger: logger.child({ component: 'http' }),
       metrics,
@@ -206,6 +213,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ready: () => status.ready,
       degraded: () => status.degraded,
       statusBody: createStatusBody(status, () => state.runs()),
+      ...(page === undefined ? {} : { page }),
       onHook: (trigger: Readonly<Record<string, unknown>>) => controller.request('webhook', trigger),
     };
     const separate = options.metricsListen !== undefined;

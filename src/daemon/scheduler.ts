@@ -6,7 +6,7 @@ import { createTask, type ScheduledTask, validate } from 'node-cron';
 import { ReconcileError } from '../errors.js';
 import type { Logger } from '../log.js';
 
-/** Every five minutes (design §4). */
+/** Every five minutes (docs/design.md, The daemon). */
 export const DEFAULT_SCHEDULE = '*/5 * * * *';
 
 /** Throws USAGE unless `expression` is a cron expression node-cron accepts (5 fields, or 6 with seconds). */

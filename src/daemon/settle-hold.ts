@@ -1,5 +1,5 @@
 /**
- * The second tier of the file watcher's settle check (design §9): a run reads files once they
+ * The second tier of the file watcher's settle check (docs/design.md, Safety invariants): a run reads files once they
  * kept their fingerprint for the debounce, but a plan that deletes anything is applied only
  * once the files have been quiet for `--settle-ms`. A short window cannot tell a finished file
  * from a writer's pause, and a deletion read from a half-written file is not undone by the run

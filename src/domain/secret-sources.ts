@@ -26,7 +26,7 @@ export function secretEnvNameProblem(name: string): string | undefined {
 /**
  * Why `path` is not a safe name of a file inside the secrets directory, or undefined. A safe
  * path is relative, uses `/` separators, and has no empty, `.` or `..` segment and no segment
- * starting with `.` (design §9: nothing hidden is ever read as a secret — `.git`, the
+ * starting with `.` (docs/design.md, Safety invariants: nothing hidden is ever read as a secret — `.git`, the
  * Kubernetes `..data` links). The loader's `entriesFile` has a check of its own; the two
  * state the same rule for different roots.
  */

@@ -13,9 +13,16 @@ let revealing = false;
 
 export class SensitiveValue {
   readonly #value: string;
+  /**
+   * Where the value comes from, never the value: `env:EDGESYNC_SECRET_DB`, `file:db-url`,
+   * `config` (a literal of the YAML) or `live` (passed back as read). A saved plan writes this
+   * reference in its place (docs/ci.md, Saved plans).
+   */
+  readonly source: string;
 
-  constructor(value: string) {
+  constructor(value: string, source = 'config') {
     this.#value = value;
+    this.source = source;
   }
 
   /** The real value, for comparisons and the request body; never for output. */

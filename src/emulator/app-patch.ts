@@ -87,7 +87,8 @@ function slug(text: string): string {
   );
 }
 
-function buildEndpoint(
+/** A live endpoint from its request; `live` keeps the id and pull zone of the one it replaces. */
+export function buildEndpoint(
   input: EndpointRequest,
   live: ContainerEndpoint | undefined,
   state: EmulatorState,
@@ -150,7 +151,9 @@ function buildTemplate(
   region: string,
 ): ContainerTemplate {
   const liveEndpoints = new Map((live?.endpoints ?? []).map((e) => [e.displayName, e]));
-  const image = input.image ?? `${input.imageNamespace}/${input.imageName}:${input.imageTag}`;
+  const repository =
+    input.imageNamespace === '' ? input.imageName : `${input.imageNamespace}/${input.imageName}`;
+  const image = input.image ?? `${repository}:${input.imageTag}`;
   const entry = input.entryPoint;
   return {
     id: live?.id ?? state.nextId('c'),
@@ -206,7 +209,7 @@ function templateErrors(
     }
     seenIds.add(item.id);
   }
-  // Every known client identifies containers by name (api-notes §4.3); a repeat is refused,
+  // Every known client identifies containers by name (docs/api-notes.md, Container apps); a repeat is refused,
   // which also shows a blindly retried create as a 400.
   errors.push(
     ...checkUnique(
@@ -334,7 +337,7 @@ export function patchApp(
 
   if (patch.name !== undefined && patch.name !== null) next.name = patch.name;
   if (patch.runtimeType !== undefined) next.runtimeType = patch.runtimeType;
-  // min > max is not refused: no source states that rule (design §5b).
+  // min > max is not refused: no source states that rule (docs/design.md, The emulator).
   if (patch.autoScaling !== undefined) next.autoScaling = { ...patch.autoScaling };
   if (patch.regionSettings !== undefined) {
     const merged = mergeRegionSettings(live.regionSettings, liveSelectors, patch.regionSettings);

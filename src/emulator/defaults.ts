@@ -137,7 +137,7 @@ export function defaultWafCatalog(): WafRulesByPlanModel[] {
 /**
  * E9 default: 28 daily buckets keyed by date (`YYYY-MM-DD`, ending today, UTC) with values
  * derived from the zone id, and totals that are the sums of the buckets. The real key
- * format is undocumented (api-notes §2 E9); dates are the likeliest reading of "past 28 days".
+ * format is undocumented (docs/api-notes.md, Read-only operations); dates are the likeliest reading of "past 28 days".
  */
 export function defaultApiGuardianMetrics(shieldZoneId: number, today = new Date()): ApiGuardianMetrics {
   const overview: Record<string, ApiGuardianActivity> = {};

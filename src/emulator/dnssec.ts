@@ -11,7 +11,7 @@ import type { DnsSecDsRecordModel, DnsZoneModel } from './wire.js';
 const ALGORITHM = 13;
 /** A key-signing key (the DS record points at the KSK). */
 const FLAGS = 257;
-/** The exact string Terraform parses; anything else makes it panic (api-notes §3.5). */
+/** The exact string Terraform parses; anything else makes it panic (docs/api-notes.md, DNS zones and DNSSEC). */
 const DIGEST_TYPE = 'SHA256 (2)';
 
 /** The status object for an enabled zone. */

@@ -1,5 +1,5 @@
 /**
- * The API's rate limit (design §5b): a token bucket of N requests/s per access key, burst N.
+ * The API's rate limit (docs/design.md, The emulator): a token bucket of N requests/s per access key, burst N.
  * A request that finds its bucket empty is answered 429 with an integer `Retry-After`
  * (seconds, at least 1) before faults, authentication or the handler: a rate limiter sits in
  * front of the application, as a gateway does. Rejected requests take no token, so a client

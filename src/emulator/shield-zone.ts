@@ -1,9 +1,9 @@
 /**
  * A Shield Zone's plan limits and its `GET /shield/shield-zone/{id}` view.
  *
- * The real limits per plan are not published (api-notes §3.3, §8): the seed can set each one
+ * The real limits per plan are not published (docs/api-notes.md, Still unknown): the seed can set each one
  * per zone, and the defaults below are invented but ordered as the plans are. The Basic plan
- * has no custom WAF rules at all (the API answers its creates 202, api-notes §2 E1); its one
+ * has no custom WAF rules at all (the API answers its creates 202, docs/api-notes.md, Custom WAF rules); its one
  * custom list is what the API's own 202 message names. OCTO assumes 1/5/10 custom lists for
  * Basic/Advanced/Business; those are the defaults here too.
  */

@@ -12,6 +12,7 @@ import type { ApiRequest, WriteOperationId } from '../api/operations.js';
 import type { ApiClient } from '../api/types.js';
 import { redactSensitive } from '../domain/sensitive.js';
 import { ReconcileError, toReconcileError } from '../errors.js';
+import type { ObjectId } from '../kinds/common/identity.js';
 import { KINDS } from '../kinds/registry.js';
 import type {
   ApplyResult,
@@ -38,11 +39,6 @@ export interface ApplyOptions {
   onRequest?(change: PlannedChange, request: ApiRequest<WriteOperationId>): void;
 }
 
-/** A delete answered 404 has nothing left to delete: the object is gone, as asked. */
-function isDelete(request: ApiRequest<WriteOperationId>): boolean {
-  return request.operation === 'deleteCustomWafRule' || request.operation === 'deleteCustomAccessList';
-}
-
 async function sendAll(change: PlannedChange, options: ApplyOptions, sent: RequestRecord[]): Promise<void> {
   const kind = KINDS[change.kind];
   for (const request of change.requests) {
@@ -59,7 +55,8 @@ async function sendAll(change: PlannedChange, options: ApplyOptions, sent: Reque
     try {
       reply = await options.api.execute(request, { signal: options.signal });
     } catch (err) {
-      if (!(isDelete(request) && toReconcileError(err).code === 'API_NOT_FOUND')) throw err;
+      // A prune answered 404 has nothing left to delete: the object is gone, as asked.
+      if (!(change.action === 'delete' && toReconcileError(err).code === 'API_NOT_FOUND')) throw err;
       sent[index] = { ...record, reply: 'already gone' };
       continue;
     }
@@ -97,12 +94,14 @@ function settledWithoutRequests(change: PlannedChange): ChangeResult | undefined
   return undefined;
 }
 
-/** The id a create's reply named (checkReply audits it as `{id}`). */
-function createdId(sent: readonly RequestRecord[]): number | undefined {
+/** The id a create's reply named (the kind's checkReply audits it as `{id}`). */
+function createdId(change: PlannedChange, sent: readonly RequestRecord[]): ObjectId | undefined {
+  const operation = KINDS[change.kind].lifecycle?.createOperation;
+  if (operation === undefined) return undefined;
   for (const record of sent) {
-    if (record.operation !== 'createCustomWafRule' && record.operation !== 'createCustomAccessList') continue;
+    if (record.operation !== operation) continue;
     const id = (record.reply as { id?: unknown } | undefined)?.id;
-    if (typeof id === 'number') return id;
+    if (typeof id === 'number' || typeof id === 'string') return id;
   }
   return undefined;
 }
@@ -111,9 +110,9 @@ function createdId(sent: readonly RequestRecord[]): number | undefined {
 async function applyChange(change: PlannedChange, options: ApplyOptions): Promise<ChangeResult> {
   const started = performance.now();
   /** The object a re-plan found (after an ambiguous create, or a create's follow-up). */
-  let foundId: number | undefined;
+  let foundId: ObjectId | undefined;
   const finish = (outcome: ChangeOutcome, sent: RequestRecord[], error?: ReconcileError): ChangeResult => {
-    const objectId = createdId(sent) ?? foundId ?? change.object?.id;
+    const objectId = createdId(change, sent) ?? foundId ?? change.object?.id;
     return {
       subject: change.subject,
       kind: change.kind,
@@ -141,13 +140,13 @@ async function applyChange(change: PlannedChange, options: ApplyOptions): Promis
     if (fresh.action === 'noop') return finish('applied', sent);
     if (why === undefined && fresh.action === 'create') {
       // The create succeeded, so a listing without the new object is behind: never create twice.
-      const id = createdId(sent);
+      const id = createdId(change, sent);
       return finish(
         'failed',
         sent,
         new ReconcileError(
           'API_BAD_RESPONSE',
-          `the zone's listing does not show the list #${id} just created; enabled/action not set`,
+          `the listing does not show the ${change.kind} #${id} just created; its follow-up was not sent`,
         ),
       );
     }

@@ -1,5 +1,5 @@
 /**
- * The inventory (design §7): the custom WAF rules and access lists edgesync created or
+ * The inventory (docs/design.md, Identity): the custom WAF rules and access lists edgesync created or
  * adopted, by subject. It is what makes a changed `ruleName` a rename (PATCH) rather than a
  * create plus a delete, and what pruning may delete: an object that is not in it is never
  * deleted through it. It lives in the state file (state.ts persists it) and is kept here so
@@ -12,8 +12,10 @@ export { LIFECYCLE_KINDS, type LifecycleKind } from '../kinds/common/identity.js
 
 export const InventoryEntry = z.object({
   kind: z.enum(LIFECYCLE_KINDS),
-  shieldZoneId: z.number().int(),
-  id: z.number().int(),
+  /** Absent for objects of the whole account (container apps). */
+  shieldZoneId: z.number().int().optional(),
+  /** Numbers for Shield objects, strings for container apps. */
+  id: z.union([z.number().int(), z.string().min(1)]),
   /** The natural key when last written or seen: ruleName / list name. */
   key: z.string(),
 });

@@ -204,7 +204,7 @@ export function buildPlan(
   const lifecycle =
     options.lifecycle === undefined
       ? { changes: planned, notPruned: [], gone: [] }
-      : planLifecycle(planned, snapshot.zones, options.lifecycle);
+      : planLifecycle(planned, snapshot.scopes, options.lifecycle);
   const changes = applyThreshold(lifecycle.changes, options);
   return {
     version: 1,

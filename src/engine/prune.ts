@@ -1,25 +1,21 @@
 /**
- * The lifecycle half of a plan (design §7), pure: once every document is planned, this step
+ * The lifecycle half of a plan (docs/design.md, Pruning), pure: once every document is planned, this step
  * checks what only a whole zone can tell — two documents claiming one object, the zone's
  * limits for the creates — and finds what to prune: inventory objects no document claims
  * any more, and in `exclusive` zones every unclaimed custom rule or list. Deletions pass the
  * guards here (30 % of a zone, emptying a zone, unreadable state); refused ones are errors,
  * and without `--prune` they are notes, never changes.
  */
-import { writeRequests } from '../api/operations.js';
-import { enumName, ShieldPlanType } from '../domain/enums.js';
-import type { LifecycleKind } from '../kinds/common/identity.js';
+import type { LifecycleKind, ObjectId } from '../kinds/common/identity.js';
+import type { LiveObject, ScopeListing } from '../kinds/common/lifecycle.js';
 import { groupBy } from '../kinds/common/read.js';
-import { ignoreMatcher, type ShieldZoneSpec } from '../kinds/shield-zone/spec.js';
+import { KINDS, lifecycleOf } from '../kinds/registry.js';
 import type { DesiredResource } from '../kinds/types.js';
-import { type InventoryEntry, type InventoryView, isLifecycleKind, movedFrom } from './inventory.js';
-import type { ZoneListing, ZoneLive } from './read.js';
+import { type InventoryEntry, type InventoryView, movedFrom } from './inventory.js';
+import { type ScopeLive, scopeKey } from './read.js';
 import type { PlannedChange, PruneNote } from './types.js';
 
-/** A zone whose live custom rules (or lists) number at least this is guarded by the share below. */
-export const PRUNE_GUARD_MIN_OBJECTS = 3;
-/** Deleting more than this share of a zone's custom rules (or lists) needs --force. */
-export const PRUNE_GUARD_PERCENT = 30;
+export { PRUNE_GUARD_MIN_OBJECTS, PRUNE_GUARD_PERCENT } from '../kinds/common/lifecycle.js';
 
 export interface LifecycleOptions {
   /** `--prune`: delete what no document claims. Off: the candidates are listed as notes. */
@@ -37,30 +33,25 @@ export interface LifecycleOptions {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-const NOUN: Record<LifecycleKind, string> = {
-  WafCustomRule: 'custom WAF rules',
-  AccessList: 'custom access lists',
-};
-
-/** The zone's listing of that kind, when it was read. */
+/** The scope's listing of that kind, when it was read. */
 function listingOf(
-  zones: ReadonlyMap<number, ZoneLive>,
+  scopes: ReadonlyMap<string, ScopeLive>,
   kind: LifecycleKind,
-  zoneId: number,
-): ZoneListing | undefined {
-  return zones.get(zoneId)?.[kind === 'WafCustomRule' ? 'rules' : 'lists'];
+  shieldZoneId: number | undefined,
+): ScopeListing | undefined {
+  return scopes.get(scopeKey(kind, shieldZoneId))?.listing;
 }
 
 function refuse(change: PlannedChange, message: string): PlannedChange {
   return { ...change, action: 'error', requests: [], error: { code: 'PLAN_UNSAFE', message } };
 }
 
-/** Two documents that resolve to one live object: an error for both (design §9). */
+/** Two documents that resolve to one live object: an error for both (docs/design.md, Safety invariants). */
 function refuseSharedObjects(changes: PlannedChange[]): void {
   const identified = changes.flatMap((change, index) => (change.object?.id === undefined ? [] : [index]));
   const byObject = groupBy(identified, (i) => {
     const o = (changes[i] as PlannedChange).object;
-    return `${o?.kind}/${o?.shieldZoneId}/${o?.id}`;
+    return `${scopeKey(o?.kind ?? '', o?.shieldZoneId)}/${o?.id}`;
   });
   for (const indexes of byObject.values()) {
     if (indexes.length < 2) continue;
@@ -76,52 +67,37 @@ function refuseSharedObjects(changes: PlannedChange[]): void {
   }
 }
 
-/** Creates that would pass the zone's limit are errors, with the limit in the message. */
-function checkLimits(changes: PlannedChange[], zones: ReadonlyMap<number, ZoneLive>): void {
+/** Creates that would pass the scope's limit are errors, with the limit in the message. */
+function checkLimits(changes: PlannedChange[], scopes: ReadonlyMap<string, ScopeLive>): void {
   const creating = changes.flatMap((change, index) =>
     change.action !== 'create' || change.object === undefined || change.skip !== undefined ? [] : [index],
   );
   const creates = groupBy(creating, (i) => {
     const o = (changes[i] as PlannedChange).object;
-    return `${o?.kind}/${o?.shieldZoneId}`;
+    return scopeKey(o?.kind ?? '', o?.shieldZoneId);
   });
-  for (const [key, indexes] of creates) {
-    const [kind, zoneText] = key.split('/') as [LifecycleKind, string];
-    const zoneId = Number(zoneText);
-    const problem = limitProblem(kind, zoneId, indexes.length, zones.get(zoneId));
+  for (const indexes of creates.values()) {
+    const object = (changes[indexes[0] as number] as PlannedChange).object;
+    if (object === undefined) continue;
+    const scope = scopes.get(scopeKey(object.kind, object.shieldZoneId));
+    const problem = lifecycleOf(object.kind)?.limitProblem?.({
+      shieldZoneId: object.shieldZoneId,
+      creating: indexes.length,
+      listing: scope?.listing,
+      limit: scope?.limit,
+    });
     if (problem === undefined) continue;
     for (const i of indexes) changes[i] = refuse(changes[i] as PlannedChange, problem);
   }
 }
 
-function limitProblem(
-  kind: LifecycleKind,
-  zoneId: number,
-  creating: number,
-  zone: ZoneLive | undefined,
-): string | undefined {
-  if (kind === 'WafCustomRule') {
-    const info = zone?.info;
-    if (info === undefined || 'error' in info) {
-      return `cannot check Shield Zone ${zoneId}'s custom rule limit: ${info && 'error' in info ? info.error : 'not read'}`;
-    }
-    const live = zone?.rules !== undefined && !('error' in zone.rules) ? zone.rules.items.length : 0;
-    const limit = info.customWafRulesLimit;
-    if (limit === undefined || live + creating <= limit) return undefined;
-    const plan = info.planType === undefined ? '' : ` (${enumName(ShieldPlanType, info.planType)} plan)`;
-    return `Shield Zone ${zoneId}${plan} allows ${limit} custom WAF rules (customWafRulesLimit) and has ${live}: creating ${creating} more would pass it`;
-  }
-  const lists = zone?.lists;
-  if (lists === undefined || 'error' in lists || lists.limit === undefined) return undefined;
-  if (lists.items.length + creating <= lists.limit) return undefined;
-  return `Shield Zone ${zoneId} allows ${lists.limit} custom access lists (customListLimit) and has ${lists.items.length}: creating ${creating} more would pass it`;
-}
-
 interface Candidate {
   readonly kind: LifecycleKind;
-  readonly shieldZoneId: number;
-  readonly id: number;
+  readonly shieldZoneId?: number | undefined;
+  readonly id: ObjectId;
   readonly key: string;
+  /** What deleting it destroys with it (an app's volumes). */
+  readonly loses?: readonly string[];
   readonly subject?: string;
   readonly reason: 'inventory' | 'exclusive';
 }
@@ -145,21 +121,29 @@ function claimsOf(changes: readonly PlannedChange[], options: LifecycleOptions) 
   /** `kind/zone` where some document's object is unknown (its read failed): nothing is pruned there. */
   const unknown = new Set<string>();
   for (const resource of options.all) {
-    if (!isLifecycleKind(resource.kind)) continue;
-    const spec = resource.spec as { shieldZoneId: number; id?: number; ruleName?: string; name?: string };
-    const zone = `${resource.kind}/${spec.shieldZoneId}`;
-    if (spec.id !== undefined) ids.add(`${zone}/${spec.id}`);
-    const key = resource.kind === 'WafCustomRule' ? spec.ruleName : spec.name;
+    const lifecycle = lifecycleOf(resource.kind);
+    if (lifecycle === undefined) continue;
+    const { shieldZoneId, id, key } = lifecycle.locate(resource.spec);
+    const zone = scopeKey(lifecycle.kind, shieldZoneId);
+    if (id !== undefined) ids.add(`${zone}/${id}`);
     if (key !== undefined) keys.add(`${zone}/${key}`);
     const owned = options.inventory.entry(resource.subject);
-    if (owned !== undefined) ids.add(`${owned.kind}/${owned.shieldZoneId}/${owned.id}`);
+    if (owned !== undefined) ids.add(`${scopeKey(owned.kind, owned.shieldZoneId)}/${owned.id}`);
   }
+  let documents: Map<string, DesiredResource> | undefined;
   for (const change of changes) {
-    if (!isLifecycleKind(change.kind)) continue;
+    const lifecycle = lifecycleOf(change.kind);
+    if (lifecycle === undefined) continue;
     if (change.object?.id !== undefined)
-      ids.add(`${change.kind}/${change.object.shieldZoneId}/${change.object.id}`);
-    else if (change.object === undefined && change.shieldZoneId !== undefined)
-      unknown.add(`${change.kind}/${change.shieldZoneId}`);
+      ids.add(`${scopeKey(change.kind, change.object.shieldZoneId)}/${change.object.id}`);
+    else if (change.object === undefined) {
+      // Its read failed: where its object would be is where the document says.
+      documents ??= new Map(options.all.map((r) => [r.subject, r]));
+      const resource = documents.get(change.subject);
+      const shieldZoneId =
+        resource === undefined ? change.shieldZoneId : lifecycle.locate(resource.spec).shieldZoneId;
+      unknown.add(scopeKey(change.kind, shieldZoneId));
+    }
   }
   return { ids, keys, unknown };
 }
@@ -167,38 +151,45 @@ function claimsOf(changes: readonly PlannedChange[], options: LifecycleOptions) 
 /** Prune candidates and the notes of what is not pruned, before the guards. */
 function findCandidates(
   changes: readonly PlannedChange[],
-  zones: ReadonlyMap<number, ZoneLive>,
+  scopes: ReadonlyMap<string, ScopeLive>,
   options: LifecycleOptions,
 ): { candidates: Candidate[]; notes: PruneNote[]; gone: string[] } {
   const candidates: Candidate[] = [];
   const notes: PruneNote[] = [];
   const gone: string[] = [];
   const claims = claimsOf(changes, options);
-  const exclusive = new Map<string, (name: string) => boolean>();
+  const exclusive = new Map<
+    string,
+    { kind: LifecycleKind; shieldZoneId?: number | undefined; ignored(key: string): boolean }
+  >();
   if (options.scope === 'full') {
     for (const r of options.all) {
-      if (r.kind !== 'ShieldZone') continue;
-      const spec = r.spec as ShieldZoneSpec;
-      const ignored = ignoreMatcher(spec);
-      if (spec.customWafRules === 'exclusive') exclusive.set(`WafCustomRule/${spec.shieldZoneId}`, ignored);
-      if (spec.customAccessLists === 'exclusive') exclusive.set(`AccessList/${spec.shieldZoneId}`, ignored);
+      for (const scope of KINDS[r.kind].exclusiveScopes?.(r.spec) ?? [])
+        exclusive.set(scopeKey(scope.kind, scope.shieldZoneId), scope);
     }
   }
   const ownedBy = new Map<string, string>();
   for (const [subject, e] of options.inventory.entries())
-    ownedBy.set(`${e.kind}/${e.shieldZoneId}/${e.id}`, subject);
+    ownedBy.set(`${scopeKey(e.kind, e.shieldZoneId)}/${e.id}`, subject);
   /** Documents whose object is known this run (and not refused): a moved one's old object may go. */
   const placed = new Set(
     changes.filter((c) => c.object !== undefined && c.action !== 'error').map((c) => c.subject),
   );
   const taken = new Set<string>();
   const note = (c: Omit<Candidate, 'reason'>, reason: string) =>
-    notes.push({ ...c, ...(c.subject === undefined ? {} : { subject: c.subject }), reason });
+    notes.push({
+      kind: c.kind,
+      ...(c.shieldZoneId === undefined ? {} : { shieldZoneId: c.shieldZoneId }),
+      id: c.id,
+      key: c.key,
+      ...(c.subject === undefined ? {} : { subject: c.subject }),
+      reason,
+    });
 
   // Inventory: objects edgesync created or adopted whose document is gone.
   for (const [subject, entry] of orphanEntries(options)) {
-    const zoneKey = `${entry.kind}/${entry.shieldZoneId}`;
-    const listing = listingOf(zones, entry.kind, entry.shieldZoneId);
+    const zoneKey = scopeKey(entry.kind, entry.shieldZoneId);
+    const listing = listingOf(scopes, entry.kind, entry.shieldZoneId);
     if (listing === undefined || 'error' in listing) continue;
     const live = listing.items.find((o) => o.id === entry.id);
     if (live === undefined) {
@@ -206,13 +197,7 @@ function findCandidates(
       if (options.inventory.trusted) gone.push(subject);
       continue;
     }
-    const found = {
-      kind: entry.kind,
-      shieldZoneId: entry.shieldZoneId,
-      id: entry.id,
-      key: live.key,
-      subject,
-    };
+    const found = located(entry.kind, entry.shieldZoneId, live, subject);
     if (claims.ids.has(`${zoneKey}/${entry.id}`) || claims.keys.has(`${zoneKey}/${live.key}`)) continue;
     taken.add(`${zoneKey}/${entry.id}`);
     const document = movedFrom(subject);
@@ -225,25 +210,16 @@ function findCandidates(
       note(found, 'not pruned: a document of this zone could not be read');
     else candidates.push({ ...found, reason: 'inventory' });
   }
-  // Exclusive zones: every unclaimed object, inventory or not.
-  for (const [zoneKey, ignored] of exclusive) {
-    const [kind, zoneText] = zoneKey.split('/') as [LifecycleKind, string];
-    const zoneId = Number(zoneText);
-    const listing = listingOf(zones, kind, zoneId);
+  // Exclusive scopes: every unclaimed object, inventory or not.
+  for (const [zoneKey, { kind, shieldZoneId, ignored }] of exclusive) {
+    const listing = listingOf(scopes, kind, shieldZoneId);
     if (listing === undefined || 'error' in listing) continue;
     for (const live of listing.items) {
       const objectKey = `${zoneKey}/${live.id}`;
       if (taken.has(objectKey) || claims.ids.has(objectKey) || claims.keys.has(`${zoneKey}/${live.key}`))
         continue;
       if (ignored(live.key)) continue;
-      const subject = ownedBy.get(objectKey);
-      const found = {
-        kind,
-        shieldZoneId: zoneId,
-        id: live.id,
-        key: live.key,
-        ...(subject === undefined ? {} : { subject }),
-      };
+      const found = located(kind, shieldZoneId, live, ownedBy.get(objectKey));
       if (claims.unknown.has(zoneKey)) note(found, 'not pruned: a document of this zone could not be read');
       else candidates.push({ ...found, reason: 'exclusive' });
     }
@@ -251,8 +227,28 @@ function findCandidates(
   return { candidates, notes, gone };
 }
 
+/** A live object of a listing as a prune candidate (before its reason). */
+function located(
+  kind: LifecycleKind,
+  shieldZoneId: number | undefined,
+  live: LiveObject,
+  subject: string | undefined,
+): Omit<Candidate, 'reason'> {
+  return {
+    kind,
+    ...(shieldZoneId === undefined ? {} : { shieldZoneId }),
+    id: live.id,
+    key: live.key,
+    ...(live.loses === undefined ? {} : { loses: live.loses }),
+    ...(subject === undefined ? {} : { subject }),
+  };
+}
+
 function deleteChange(c: Candidate): PlannedChange {
   const subject = c.subject ?? `${c.kind}/#${c.id}`;
+  const lifecycle = KINDS[c.kind].lifecycle;
+  if (lifecycle === undefined) throw new Error(`${c.kind} has no lifecycle`);
+  const live = { id: c.id, key: c.key, ...(c.loses === undefined ? {} : { loses: c.loses }) };
   return {
     subject,
     kind: c.kind,
@@ -261,39 +257,45 @@ function deleteChange(c: Candidate): PlannedChange {
     source: { file: '', line: 0, col: 0 },
     action: 'delete',
     cause: 'desired-changed',
-    diffs: [{ path: c.kind === 'WafCustomRule' ? 'ruleName' : 'name', live: c.key, desired: undefined }],
-    requests: [
-      c.kind === 'WafCustomRule'
-        ? writeRequests.deleteCustomWafRule(c.id)
-        : writeRequests.deleteCustomAccessList(c.shieldZoneId, c.id),
+    diffs: [
+      { path: lifecycle.keyPath, live: c.key, desired: undefined },
+      ...(lifecycle.deleteDiffs?.(live) ?? []),
     ],
+    requests: [lifecycle.deleteRequest(c.shieldZoneId, c.id)],
     digest: '',
-    shieldZoneId: c.shieldZoneId,
-    object: { kind: c.kind, shieldZoneId: c.shieldZoneId, via: 'id', id: c.id, key: c.key },
+    ...(c.shieldZoneId === undefined ? {} : { shieldZoneId: c.shieldZoneId }),
+    object: {
+      kind: c.kind,
+      ...(c.shieldZoneId === undefined ? {} : { shieldZoneId: c.shieldZoneId }),
+      via: 'id',
+      id: c.id,
+      key: c.key,
+    },
     prune: c.reason,
   };
 }
 
-/** The share and emptying guards, per zone and kind: refused deletions become errors. */
+/** Each kind's deletion guard, per scope: refused deletions become errors unless --force. */
 function guard(
   candidates: readonly Candidate[],
-  zones: ReadonlyMap<number, ZoneLive>,
+  scopes: ReadonlyMap<string, ScopeLive>,
   force: boolean,
 ): PlannedChange[] {
-  const groups = groupBy(candidates, (c) => `${c.kind}/${c.shieldZoneId}`);
+  const groups = groupBy(candidates, (c) => scopeKey(c.kind, c.shieldZoneId));
   const out: PlannedChange[] = [];
   for (const group of groups.values()) {
     const first = group[0] as Candidate;
-    const listing = listingOf(zones, first.kind, first.shieldZoneId);
+    const listing = listingOf(scopes, first.kind, first.shieldZoneId);
     const live = listing === undefined || 'error' in listing ? group.length : listing.items.length;
-    const deletes = group.length;
-    const noun = NOUN[first.kind];
-    let problem: string | undefined;
-    if (deletes === live) {
-      problem = `the plan deletes every one of the ${live} ${noun} of Shield Zone ${first.shieldZoneId}; re-run with --force if this is intended`;
-    } else if (live >= PRUNE_GUARD_MIN_OBJECTS && deletes * 100 > live * PRUNE_GUARD_PERCENT) {
-      problem = `the plan deletes ${deletes} of the ${live} ${noun} of Shield Zone ${first.shieldZoneId} (${Math.round((deletes * 100) / live)}%), more than ${PRUNE_GUARD_PERCENT}%; re-run with --force if this is intended`;
-    }
+    const problem = lifecycleOf(first.kind)?.deletionGuard({
+      shieldZoneId: first.shieldZoneId,
+      deleting: group.map((c) => ({
+        id: c.id,
+        key: c.key,
+        ...(c.loses === undefined ? {} : { loses: c.loses }),
+      })),
+      live,
+    });
     for (const c of group) {
       const change = deleteChange(c);
       out.push(problem === undefined || force ? change : refuse(change, problem));
@@ -308,20 +310,23 @@ function guard(
  */
 export function planLifecycle(
   planned: readonly PlannedChange[],
-  zones: ReadonlyMap<number, ZoneLive>,
+  scopes: ReadonlyMap<string, ScopeLive>,
   options: LifecycleOptions,
 ): { changes: PlannedChange[]; notPruned: PruneNote[]; gone: string[] } {
   const changes = [...planned];
   refuseSharedObjects(changes);
-  checkLimits(changes, zones);
+  checkLimits(changes, scopes);
   // An empty desired state never prunes: it is far more likely a broken checkout than a wish.
   if (options.all.length === 0) return { changes, notPruned: [], gone: [] };
-  const { candidates, notes, gone } = findCandidates(changes, zones, options);
+  const { candidates, notes, gone } = findCandidates(changes, scopes, options);
   if (!options.prune) {
-    for (const c of candidates) notes.push({ ...c, reason: 'not pruned: --prune is off' });
+    for (const c of candidates) {
+      const { loses: _loses, reason: _reason, ...rest } = c;
+      notes.push({ ...rest, reason: 'not pruned: --prune is off' });
+    }
     return { changes, notPruned: notes, gone };
   }
-  return { changes: [...changes, ...guard(candidates, zones, options.force)], notPruned: notes, gone };
+  return { changes: [...changes, ...guard(candidates, scopes, options.force)], notPruned: notes, gone };
 }
 
 export type { Mutable };

@@ -1,53 +1,48 @@
 /**
  * Read phase: every kind reads the live objects of its desired resources in batches. Reads of
  * one reconcile share a memo (`once`), so AccessList and ManagedAccessList list a zone once,
- * and E7 is asked once for every app that uses `@optimal`.
+ * and E7 is asked once for every app that uses `@optimal`. Then the scopes of the kinds with a
+ * lifecycle are listed (their `lifecycle.list`, mostly answered from that memo) for the prune step.
  */
 import type { ApiClient } from '../api/types.js';
 import type { DesiredResource } from '../config/types.js';
 import { toReconcileError } from '../errors.js';
-import { readZoneAccessLists } from '../kinds/common/access-lists.js';
 import type { LifecycleKind } from '../kinds/common/identity.js';
 import type { LiveRead, ReadContext } from '../kinds/common/kind.js';
+import type { ScopeLimit, ScopeListing } from '../kinds/common/lifecycle.js';
 import { createReadContext, groupBy, type ReadContextOptions } from '../kinds/common/read.js';
-import { type ContainerAppSpec, usesOptimalRegion } from '../kinds/container-app/spec.js';
-import { KINDS } from '../kinds/registry.js';
-import type { ShieldZoneSpec } from '../kinds/shield-zone/spec.js';
-import { readZoneWafRules } from '../kinds/waf-custom-rule/index.js';
+import { KINDS, lifecycleOf } from '../kinds/registry.js';
 import type { InventoryView } from './inventory.js';
 import type { OptimalRegion } from './types.js';
 
 /** What the read phase needs: the options of its ReadContext, and the inventory. */
 export interface ReadOptions extends ReadContextOptions {
   /**
-   * Inventory entries that may be pruned (their document is gone): their zones are read even
+   * Inventory entries that may be pruned (their document is gone): their scopes are read even
    * when no document names them.
    */
   readonly orphans?: InventoryView;
 }
 
-/** A listing as the lifecycle step uses it: each object's id and natural key, or why it failed. */
-export type ZoneListing =
-  | { readonly items: readonly { id: number; key: string }[]; readonly limit?: number }
-  | { readonly error: string };
+/** What the lifecycle step (prune.ts) knows of one kind in one scope. */
+export interface ScopeLive {
+  readonly kind: LifecycleKind;
+  readonly shieldZoneId: number | undefined;
+  listing?: ScopeListing;
+  /** The scope's limit facts, read only when an object of the kind is to be created there. */
+  limit?: ScopeLimit;
+}
 
-/** What the lifecycle step (prune.ts) knows of a Shield Zone. */
-export interface ZoneLive {
-  rules?: ZoneListing;
-  lists?: ZoneListing;
-  /** The zone's plan and limits, read only when a rule is to be created there. */
-  info?: { readonly planType?: number; readonly customWafRulesLimit?: number } | { readonly error: string };
+/** `WafCustomRule/42`, `ContainerApp/`: the key of one kind's scope in `LiveSnapshot.scopes`. */
+export function scopeKey(kind: string, shieldZoneId: number | undefined): string {
+  return `${kind}/${shieldZoneId ?? ''}`;
 }
 
 export interface LiveSnapshot {
   readonly reads: ReadonlyMap<string, LiveRead<unknown>>;
   readonly optimalRegion: OptimalRegion | undefined;
-  /** Shield Zones with custom rules or lists: listings, limits (for creates and pruning). */
-  readonly zones: ReadonlyMap<number, ZoneLive>;
-}
-
-function needsOptimalRegion(resources: readonly DesiredResource[]): boolean {
-  return resources.some((r) => r.kind === 'ContainerApp' && usesOptimalRegion(r.spec as ContainerAppSpec));
+  /** Listings and limits of the lifecycle kinds' scopes (for creates and pruning), by `scopeKey`. */
+  readonly scopes: ReadonlyMap<string, ScopeLive>;
 }
 
 async function readOptimalRegion(api: ApiClient, signal: AbortSignal): Promise<OptimalRegion | undefined> {
@@ -65,94 +60,64 @@ function failure(err: unknown): { error: string } {
 }
 
 /**
- * The zone facts of the lifecycle: a listing of each zone and kind that has documents, inventory
- * entries or an exclusive ShieldZone (shared with the kinds' reads through `once`), and the
- * zone's limits where a rule is created. No extra request in a run that creates and prunes nothing
- * and whose zones are shared.
+ * The scope facts of the lifecycle: a listing of each kind and scope that has documents,
+ * inventory entries or an exclusive declaration (shared with the kinds' reads through `once`),
+ * and the scope's limits where an object is created. No extra request in a run that creates and
+ * prunes nothing and whose scopes are shared.
  */
-async function readZones(
+async function readScopes(
   resources: readonly DesiredResource[],
   reads: ReadonlyMap<string, LiveRead<unknown>>,
   ctx: ReadContext,
   inventory: InventoryView | undefined,
-): Promise<Map<number, ZoneLive>> {
-  const wanted = new Map<number, Set<LifecycleKind>>();
-  const want = (zone: number, kind: LifecycleKind) =>
-    wanted.set(zone, (wanted.get(zone) ?? new Set()).add(kind));
+): Promise<Map<string, ScopeLive>> {
+  const scopes = new Map<string, ScopeLive>();
+  const want = (kind: LifecycleKind, shieldZoneId: number | undefined) => {
+    const key = scopeKey(kind, shieldZoneId);
+    if (!scopes.has(key)) scopes.set(key, { kind, shieldZoneId });
+  };
   for (const r of resources) {
-    if (r.kind === 'WafCustomRule' || r.kind === 'AccessList')
-      want((r.spec as { shieldZoneId: number }).shieldZoneId, r.kind);
-    if (r.kind === 'ShieldZone') {
-      const spec = r.spec as ShieldZoneSpec;
-      if (spec.customWafRules === 'exclusive') want(spec.shieldZoneId, 'WafCustomRule');
-      if (spec.customAccessLists === 'exclusive') want(spec.shieldZoneId, 'AccessList');
-    }
+    const kind = KINDS[r.kind];
+    if (kind.lifecycle !== undefined) want(kind.lifecycle.kind, kind.lifecycle.locate(r.spec).shieldZoneId);
+    for (const scope of kind.exclusiveScopes?.(r.spec) ?? []) want(scope.kind, scope.shieldZoneId);
   }
-  for (const entry of inventory?.entries().values() ?? []) want(entry.shieldZoneId, entry.kind);
-  const creatingRules = new Set<number>();
+  for (const entry of inventory?.entries().values() ?? []) want(entry.kind, entry.shieldZoneId);
+  const creating = new Set<string>();
   for (const read of reads.values()) {
-    if (read.identity?.via === 'create' && read.identity.kind === 'WafCustomRule')
-      creatingRules.add(read.identity.shieldZoneId);
+    if (read.identity?.via === 'create')
+      creating.add(scopeKey(read.identity.kind, read.identity.shieldZoneId));
   }
-  const zones = new Map<number, ZoneLive>();
   await Promise.all(
-    [...wanted].map(async ([zoneId, kinds]) => {
-      const zone: ZoneLive = {};
-      zones.set(zoneId, zone);
-      const tasks: Promise<void>[] = [];
-      if (kinds.has('WafCustomRule')) {
+    [...scopes].map(async ([key, scope]) => {
+      const lifecycle = lifecycleOf(scope.kind);
+      if (lifecycle === undefined) return;
+      const tasks: Promise<void>[] = [
+        lifecycle.list(scope.shieldZoneId, ctx).then(
+          (listing) => {
+            scope.listing = listing;
+          },
+          (err) => {
+            scope.listing = failure(err);
+          },
+        ),
+      ];
+      const { readLimit } = lifecycle;
+      if (readLimit !== undefined && creating.has(key)) {
         tasks.push(
-          readZoneWafRules(zoneId, ctx).then(
-            (rules) => {
-              zone.rules = { items: rules.map((rule) => ({ id: rule.id, key: rule.ruleName ?? '' })) };
+          readLimit(scope.shieldZoneId, ctx).then(
+            (value) => {
+              scope.limit = { value };
             },
             (err) => {
-              zone.rules = failure(err);
+              scope.limit = failure(err);
             },
           ),
-        );
-      }
-      if (kinds.has('AccessList')) {
-        tasks.push(
-          readZoneAccessLists(zoneId, ctx).then(
-            (listing) => {
-              const limit = listing.customListLimit ?? undefined;
-              zone.lists = {
-                items: (listing.customLists ?? []).map((l) => ({ id: l.listId, key: l.name ?? '' })),
-                ...(limit === undefined ? {} : { limit }),
-              };
-            },
-            (err) => {
-              zone.lists = failure(err);
-            },
-          ),
-        );
-      }
-      if (creatingRules.has(zoneId)) {
-        tasks.push(
-          ctx
-            .once(`shield-zone:${zoneId}`, () =>
-              ctx.limit(() => ctx.api.getShieldZone(zoneId, { signal: ctx.signal })),
-            )
-            .then(
-              (info) => {
-                zone.info = {
-                  ...(info.planType == null ? {} : { planType: info.planType }),
-                  ...(info.customWafRulesLimit == null
-                    ? {}
-                    : { customWafRulesLimit: info.customWafRulesLimit }),
-                };
-              },
-              (err) => {
-                zone.info = failure(err);
-              },
-            ),
         );
       }
       await Promise.all(tasks);
     }),
   );
-  return zones;
+  return scopes;
 }
 
 /** Reads live state for `resources`; never throws for a resource's own failure. */
@@ -161,7 +126,7 @@ export async function readLiveState(
   options: ReadOptions,
 ): Promise<LiveSnapshot> {
   const ctx = createReadContext(options);
-  const optimalRegion = needsOptimalRegion(resources)
+  const optimalRegion = resources.some((r) => KINDS[r.kind].needsOptimalRegion?.(r.spec) === true)
     ? ctx.limit(() => readOptimalRegion(options.api, options.signal))
     : Promise.resolve(undefined);
   const perKind = await Promise.all(
@@ -169,6 +134,6 @@ export async function readLiveState(
   );
   const reads = new Map<string, LiveRead<unknown>>();
   for (const map of perKind) for (const [subject, read] of map) reads.set(subject, read);
-  const zones = await readZones(resources, reads, ctx, options.orphans);
-  return { reads, optimalRegion: await optimalRegion, zones };
+  const scopes = await readScopes(resources, reads, ctx, options.orphans);
+  return { reads, optimalRegion: await optimalRegion, scopes };
 }

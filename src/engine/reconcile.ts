@@ -24,7 +24,8 @@ import {
 import { buildPlan, type PlanOptions } from './plan.js';
 import { type LifecycleOptions, orphanEntries } from './prune.js';
 import { type ReadOptions, readLiveState } from './read.js';
-import type { StateStore } from './state.js';
+import { bindSavedPlan, liveDigests, type SavedPlan } from './saved-plan.js';
+import { MAX_RUN_CHANGES, type RunChange, type StateStore } from './state.js';
 import type { ApplyResult, ChangeResult, Plan, PlannedChange } from './types.js';
 
 /** How one reconcile runs: where it reads and writes, in which mode, with which guards. */
@@ -44,7 +45,7 @@ export interface ReconcileOptions {
   managedCount?: number;
   /** Writes an earlier reconcile of the same daemon run made (PlanOptions.writesBefore). */
   writesBefore?: number;
-  /** `--prune`: delete custom rules and lists no document claims (design §7). Default off. */
+  /** `--prune`: delete custom rules and lists no document claims (docs/design.md, Pruning). Default off. */
   prune?: boolean;
   /**
    * Every desired resource, when `resources` is a subset (the daemon's file-change runs):
@@ -70,6 +71,13 @@ export interface ReconcileOptions {
    * complete: a half-written file's deletions must never be sent, and neither its other changes.
    */
   holdDestructive?: boolean;
+  /** Take a digest of every live object read (`plan --out`): the outcome's `live`. */
+  liveDigests?: boolean;
+  /**
+   * `apply FILE`: apply this saved plan, and only when the fresh read and plan are the same
+   * (saved-plan.ts); otherwise PLAN_STALE is thrown before anything is sent.
+   */
+  saved?: SavedPlan;
 }
 
 /** Wall time of each phase of one reconcile (milliseconds, not rounded). */
@@ -92,6 +100,8 @@ export interface ReconcileOutcome {
   readonly durationMs: number;
   /** Where the time went: for metrics, and for the benchmark's write throughput. */
   readonly phases: PhaseTimings;
+  /** Subject → digest of its live object as read, when `liveDigests` or `saved` asked. */
+  readonly live?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -273,20 +283,27 @@ async function readAndPlan(
   readOptions: ReadOptions,
   options: ReconcileOptions,
   lifecycle: LifecycleOptions,
-): Promise<{ plan: Plan; read: number; planned: number }> {
+): Promise<{ plan: Plan; read: number; planned: number; live?: Record<string, string> }> {
   const snapshot = await readLiveState(resources, {
     ...readOptions,
     orphans: orphansOf(lifecycle),
   });
   const read = performance.now();
-  const plan = buildPlan(resources, snapshot, planOptions(options, lifecycle));
+  const fresh = buildPlan(resources, snapshot, planOptions(options, lifecycle));
+  const live =
+    options.liveDigests === true || options.saved !== undefined
+      ? liveDigests(resources, snapshot)
+      : undefined;
+  // A saved plan replaces the fresh one only when the two are the same; else this throws.
+  const plan =
+    options.saved === undefined || live === undefined ? fresh : bindSavedPlan(options.saved, fresh, live);
   const planned = performance.now();
   if (options.mode === 'apply') {
     for (const [subject, live] of snapshot.reads) {
       if (live.lookup.status === 'found') options.state.setHint(subject, live.hint);
     }
   }
-  return { plan, read, planned };
+  return { plan, read, planned, ...(live === undefined ? {} : { live }) };
 }
 
 /** Reads, plans and — in `apply` mode — applies and records. Never throws for one resource. */
@@ -324,7 +341,7 @@ export async function reconcile(
     ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
   };
   const readStarted = performance.now();
-  const { plan, read, planned } = await readAndPlan(resources, readOptions, options, lifecycle);
+  const { plan, read, planned, live } = await readAndPlan(resources, readOptions, options, lifecycle);
   auditDrift(options.audit, plan);
   let applyMs = 0;
   if (options.mode === 'apply' && options.holdDestructive === true && plan.summary.destructive > 0) {
@@ -406,6 +423,7 @@ export async function reconcile(
       durationMs,
       result: failed > 0 ? 'failed' : 'success',
       counts: { ...(apply?.counts ?? {}), ...lifecycleDone },
+      ...runChanges(plan, apply),
     });
     await options.state.save();
   }
@@ -430,5 +448,41 @@ export async function reconcile(
     'reconcile finished',
   );
   const phases = { readMs: read - readStarted, planMs: planned - read, applyMs };
-  return { plan, ...(apply === undefined ? {} : { apply }), durationMs, phases };
+  return {
+    plan,
+    ...(apply === undefined ? {} : { apply }),
+    durationMs,
+    phases,
+    ...(live === undefined ? {} : { live }),
+  };
+}
+
+/**
+ * The changes a run record keeps for the status page's run timeline: those that wrote, were
+ * skipped or failed, in plan order, at most MAX_RUN_CHANGES. Error messages are the ones
+ * `/status` already shows for the resource.
+ */
+function runChanges(
+  plan: Plan,
+  apply: ApplyResult | undefined,
+): { changes?: RunChange[]; changesOmitted?: number } {
+  if (apply === undefined) return {};
+  const planned = new Map(plan.changes.map((change) => [change.subject, change]));
+  const kept: RunChange[] = [];
+  for (const result of apply.results) {
+    if (result.outcome === 'unchanged') continue;
+    const error =
+      result.error ?? (result.outcome === 'failed' ? planned.get(result.subject)?.error : undefined);
+    kept.push({
+      subject: result.subject,
+      action: result.action ?? planned.get(result.subject)?.action ?? 'update',
+      outcome: result.outcome,
+      ...(error === undefined ? {} : { error: { code: error.code, message: error.message } }),
+    });
+  }
+  if (kept.length === 0) return {};
+  const omitted = kept.length - MAX_RUN_CHANGES;
+  return omitted > 0
+    ? { changes: kept.slice(0, MAX_RUN_CHANGES), changesOmitted: omitted }
+    : { changes: kept };
 }

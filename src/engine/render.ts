@@ -5,6 +5,7 @@
  */
 import { styleText } from 'node:util';
 import { SENSITIVE } from '../domain/sensitive.js';
+import { lifecycleOf } from '../kinds/registry.js';
 import type { ApplyResult, FieldDiff, Plan, PlannedChange, PlanSummary, PruneNote } from './types.js';
 
 type Style = Parameters<typeof styleText>[0];
@@ -64,15 +65,21 @@ function marker(change: PlannedChange): string {
   return '~';
 }
 
+/** How the object's kind names its scope: `Shield Zone 42`, `the account`. */
+function scopeName(kind: string, shieldZoneId: number | undefined): string {
+  return lifecycleOf(kind)?.scopeName(shieldZoneId) ?? `Shield Zone ${shieldZoneId}`;
+}
+
 /** `adopt #1234`, `create in Shield Zone 42`, `delete #1237 "Old rule"`: what happens to which object. */
 function lifecycleNote(change: PlannedChange): string | undefined {
   const o = change.object;
   if (o === undefined) return undefined;
-  if (change.action === 'create') return `create in Shield Zone ${o.shieldZoneId}`;
+  const where = scopeName(o.kind, o.shieldZoneId);
+  if (change.action === 'create') return `create in ${where}`;
   if (change.action === 'adopt') return `adopt #${o.id}`;
   if (change.prune !== undefined) {
     const why = change.prune === 'exclusive' ? 'exclusive ShieldZone' : 'no document claims it';
-    return `delete #${o.id} ${JSON.stringify(o.key)} from Shield Zone ${o.shieldZoneId}: ${why}`;
+    return `delete #${o.id} ${JSON.stringify(o.key)} from ${where}: ${why}`;
   }
   return undefined;
 }
@@ -150,7 +157,7 @@ function optimalLine(plan: Plan): string | undefined {
 /** One line of what would be pruned: `- WafCustomRule #1237 "Old" in Shield Zone 42 (was X): reason`. */
 function noteLine(note: PruneNote): string {
   const owner = note.subject === undefined ? '' : ` (was ${note.subject})`;
-  return `- ${note.kind} #${note.id} ${JSON.stringify(note.key)} in Shield Zone ${note.shieldZoneId}${owner}: ${note.reason}`;
+  return `- ${note.kind} #${note.id} ${JSON.stringify(note.key)} in ${scopeName(note.kind, note.shieldZoneId)}${owner}: ${note.reason}`;
 }
 
 function mdCode(value: string): string {

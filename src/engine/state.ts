@@ -27,6 +27,18 @@ const ResourceRecord = z.object({
 });
 export type ResourceRecord = z.infer<typeof ResourceRecord>;
 
+/** At most this many changes are kept per run record; `changesOmitted` counts the rest. */
+export const MAX_RUN_CHANGES = 50;
+
+/** One change a run made or tried: what it did to which resource, and why it failed. */
+const RunChange = z.object({
+  subject: z.string(),
+  action: z.string(),
+  outcome: z.string(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+export type RunChange = z.infer<typeof RunChange>;
+
 const RunRecord = z.object({
   revision: z.string(),
   trigger: z.string(),
@@ -35,10 +47,13 @@ const RunRecord = z.object({
   result: z.enum(['success', 'failed', 'invalid', 'deferred']),
   counts: z.record(z.string(), z.number()),
   error: z.string().optional(),
+  /** The changes that wrote, were skipped or failed (not the unchanged ones); older records have none. */
+  changes: z.array(RunChange).optional(),
+  changesOmitted: z.number().optional(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
-/** The state file's format version; 2 added the inventory (design §7). */
+/** The state file's format version; 2 added the inventory (docs/design.md, Identity). */
 export const STATE_VERSION = 2;
 
 const StateFileV1 = z.object({
@@ -96,6 +111,8 @@ export interface StateStore {
   /** A warning from opening (e.g. an unreadable file that was set aside). */
   readonly warning: string | undefined;
   resource(subject: string): ResourceRecord | undefined;
+  /** Every resource record, by subject (`export` looks up what an app's last apply remembered). */
+  resources(): Readonly<Record<string, ResourceRecord>>;
   hint(subject: string): unknown;
   setHint(subject: string, hint: unknown): void;
   /** Records that `subject` is in sync with `digest` (applied or found unchanged). */
@@ -153,6 +170,10 @@ class StoredState implements StateStore {
 
   resource(subject: string): ResourceRecord | undefined {
     return this.state.resources[subject];
+  }
+
+  resources(): Readonly<Record<string, ResourceRecord>> {
+    return this.state.resources;
   }
 
   hint(subject: string): unknown {

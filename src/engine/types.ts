@@ -3,7 +3,7 @@
  * Markdown, compared in tests and applied later; it holds no closures.
  */
 import type { ApiRequest, WriteOperationId } from '../api/operations.js';
-import type { ObjectIdentity } from '../kinds/common/identity.js';
+import type { ObjectId, ObjectIdentity } from '../kinds/common/identity.js';
 import type { KindName } from '../kinds/common/spec-module.js';
 import type { FieldDiff, OptimalRegion, PlanError, SourceLocation } from '../kinds/types.js';
 
@@ -35,8 +35,9 @@ export type PruneReason = 'inventory' | 'exclusive';
 /** A prune candidate that is not deleted this run, and why (information, not a change). */
 export interface PruneNote {
   readonly kind: KindName;
-  readonly shieldZoneId: number;
-  readonly id: number;
+  /** The Shield Zone of the object; absent for objects of the whole account (apps). */
+  readonly shieldZoneId?: number;
+  readonly id: ObjectId;
   readonly key: string;
   /** The inventory subject that owned it, when there is one. */
   readonly subject?: string;
@@ -130,7 +131,7 @@ export interface ChangeResult {
   /** What the change did: its planned action (`create`, `delete`, …). */
   readonly action?: ChangeAction;
   /** The id of the object a create made (or a re-plan found), for the inventory. */
-  readonly objectId?: number;
+  readonly objectId?: ObjectId;
 }
 
 export interface ApplyResult {

@@ -58,6 +58,8 @@ export interface ExportOptions {
   readonly concurrency: number;
   /** Secret-looking container variables as they are, not as `valueFrom` placeholders. */
   readonly includeSecretValues?: boolean;
+  /** What the state remembers of an app's last apply, by app id (ExportSettings.remembered). */
+  readonly remembered?: (appId: string) => Readonly<Record<string, unknown>> | undefined;
 }
 
 /** Longest generated name: a DNS label's length keeps file names and `Kind/name` subjects readable. */
@@ -138,7 +140,10 @@ export async function exportLive(
     if (exporter === undefined) return [];
     return (ids[exporter.scope] as readonly never[]).map(async (id) => {
       try {
-        const settings = { includeSecretValues: options.includeSecretValues === true };
+        const settings = {
+          includeSecretValues: options.includeSecretValues === true,
+          ...(options.remembered === undefined ? {} : { remembered: options.remembered }),
+        };
         return [...(await exporter.read(id, ctx, settings))].sort(byId);
       } catch (err) {
         failed.abort(err);

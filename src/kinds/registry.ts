@@ -3,7 +3,7 @@
  * `src/kinds/`, one line here and one in `specs.ts`, and the contract test passes for it.
  */
 import { accessListKind } from './access-list/index.js';
-import type { ResourceKind } from './common/kind.js';
+import type { KindLifecycle, ResourceKind } from './common/kind.js';
 import type { KindName } from './common/spec-module.js';
 import { containerAppKind } from './container-app/index.js';
 import { dnsZoneKind } from './dns-zone/index.js';
@@ -19,3 +19,8 @@ export const KINDS: Readonly<Record<KindName, ResourceKind>> = {
   DnsZone: dnsZoneKind as ResourceKind,
   ShieldZone: shieldZoneKind as ResourceKind,
 };
+
+/** The lifecycle part of a kind (created, adopted, pruned), when it has one. */
+export function lifecycleOf(kind: string): KindLifecycle | undefined {
+  return (KINDS as Readonly<Record<string, ResourceKind | undefined>>)[kind]?.lifecycle;
+}

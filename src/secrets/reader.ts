@@ -1,5 +1,5 @@
 /**
- * Reads the `valueFrom` sources of container secrets when a plan is made (design §8): an
+ * Reads the `valueFrom` sources of container secrets when a plan is made (docs/design.md, Secrets in container apps): an
  * `EDGESYNC_SECRET_*` variable of edgesync's environment, or a file of the secrets directory
  * (`--secrets-dir`, env `EDGESYNC_SECRETS_DIR`). The schema already refused every other
  * variable and every path that could leave the directory; both rules are checked again here,

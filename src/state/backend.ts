@@ -1,5 +1,5 @@
 /**
- * What a state store keeps, whatever holds it (docs/state.md, The stores). Everything edgesync
+ * What a state store keeps, whatever holds it (docs/state.md, The state store). Everything edgesync
  * remembers goes through a `StateBackend`: the state document (inventory, digests and hints,
  * run records, and whatever records other parts add to it), named records kept apart from it
  * (the notifications' memory), the install key, and the writer's lease. The document is opaque

@@ -2,16 +2,22 @@
  * The contract every kind keeps, against the emulator over real HTTP:
  * drift → plan shows exactly the drifted fields → apply sends exactly the expected requests →
  * plan is empty and a second apply writes nothing → an out-of-band edit is detected and
- * labelled → a desired change is labelled as such.
+ * labelled → a desired change is labelled as such. A kind that only declares (ShieldZone)
+ * plans nothing and writes nothing, suspended or not.
+ *
+ * The table is keyed by the kind registry: a kind added to src/kinds/registry.ts without a row
+ * here fails to compile and fails the first test.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DesiredResource } from '../../src/config/types.js';
 import { sha256Hex } from '../../src/domain/checksum.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import type { KindName } from '../../src/kinds/common/spec-module.js';
+import { KINDS } from '../../src/kinds/registry.js';
 import { desired } from '../helpers/desired.js';
 import { type EngineFixture, engineFixture, writesOf } from '../helpers/engine.js';
 
+/** A kind that writes: its drift, requests and causes. */
 interface KindContract {
   kind: KindName;
   /** A spec that differs from the seed. */
@@ -25,8 +31,15 @@ interface KindContract {
   changedPath: string;
 }
 
-const contracts: KindContract[] = [
-  {
+/** A kind that declares ownership and writes nothing itself. */
+interface DeclarationContract {
+  kind: KindName;
+  declaresOnly: true;
+  spec: Record<string, unknown>;
+}
+
+const table: { readonly [K in KindName]: (KindContract | DeclarationContract) & { kind: K } } = {
+  WafCustomRule: {
     kind: 'WafCustomRule',
     spec: {
       id: 1234,
@@ -81,7 +94,7 @@ const contracts: KindContract[] = [
     },
     changedPath: 'ruleConfiguration.actionType',
   },
-  {
+  AccessList: {
     kind: 'AccessList',
     spec: { shieldZoneId: 42, id: 9001, entries: ['203.0.113.0/24', '192.0.2.1'], enabled: false },
     changedSpec: { shieldZoneId: 42, id: 9001, entries: ['203.0.113.0/24', '192.0.2.1'], enabled: true },
@@ -107,7 +120,7 @@ const contracts: KindContract[] = [
     },
     changedPath: 'enabled',
   },
-  {
+  ManagedAccessList: {
     kind: 'ManagedAccessList',
     spec: { shieldZoneId: 42, name: 'vpn providers', enabled: true, action: 'Block' },
     changedSpec: { shieldZoneId: 42, name: 'vpn providers', enabled: true, action: 'Challenge' },
@@ -125,7 +138,7 @@ const contracts: KindContract[] = [
     },
     changedPath: 'action',
   },
-  {
+  ContainerApp: {
     kind: 'ContainerApp',
     spec: {
       appId: 'app1',
@@ -174,7 +187,7 @@ const contracts: KindContract[] = [
     },
     changedPath: 'autoScaling.min',
   },
-  {
+  DnsZone: {
     kind: 'DnsZone',
     spec: { id: 12345, dnssec: false },
     changedSpec: { id: 12346, dnssec: true },
@@ -186,7 +199,49 @@ const contracts: KindContract[] = [
     },
     changedPath: 'dnssec',
   },
-];
+  ShieldZone: {
+    kind: 'ShieldZone',
+    declaresOnly: true,
+    spec: { shieldZoneId: 42, customWafRules: 'exclusive', ignore: ['legacy-*'] },
+  },
+};
+
+const rows: readonly (KindContract | DeclarationContract)[] = Object.values(table);
+const contracts = rows.filter((c): c is KindContract => !('declaresOnly' in c));
+const declarations = rows.filter((c): c is DeclarationContract => 'declaresOnly' in c);
+
+it('has a contract for every kind of the registry', () => {
+  expect(Object.keys(table).sort()).toEqual(Object.keys(KINDS).sort());
+  expect(Object.entries(table).filter(([name, c]) => c.kind !== name)).toEqual([]);
+});
+
+describe.each(declarations)('$kind contract (a declaration)', (contract) => {
+  let fx: EngineFixture;
+  beforeEach(async () => {
+    fx = await engineFixture();
+  });
+  afterEach(async () => {
+    await fx.close();
+  });
+
+  it('plans no change and writes nothing, applied twice, suspended or in report mode', async () => {
+    const runs = [
+      await fx.run([desired(contract.kind, 'subject', contract.spec)], 'plan'),
+      await fx.run([desired(contract.kind, 'subject', contract.spec)], 'apply'),
+      await fx.run([desired(contract.kind, 'subject', contract.spec)], 'apply'),
+      await fx.run([desired(contract.kind, 'subject', contract.spec, { suspend: true })], 'apply'),
+      await fx.run([desired(contract.kind, 'subject', contract.spec, { drift: 'report' })], 'apply'),
+    ];
+
+    expect(runs.map((r) => r.plan.changes.map((c) => [c.subject, c.action, c.diffs.length]))).toEqual(
+      runs.map(() => [[`${contract.kind}/subject`, 'noop', 0]]),
+    );
+    expect(runs.slice(1).map((r) => r.apply?.counts)).toEqual(
+      runs.slice(1).map(() => ({ applied: 0, unchanged: 1, skipped: 0, failed: 0 })),
+    );
+    expect(writesOf(fx.emu)).toEqual([]);
+  });
+});
 
 describe.each(contracts)('$kind contract', (contract) => {
   let fx: EngineFixture;

@@ -1,5 +1,5 @@
 /**
- * A document without id moved to another Shield Zone (design §7): its object is created (or
+ * A document without id moved to another Shield Zone (docs/design.md, Lifecycle of Shield objects): its object is created (or
  * adopted) in the new zone, and the one it leaves behind is pruned like any object whose
  * document is gone — never overwritten in the inventory and left owned by nobody. Against the
  * emulator over real HTTP; every assertion reads its journal or live state.

@@ -1,5 +1,5 @@
 /**
- * The lifecycle of custom WAF rules and access lists (design §7) against the emulator over
+ * The lifecycle of custom WAF rules and access lists (docs/design.md, Lifecycle of Shield objects) against the emulator over
  * real HTTP: create, adopt, rename, prune with and without --prune, exclusive zones, the
  * guards, the write order per zone, the zone limits, the Basic plan's 202, duplicate keys, and
  * a create whose reply is lost. Every assertion reads the emulator's journal or its live state.

@@ -1,5 +1,5 @@
 /**
- * Issue 23's daemon invariants (design §9), with the built `edgesync run` in child processes
+ * Issue 23's daemon invariants (docs/design.md, Safety invariants), with the built `edgesync run` in child processes
  * against a real emulator: a file written in two steps is never applied half-written, one
  * writer per state directory, SIGHUP, and a failed state save.
  */

@@ -1,5 +1,5 @@
 /**
- * The daemon and the lifecycle (design §7): a document added while it runs creates its rule
+ * The daemon and the lifecycle (docs/design.md, Lifecycle of Shield objects): a document added while it runs creates its rule
  * (audited as `change.applied` with `action: create`, counted by action in /metrics); with
  * `--prune`, removing the document deletes the rule in the file-change run; without it the
  * rule stays.

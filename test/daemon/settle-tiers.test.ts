@@ -1,5 +1,5 @@
 /**
- * The two tiers of design §9 with the built `edgesync run` (child process, real emulator):
+ * The two tiers of the settle check (docs/design.md, Safety invariants) with the built `edgesync run` (child process, real emulator):
  * an edit that deletes nothing is applied once the debounce has passed, long before
  * --settle-ms; a deletion written in one step is deferred until the files stayed unchanged for
  * --settle-ms (a file that has just changed may be a writer's first step).

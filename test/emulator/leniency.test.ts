@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { startEmulator } from '../../src/emulator/index.js';
 import { call, MINIMAL_TEMPLATE, TEST_KEY, TEST_SEED, test } from '../helpers/emulator.js';
 
-/** What Terraform sends on E1 (api-notes §2 E1): extra fields the real server ignores. */
+/** What Terraform sends on E1 (docs/api-notes.md, Custom WAF rules): extra fields the real server ignores. */
 const TERRAFORM_E1 = {
   id: 1234,
   shieldZoneId: 42,

@@ -1,5 +1,5 @@
 /**
- * The lifecycle of design §7 at full size while a fifth of the API calls fail: 50 Enterprise
+ * The lifecycle (docs/design.md, Lifecycle of Shield objects) at full size while a fifth of the API calls fail: 50 Enterprise
  * Shield Zones, 400 rules and lists without ids to create (some of whose create replies are
  * lost after the emulator made the object), 150 to adopt by key, 50 renames, 125 objects whose
  * documents were removed and must be pruned, and 200 objects edgesync never owned that must
@@ -36,7 +36,7 @@ const config = (value: string) => ({
 /**
  * One zone's seeded rules, by role. Its live rules number 11 before the first apply and it
  * prunes 2 (18 %); its lists number 3 or 4 and it prunes at most 1 (25 %): both under the 30 %
- * share guard of §7, which this scenario leaves on (force stays false).
+ * share guard of docs/design.md, Pruning, which this scenario leaves on (force stays false).
  */
 function zoneRules(z: number) {
   const rule = (i: number, ruleName: string, value: string) => ({
@@ -229,8 +229,8 @@ describe('creating, adopting and pruning at full size while 20 % of API calls fa
           revision: 'soak',
           trigger: 'test',
           concurrency: 8,
-          // A rollout of 400 new objects changes most of what is managed: the §2 threshold is
-          // lifted by its own flag. `force` stays off, so the §7 prune guards (30 % of a zone,
+          // A rollout of 400 new objects changes most of what is managed: the change threshold is
+          // lifted by its own flag. `force` stays off, so the prune guards (30 % of a zone,
           // never a whole zone) still apply, and the scenario stays under them.
           maxChangePercent: 100,
           force: false,

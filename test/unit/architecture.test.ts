@@ -193,6 +193,25 @@ describe('module boundaries (ARCHITECTURE.md)', () => {
     expect(cycles).toEqual([]);
   });
 
+  it('the engine imports no kind module by name: only the registry, the shared kind contract and types', () => {
+    // A kind joins through src/kinds/registry.ts and its ResourceKind (lifecycle included);
+    // an engine file that named one would have to be edited for the next kind.
+    const named = files
+      .filter((file) => relative(SRC, file).startsWith('engine/'))
+      .flatMap((file) =>
+        relativeImports(readFileSync(file, 'utf8')).map(({ specifier }) => ({
+          from: relative(SRC, file),
+          to: relative(SRC, resolve(dirname(file), specifier.replace(/\.js$/, '.ts'))),
+        })),
+      )
+      .filter(
+        ({ to }) => to.startsWith('kinds/') && !/^kinds\/(common\/[^/]+|registry|specs|types)\.ts$/.test(to),
+      )
+      .map(({ from, to }) => `${from} → ${to}`);
+
+    expect(named).toEqual([]);
+  });
+
   it('knows every module under src/', () => {
     const unknown = [...new Set(files.map(moduleOf))].filter((m) => !(m in ALLOWED));
     expect(unknown).toEqual([]);

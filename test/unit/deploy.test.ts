@@ -110,6 +110,7 @@ describe('Dockerfile', () => {
       'tsconfig.json',
       'tsconfig.build.json',
       'src',
+      'ui',
     ]);
     for (const source of sources) {
       expect(existsSync(join(REPO, source)), source).toBe(true);
@@ -120,13 +121,15 @@ describe('Dockerfile', () => {
   it('installs from the lockfile, builds with tsc, and runs dist/ with production dependencies only', () => {
     const runs = only(instructions, 'RUN').map((i) => [i.stage, i.args]);
     const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
-      scripts: { build: string };
+      scripts: { build: string; 'build:ui': string };
       bin: { edgesync: string };
     };
 
     expect(runs).toContainEqual(['deps', 'npm ci --no-audit --no-fund']);
     expect(runs).toContainEqual(['build', 'npm run build']);
-    expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json');
+    // The status page (ui/) is built into dist/ui/ by the same script, so the image serves it.
+    expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json && npm run build:ui');
+    expect(pkg.scripts['build:ui']).toMatch(/^tsc -p ui\/tsconfig\.json && /);
     expect(runs.filter(([stage, args]) => stage === 'runtime' && args?.startsWith('npm ci'))).toEqual([
       ['runtime', 'npm ci --omit=dev --no-audit --no-fund && npm cache clean --force'],
     ]);
@@ -182,10 +185,11 @@ describe('Dockerfile', () => {
     expect(env).toContain('EDGESYNC_STATE_DIR=/var/lib/edgesync');
   });
 
-  it("sizes V8's heap for the pod: a small young generation and a capped old one", () => {
-    expect(runtimeEnv()).toContain(
-      'NODE_OPTIONS="--enable-source-maps --max-semi-space-size=4 --max-old-space-size=160"',
-    );
+  it("leaves V8's heap to the pod's memory limit: no fixed heap cap, a small young generation", () => {
+    const env = runtimeEnv();
+    expect(env).toContain('NODE_OPTIONS="--enable-source-maps --max-semi-space-size=4"');
+    // A fixed old-generation cap turns a bigger repository into a crash loop (docs/performance.md).
+    expect(env).not.toMatch(/max-old-space-size|max-heap-size/);
   });
 });
 
@@ -297,7 +301,7 @@ describe('deploy/kubernetes', () => {
       String(portOf('--metrics-listen')),
     );
     expect(edgesync.resources.requests).toBeDefined();
-    // Headroom over the daemon's 256 MB peak-RSS budget (design §6), which the benchmark measures.
+    // Headroom over the daemon's 256 MB peak-RSS budget (docs/design.md, Targets), which the benchmark measures.
     expect(edgesync.resources.limits.memory).toBe('384Mi');
     for (const c of [edgesync, gitSync]) {
       expect(c.securityContext).toMatchObject({

@@ -1,8 +1,13 @@
 /**
- * `edgesync apply`: plan, then apply. Exit 0 when everything applied (or nothing had to),
- * 1 when anything failed — every outcome is listed either way.
+ * `edgesync apply [FILE]`: plan, then apply. Exit 0 when everything applied (or nothing had
+ * to), 1 when anything failed — every outcome is listed either way. With FILE, a plan saved
+ * by `plan --out` is applied as it was reviewed, or refused with nothing sent when the config
+ * revision or a live object changed since (docs/ci.md, Saved plans).
  */
+import { readFile, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { renderApplyText, renderPlanText } from '../../engine/render.js';
+import { MAX_SAVED_PLAN_BYTES, parseSavedPlan, type SavedPlan } from '../../engine/saved-plan.js';
 import { ReconcileError } from '../../errors.js';
 import type { CommandRegistrar } from '../command.js';
 import { addConfigOption } from '../config-dir.js';
@@ -17,30 +22,75 @@ import { addConnectionOptions, useColor } from '../settings.js';
 
 interface ApplyFlags extends ReconcileFlags {
   json?: boolean;
+  detailedExitcode?: boolean;
 }
 
 export const registerApply: CommandRegistrar = (program, io, setExitCode) => {
-  const command = program.command('apply').description('make live state equal the desired state');
+  const command = program
+    .command('apply')
+    .description('make live state equal the desired state, or apply a plan saved by `plan --out`')
+    .argument('[plan-file]', 'a plan saved by `edgesync plan --out`: applied only if nothing changed since');
   addReconcileOptions(addConnectionOptions(addConfigOption(command), { lockTimeout: true }))
     .option('--json', 'print the plan and the outcomes as JSON')
-    .action(async (flags: ApplyFlags) => {
-      setExitCode(await runApply(flags, io));
+    .option('--detailed-exitcode', 'exit 2 when changes were applied, 0 when there were none, 1 on error')
+    .action(async (file: string | undefined, flags: ApplyFlags) => {
+      setExitCode(await runApply(file, flags, io));
     });
 };
 
-function runApply(flags: ApplyFlags, io: CliIo): Promise<number> {
-  return reconcileCommand(flags, io, 'apply', ({ plan, apply }) => {
-    if (apply === undefined) throw new ReconcileError('INTERNAL', 'apply produced no result');
-    const common = commonReadFailure(plan);
-    if (flags.json === true) {
-      io.stdout.write(`${JSON.stringify({ plan, results: apply.results, counts: apply.counts }, null, 2)}\n`);
-    } else if (common !== undefined) {
-      io.stderr.write(`edgesync: ${common}\n`);
-    } else {
-      const color = useColor(io);
-      io.stdout.write(renderPlanText(plan, { color }));
-      io.stdout.write(renderApplyText(apply, { color }));
+/** Reads a saved plan; flags that would change the plan are refused beside it (the file holds its own). */
+async function savedPlanFrom(file: string, flags: ApplyFlags, io: CliIo): Promise<SavedPlan> {
+  const given = [
+    flags.force === true ? '--force' : '',
+    flags.prune === true ? '--prune' : '',
+    flags.drift === undefined ? '' : '--drift',
+  ].filter((flag) => flag !== '');
+  if (given.length > 0) {
+    throw new ReconcileError(
+      'USAGE',
+      `${given.join(', ')} cannot be given with a saved plan: it is applied with the options it was made with`,
+    );
+  }
+  const path = resolve(io.cwd, file);
+  let text: string;
+  try {
+    if ((await stat(path)).size > MAX_SAVED_PLAN_BYTES) {
+      throw new ReconcileError('PLAN_FILE_INVALID', `${file}: larger than ${MAX_SAVED_PLAN_BYTES} bytes`);
     }
-    return apply.ok ? 0 : 1;
-  });
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if (err instanceof ReconcileError) throw err;
+    throw new ReconcileError(
+      'PLAN_FILE_INVALID',
+      `cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
+  return parseSavedPlan(text, file);
+}
+
+async function runApply(file: string | undefined, flags: ApplyFlags, io: CliIo): Promise<number> {
+  const saved = file === undefined ? undefined : await savedPlanFrom(file, flags, io);
+  return reconcileCommand(
+    flags,
+    io,
+    'apply',
+    ({ plan, apply }) => {
+      if (apply === undefined) throw new ReconcileError('INTERNAL', 'apply produced no result');
+      const common = commonReadFailure(plan);
+      if (flags.json === true) {
+        io.stdout.write(
+          `${JSON.stringify({ plan, results: apply.results, counts: apply.counts }, null, 2)}\n`,
+        );
+      } else if (common !== undefined) {
+        io.stderr.write(`edgesync: ${common}\n`);
+      } else {
+        const color = useColor(io);
+        io.stdout.write(renderPlanText(plan, { color }));
+        io.stdout.write(renderApplyText(apply, { color }));
+      }
+      if (!apply.ok) return 1;
+      return flags.detailedExitcode === true && apply.counts.applied > 0 ? 2 : 0;
+    },
+    saved === undefined ? {} : { saved },
+  );
 }

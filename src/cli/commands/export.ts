@@ -8,8 +8,11 @@
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
+import { openStateStore } from '../../engine/state.js';
 import { ReconcileError } from '../../errors.js';
+import { REMEMBERED_APP_ID } from '../../kinds/container-app/env.js';
 import { exportLive } from '../../kinds/export.js';
+import { fileBackend } from '../../state/file-backend.js';
 import { withApiClient } from '../api-session.js';
 import { DEFAULT_SCHEMA_PATH, existingFiles, planFiles, streamText, writeFiles } from '../export-output.js';
 import type { CliIo } from '../io.js';
@@ -23,6 +26,7 @@ interface ExportFlags extends ApiFlags {
   force?: boolean;
   schemaPath?: string;
   includeSecretValues?: boolean;
+  stateDir?: string;
   concurrency: number;
 }
 
@@ -60,6 +64,10 @@ export function registerExport(program: Command, io: CliIo, setExitCode: (code: 
       'write the values of secret-looking container variables (PASSWORD, TOKEN, KEY, …) instead of valueFrom placeholders',
     )
     .option(
+      '--state-dir <dir>',
+      'state directory to read (env EDGESYNC_STATE_DIR): variables its last apply sent as secrets are written as placeholders too',
+    )
+    .option(
       '--schema-path <path>',
       `JSON Schema the modelines point at: a file (relative to the working directory) or a URL (default: ${DEFAULT_SCHEMA_PATH} in the config root)`,
     );
@@ -76,11 +84,13 @@ async function runExport(flags: ExportFlags, io: CliIo): Promise<number> {
   if (flags.force === true && flags.out === undefined) {
     throw new ReconcileError('USAGE', '--force only applies with --out');
   }
+  const remembered = await rememberedApps(flags, io);
   const result = await withApiClient(flags, io, (api) =>
     exportLive(api, selection, {
       signal: io.signal,
       concurrency: flags.concurrency,
       includeSecretValues: flags.includeSecretValues === true,
+      remembered,
     }),
   );
   for (const warning of result.warnings) io.stderr.write(`edgesync: warning: ${warning}\n`);
@@ -123,6 +133,26 @@ async function runExport(flags: ExportFlags, io: CliIo): Promise<number> {
     }
   }
   return 0;
+}
+
+/**
+ * What the state (read only, never written) remembers of each app's last apply, by app id:
+ * without it, only secret-looking names become placeholders (docs/secrets.md, export).
+ */
+async function rememberedApps(
+  flags: ExportFlags,
+  io: CliIo,
+): Promise<(appId: string) => Readonly<Record<string, unknown>> | undefined> {
+  const dir = flags.stateDir ?? io.env.EDGESYNC_STATE_DIR;
+  if (dir === undefined || dir === '') return () => undefined;
+  const state = await openStateStore(fileBackend(resolve(io.cwd, dir)), { readOnly: true });
+  if (state.warning !== undefined) io.stderr.write(`edgesync: warning: ${state.warning}\n`);
+  const byApp = new Map<string, Readonly<Record<string, unknown>>>();
+  for (const record of Object.values(state.resources())) {
+    const appId = record.remember?.[REMEMBERED_APP_ID];
+    if (typeof appId === 'string' && record.remember !== undefined) byApp.set(appId, record.remember);
+  }
+  return (appId) => byApp.get(appId);
 }
 
 async function isFile(path: string): Promise<boolean> {

@@ -1,6 +1,6 @@
 /**
  * `edgesync forget SUBJECT...`: stop managing a custom WAF rule or access list without deleting
- * it (design §7). It drops the subjects' entries from the state's inventory, so `--prune` never
+ * it (docs/design.md, Pruning). It drops the subjects' entries from the state's inventory, so `--prune` never
  * deletes those objects; remove (or never re-add) the documents too, or a document without an
  * id would adopt its object again by key on the next apply.
  */

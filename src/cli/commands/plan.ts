@@ -3,14 +3,19 @@
  * Exit codes (Terraform's): 0 no changes, 1 error, 2 changes with --detailed-exitcode.
  * A refused change or a resource that could not be read is an error, even next to fine ones.
  */
+import { resolve } from 'node:path';
 import { Option } from 'commander';
 import { renderPlanMarkdown, renderPlanText } from '../../engine/render.js';
+import { serializeSavedPlan } from '../../engine/saved-plan.js';
+import type { Plan } from '../../engine/types.js';
+import { writeFileAtomic } from '../../state/file-backend.js';
 import type { CommandRegistrar } from '../command.js';
 import { addConfigOption } from '../config-dir.js';
 import type { CliIo } from '../io.js';
 import {
   addReconcileOptions,
   commonReadFailure,
+  pruneEnabled,
   type ReconcileFlags,
   reconcileCommand,
 } from '../reconcile-run.js';
@@ -20,6 +25,7 @@ export interface PlanFlags extends ReconcileFlags {
   json?: boolean;
   format?: 'text' | 'markdown' | 'json';
   detailedExitcode?: boolean;
+  out?: string;
 }
 
 export const registerPlan: CommandRegistrar = (program, io, setExitCode) => {
@@ -28,23 +34,47 @@ export const registerPlan: CommandRegistrar = (program, io, setExitCode) => {
     .option('--json', 'print the plan as JSON')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']))
     .option('--detailed-exitcode', 'exit 2 when there are changes, 0 when none, 1 on error')
+    .option(
+      '--out <file>',
+      'also save the plan for `edgesync apply FILE` (revision, live digests, exact requests; secrets as references)',
+    )
     .action(async (flags: PlanFlags) => {
       setExitCode(await runPlan(flags, io));
     });
 };
 
 function runPlan(flags: PlanFlags, io: CliIo): Promise<number> {
-  return reconcileCommand(flags, io, 'plan', ({ plan }) => {
-    const format = flags.json === true ? 'json' : (flags.format ?? 'text');
-    const common = commonReadFailure(plan);
-    if (common !== undefined && format === 'text') {
-      io.stderr.write(`edgesync: ${common}\n`);
-      return 1;
-    }
-    if (format === 'json') io.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
-    else if (format === 'markdown') io.stdout.write(renderPlanMarkdown(plan));
-    else io.stdout.write(renderPlanText(plan, { color: useColor(io) }));
-    if (plan.summary.errors > 0) return 1;
-    return flags.detailedExitcode === true && plan.summary.toUpdate + plan.summary.skipped > 0 ? 2 : 0;
-  });
+  const out = flags.out;
+  const options = {
+    prune: pruneEnabled(flags, io),
+    force: flags.force === true,
+    driftMode: flags.drift ?? 'correct',
+    maxChangePercent: flags.maxChangePercent,
+  } as const;
+  return reconcileCommand(
+    flags,
+    io,
+    'plan',
+    async ({ plan, live }, origin) => {
+      if (out !== undefined) {
+        await writeFileAtomic(resolve(io.cwd, out), serializeSavedPlan(plan, origin, options, live ?? {}));
+      }
+      return report(plan, flags, io);
+    },
+    { liveDigests: out !== undefined },
+  );
+}
+
+function report(plan: Plan, flags: PlanFlags, io: CliIo): number {
+  const format = flags.json === true ? 'json' : (flags.format ?? 'text');
+  const common = commonReadFailure(plan);
+  if (common !== undefined && format === 'text') {
+    io.stderr.write(`edgesync: ${common}\n`);
+    return 1;
+  }
+  if (format === 'json') io.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
+  else if (format === 'markdown') io.stdout.write(renderPlanMarkdown(plan));
+  else io.stdout.write(renderPlanText(plan, { color: useColor(io) }));
+  if (plan.summary.errors > 0) return 1;
+  return flags.detailedExitcode === true && plan.summary.toUpdate + plan.summary.skipped > 0 ? 2 : 0;
 }

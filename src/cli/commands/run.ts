@@ -1,5 +1,5 @@
 /**
- * `edgesync run`: the daemon (design §4). Parses the flags, optionally starts the embedded
+ * `edgesync run`: the daemon (docs/design.md, The daemon). Parses the flags, optionally starts the embedded
  * emulator (`--emulator`), starts the daemon, and on SIGTERM, SIGINT or SIGHUP (`io.signal`)
  * stops it gracefully and exits 0. Logs are JSON lines on stdout (pretty on a terminal or with
  * `--log-format pretty`); neither the access key nor a webhook secret is ever printed.
@@ -57,6 +57,8 @@ interface RunFlags extends ReconcileFlags, NotifyFlags {
   settleMs: number;
   shutdownTimeout: number;
   emulator?: boolean;
+  /** commander's `--no-ui`: false when given. */
+  ui: boolean;
 }
 
 function cronExpression(value: string): string {
@@ -103,9 +105,10 @@ export const registerRun: CommandRegistrar = (program, io, setExitCode) => {
     )
     .option(
       '--metrics-listen <host:port>',
-      'serve /healthz, /readyz, /metrics and /status here instead, apart from the hooks',
+      'serve /healthz, /readyz, /metrics, /status and the status page here instead, apart from the hooks',
       listenAddress('--metrics-listen'),
     )
+    .option('--no-ui', 'do not serve the read-only status page at / (the JSON /status stays)')
     .option(
       '--webhook-secret-file <file>',
       'webhook secrets, one per line (rotation); without it /hooks/* answer 404',
@@ -210,6 +213,7 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
       schedule: flags.schedule,
       listen,
       ...(metricsListen === undefined ? {} : { metricsListen }),
+      ui: flags.ui,
       ...(flags.webhookSecretFile === undefined
         ? {}
         : { webhookSecretFile: resolve(io.cwd, flags.webhookSecretFile) }),

@@ -1,5 +1,5 @@
 /**
- * Which runs are worth telling anyone about (design §10: "on transitions only"). Pure: a run
+ * Which runs are worth telling anyone about (docs/design.md, Notifications: "on transitions only"). Pure: a run
  * summary and the time in, at most one event out; the tracker remembers only what it needs to
  * tell a transition from a repetition.
  *

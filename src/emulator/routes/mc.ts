@@ -1,6 +1,6 @@
 /**
  * Routes under /mc (Magic Containers): E4, E7 and the app GET. The real spec writes these
- * paths without the /mc prefix and puts it in the server URL (api-notes §1); the emulator
+ * paths without the /mc prefix and puts it in the server URL (docs/api-notes.md, Base URLs and authentication); the emulator
  * serves the full paths the seed uses.
  */
 import { patchApp } from '../app-patch.js';
@@ -24,6 +24,7 @@ function patchAppRoute(ctx: RequestContext): Reply {
   const outcome = patchApp(live, ctx.state.nodeSelectors(appId) ?? {}, checked.value, ctx.state);
   if (!outcome.ok) return ctx.fail('invalid', validationFailure(outcome.errors));
   ctx.state.setApp(outcome.app, outcome.nodeSelectors);
+  ctx.state.startRollout(appId);
   return { status: 200, body: { id: appId } };
 }
 

@@ -1,12 +1,12 @@
 /**
- * The Shield routes that create and delete objects (design §7), and the zone GET that tells a
+ * The Shield routes that create and delete objects (docs/design.md, Lifecycle of Shield objects), and the zone GET that tells a
  * client its plan and limits before it creates anything:
  * `POST /shield/waf/custom-rule`, `DELETE /shield/waf/custom-rule/{id}`,
  * `POST /shield/shield-zone/{sz}/access-lists`, `DELETE /shield/shield-zone/{sz}/access-lists/{id}`,
  * `GET /shield/shield-zone/{sz}`.
  *
  * Plan refusals come back as the real API sends them: **202** with the reason in the body
- * (api-notes §2 E1, §3.3), which is not a success.
+ * (docs/api-notes.md, Custom WAF rules; docs/api-notes.md, Access lists), which is not a success.
  */
 import { sha256Hex } from '../../domain/checksum.js';
 import { AccessListAction, ShieldPlanType } from '../../domain/enums.js';
@@ -27,11 +27,11 @@ import type { CustomWafRule } from '../wire.js';
 import type { RequestContext, Route } from './types.js';
 import { idParam, validationFailure } from './types.js';
 
-/** The API's own words for a Basic zone (PHP docs, api-notes §2 E1). */
+/** The API's own words for a Basic zone (PHP docs, docs/api-notes.md, Custom WAF rules). */
 export const BASIC_PLAN_RULE_MESSAGE =
   'We do not support Custom WAF Rule creation on our Free Tier of Bunny Shield, please upgrade to Advanced.';
 
-/** The API's own words past the custom list limit (PHP docs, api-notes §3.3). */
+/** The API's own words past the custom list limit (PHP docs, docs/api-notes.md, Access lists). */
 export function listLimitMessage(limit: number): string {
   return `Custom Access List limit exceeded. You can have a maximum of ${limit} custom lists. Please upgrade your Bunny Shield tier or contact support for assistance.`;
 }
@@ -145,7 +145,7 @@ function createCustomAccessList(ctx: RequestContext): Reply {
     };
   }
   // A new list gets its configuration at once, with the defaults a seeded list gets
-  // (enabled, Block); clients set their own through E3 afterwards (api-notes §3.3).
+  // (enabled, Block); clients set their own through E3 afterwards (docs/api-notes.md, Access lists).
   const record = ctx.state.addAccessList({
     kind: 'custom',
     shieldZoneId: zone.id,

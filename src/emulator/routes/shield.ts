@@ -229,7 +229,7 @@ export const SHIELD_ROUTES: readonly Route[] = [
     body: 'required',
     handle: updateCustomWafRule,
   },
-  // The real API also has PUT on the E1 path, with the same body and replies (api-notes §2 E1).
+  // The real API also has PUT on the E1 path, with the same body and replies (docs/api-notes.md, Custom WAF rules).
   {
     method: 'PUT',
     pattern: '/shield/waf/custom-rule/:id',

@@ -30,7 +30,7 @@ export function intEnum(field: string, table: EnumTable, note = ''): z.ZodType<n
 /**
  * A string enum matched case-insensitively and returned in its canonical spelling: the MC
  * API changed the casing of its enums over time (`Shared` → `shared`, `Tcp` → `tcp`) and
- * clients still send both (api-notes §2 E4). `clrType` is the spec's enum name, for messages.
+ * clients still send both (docs/api-notes.md, Container apps). `clrType` is the spec's enum name, for messages.
  */
 export function caseInsensitiveEnum<T extends string>(clrType: string, values: readonly T[]): z.ZodType<T> {
   const byLower = new Map(values.map((v) => [v.toLowerCase(), v]));

@@ -85,7 +85,7 @@ export type UpdateCustomWafRuleRequest = z.infer<typeof UpdateCustomWafRuleReque
  * `POST /shield/waf/custom-rule` body (`CreateCustomWafRuleRequest`). The spec marks nothing
  * required; the zone, the name and the configuration are what a rule cannot exist without,
  * and `ruleDescription` must be present because the real API answers 400 without it
- * (OCTO 0.3.0, api-notes §2 E1); "" is fine.
+ * (OCTO 0.3.0, docs/api-notes.md, Custom WAF rules); "" is fine.
  */
 export const CreateCustomWafRuleRequest = z.strictObject({
   shieldZoneId: z.number().int(),
@@ -107,7 +107,7 @@ function variableTypes(input: Record<string, string> | null | undefined): Variab
 /**
  * The stored configuration for a validated request configuration. Omitted integer enums take
  * the value the real server's C# model defaults them to (0), which is why leaving
- * `severityType` out makes a rule NOTICE and shows up as drift (api-notes §2 E1, OCTO).
+ * `severityType` out makes a rule NOTICE and shows up as drift (docs/api-notes.md, Custom WAF rules, OCTO).
  */
 export function toRuleConfiguration(input: ParsedRuleConfiguration): RuleConfiguration {
   const chained: ChainedRuleCondition[] | null =

@@ -19,7 +19,8 @@ import {
   readZoneAccessLists,
 } from '../common/access-lists.js';
 import { resolveIdentity } from '../common/identity.js';
-import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
+import type { KindLifecycle, KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
+import { shareGuard, shieldZoneName } from '../common/lifecycle.js';
 import { listConfigurationKey } from '../common/live-keys.js';
 import { found, identified, notFound, readByZone } from '../common/read.js';
 import type { DesiredResource, FieldDiff } from '../types.js';
@@ -172,6 +173,7 @@ async function readOne(
     owned: ctx.owned(resource.subject),
     live: customLists.map((l) => ({ id: l.listId, key: l.name ?? '' })),
     noun: 'custom access list',
+    scopeName: shieldZoneName(zoneId),
   });
   if (resolution.via === 'missing') return notFound(resource, resolution.message);
   if (resolution.via === 'create') {
@@ -259,8 +261,36 @@ function readAccessLists(
   );
 }
 
+const NOUNS = 'custom access lists';
+
+/** Lists are created by name in their Shield Zone, within the listing's customListLimit. */
+const lifecycle: KindLifecycle<AccessListCanonical> = {
+  kind: 'AccessList',
+  nouns: NOUNS,
+  keyPath: 'name',
+  locate: (spec) => ({ shieldZoneId: spec.shieldZoneId, id: spec.id, key: spec.name }),
+  scopeName: shieldZoneName,
+  async list(zoneId, ctx) {
+    const listing = await readZoneAccessLists(zoneId as number, ctx);
+    const limit = listing.customListLimit ?? undefined;
+    return {
+      items: (listing.customLists ?? []).map((l) => ({ id: l.listId, key: l.name ?? '' })),
+      ...(limit === undefined ? {} : { limit }),
+    };
+  },
+  limitProblem({ shieldZoneId, creating, listing }) {
+    if (listing === undefined || 'error' in listing || listing.limit === undefined) return undefined;
+    if (listing.items.length + creating <= listing.limit) return undefined;
+    return `Shield Zone ${shieldZoneId} allows ${listing.limit} ${NOUNS} (customListLimit) and has ${listing.items.length}: creating ${creating} more would pass it`;
+  },
+  createOperation: 'createCustomAccessList',
+  deleteRequest: (zoneId, id) => writeRequests.deleteCustomAccessList(zoneId as number, id as number),
+  deletionGuard: shareGuard(NOUNS, shieldZoneName),
+};
+
 export const accessListKind: ResourceKind<AccessListCanonical, LiveAccessList | null> = {
   kind: 'AccessList',
+  lifecycle,
   spec: accessListSpec as ResourceKind<AccessListCanonical>['spec'],
   readLive: readAccessLists,
   // A list still to be created reaches no live object yet.
@@ -268,6 +298,9 @@ export const accessListKind: ResourceKind<AccessListCanonical, LiveAccessList | 
     live === null
       ? undefined
       : listConfigurationKey(desired.spec.shieldZoneId, live.configuration.configurationId),
+  // The content by its checksum: a read settled by the hint carries no text, a GET does.
+  liveDigestView: (live) =>
+    live === null || live.content === undefined ? live : { ...live, content: live.content.checksum },
   plan: planAccessList,
   checkReply(request, reply) {
     if (request.operation === 'createCustomAccessList') return { id: (reply as CustomAccessListWire).id };

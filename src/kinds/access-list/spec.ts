@@ -18,7 +18,7 @@ import { entryProblem } from './entries.js';
 export const AccessListSpec = z
   .strictObject({
     shieldZoneId: IntId,
-    /** Pins the live list; without it the list is found by name in its zone, or created (design §7). */
+    /** Pins the live list; without it the list is found by name in its zone, or created (docs/design.md, Identity). */
     id: IntId.optional(),
     /** Omitted keeps the live name; required without an id (it is the list's natural key). */
     name: z.string().min(1, 'must not be empty').optional(),

@@ -39,7 +39,7 @@ export interface ExportedSpec {
 
 /**
  * The names that appear exactly once (and are not empty): objects with such a name are
- * exported without their id, so the document adopts them by key (design §7) and can re-create
+ * exported without their id, so the document adopts them by key (docs/design.md, Identity) and can re-create
  * them; an object whose name repeats keeps its id, since its key finds more than one.
  */
 export function uniqueNames(names: readonly string[]): Set<string> {
@@ -55,6 +55,11 @@ export interface ExportSettings {
    * become `valueFrom` placeholders (docs/secrets.md).
    */
   readonly includeSecretValues: boolean;
+  /**
+   * What the state remembers of an app's last apply (`KindPlan.remember`), by app id: its
+   * variables applied as secrets are exported as placeholders too (docs/secrets.md, export).
+   */
+  readonly remembered?: (appId: string) => Readonly<Record<string, unknown>> | undefined;
 }
 
 /** Reads the live objects of one kind in a scope and converts them. */

@@ -8,7 +8,15 @@ import type { ApiClient, WriteReplies } from '../../api/types.js';
 import type { SecretReader } from '../../domain/secret-sources.js';
 import type { ReconcileError } from '../../errors.js';
 import type { DesiredResource, FieldDiff, OptimalRegion, PlanError } from '../types.js';
-import type { ObjectIdentity, OwnedObject } from './identity.js';
+import type { LifecycleKind, ObjectId, ObjectIdentity, OwnedObject } from './identity.js';
+import type {
+  DeletionGroup,
+  LiveObject,
+  ObjectLocation,
+  ScopeLimit,
+  ScopeListing,
+  ScopeObjects,
+} from './lifecycle.js';
 import type { KindName, KindSpecModule } from './spec-module.js';
 
 /** What a kind found for one desired resource. */
@@ -35,7 +43,7 @@ export interface ReadContext {
   hint(subject: string): unknown;
   /** What the state's inventory says this subject created or adopted, if anything. */
   owned(subject: string): OwnedObject | undefined;
-  /** Reads the `valueFrom` sources of container secrets (design §8); never throws. */
+  /** Reads the `valueFrom` sources of container secrets (docs/design.md, Secrets in container apps); never throws. */
   readonly secrets: SecretReader;
 }
 
@@ -87,12 +95,20 @@ export interface ResourceKind<Spec = unknown, Live = unknown> {
    * or stored unkeyed, even when it cannot be planned.
    */
   holdsSensitiveValues?(spec: Spec): boolean;
+  /** True when planning this resource needs E7's optimal region (an app placed `@optimal`). */
+  needsOptimalRegion?(spec: Spec): boolean;
   /**
    * The live object a read found, named so that two resources (of any kinds) that found the
    * same one get the same key (`live-keys.ts`); engine/conflicts.ts refuses both. Kinds whose
    * documents can only name an object one way need not say.
    */
   liveTarget?(live: Live, desired: DesiredResource<Spec>): string | undefined;
+  /**
+   * What a saved plan's live digest covers of a found object (docs/ci.md, Saved plans), when
+   * not the whole of it: no secret value (not even hashed) and nothing a read fills in only
+   * sometimes. Without it the digest covers the live object as read.
+   */
+  liveDigestView?(live: Live, desired: DesiredResource<Spec>): unknown;
   /** Pure: the declared fields that differ and the exact requests that fix them. */
   plan(desired: DesiredResource<Spec>, live: Live, ctx: PlanContext): KindPlan;
   /**
@@ -100,4 +116,57 @@ export interface ResourceKind<Spec = unknown, Live = unknown> {
    * Throws a ReconcileError when the reply proves the change failed (checksum mismatch).
    */
   checkReply?<Op extends WriteOperationId>(request: ApiRequest<Op>, reply: WriteReplies[Op]): unknown;
+  /**
+   * Kinds whose objects edgesync creates, adopts and prunes: how to list a scope, find a
+   * document's object, delete one and guard deletions (lifecycle.ts).
+   */
+  readonly lifecycle?: KindLifecycle<Spec>;
+  /**
+   * Scopes this document declares exclusive for a lifecycle kind (a ShieldZone's
+   * `customWafRules: exclusive`): a full run prunes every object there no document claims.
+   */
+  exclusiveScopes?(spec: Spec): readonly ExclusiveScope[];
+}
+
+/**
+ * The lifecycle part of a kind whose objects edgesync creates, adopts and prunes (lifecycle.ts
+ * has its words); the engine's prune step uses nothing else of the kind.
+ */
+export interface KindLifecycle<Spec = unknown> {
+  readonly kind: LifecycleKind;
+  /** How messages name the objects, plural: `custom WAF rules`. */
+  readonly nouns: string;
+  /** The field that holds the natural key, as plans show it: `ruleName`, `name`. */
+  readonly keyPath: string;
+  /** Where the document's object lives, and the id and key it declares. */
+  locate(spec: Spec): ObjectLocation;
+  /** How messages name a scope: `Shield Zone 42`, `the account`. */
+  scopeName(shieldZoneId: number | undefined): string;
+  /** Every object of the kind in a scope (shared with `readLive` through `ctx.once`); throws on failure. */
+  list(shieldZoneId: number | undefined, ctx: ReadContext): Promise<ScopeObjects>;
+  /** The scope's limit facts, read only when the run creates objects there. */
+  readLimit?(shieldZoneId: number | undefined, ctx: ReadContext): Promise<unknown>;
+  /** Why creating `creating` more objects in the scope is refused, if it is. */
+  limitProblem?(input: {
+    readonly shieldZoneId: number | undefined;
+    readonly creating: number;
+    readonly listing: ScopeListing | undefined;
+    readonly limit: ScopeLimit | undefined;
+  }): string | undefined;
+  /** The operation whose reply names a created object's id (audited by `checkReply` as `{id}`). */
+  readonly createOperation: WriteOperationId;
+  /** The request that deletes one object. */
+  deleteRequest(shieldZoneId: number | undefined, id: ObjectId): ApiRequest<WriteOperationId>;
+  /** The diffs a deletion shows beyond its key (what it destroys with the object). */
+  deleteDiffs?(object: LiveObject): readonly FieldDiff[];
+  /** Why these deletions need `--force`, if they do (the message says to re-run with it). */
+  deletionGuard(group: DeletionGroup): string | undefined;
+}
+
+/** Objects a document of another kind declares exclusive: every unclaimed one is pruned. */
+export interface ExclusiveScope {
+  readonly kind: LifecycleKind;
+  readonly shieldZoneId?: number | undefined;
+  /** Keys the document leaves alone (its `ignore` patterns). */
+  ignored(key: string): boolean;
 }

@@ -44,8 +44,8 @@ export interface KindSpecModule<Parsed = unknown, Canonical = unknown> {
   /** Where in `spec` the target is named, so a target conflict points at that line. */
   targetPath(spec: Canonical): SpecPath;
   /**
-   * The natural key that finds or creates the live object of a document without an id (design
-   * §7): unique per Shield Zone across the directory, so two documents never claim one object.
+   * The natural key that finds or creates the live object of a document without an id (docs/design.md,
+   * Identity): unique per Shield Zone across the directory, so two documents never claim one object.
    * Documents that pin an id have none here (a live zone may hold two objects of one name);
    * a pinned and a keyed document that meet on one object are refused at plan time.
    */

@@ -13,7 +13,7 @@ import type {
 import { diffDeclared, jsonEqual } from '../common/diff.js';
 import type { FieldDiff } from '../types.js';
 import type { LiveApp, LiveContainer } from './convert.js';
-import { type DesiredVariable, diffVariables } from './env.js';
+import { type DesiredVariable, diffVariables, type VariableKinds } from './env.js';
 import type { ContainerAppSpec, ContainerSpec, EndpointSpec, ProbeSpec } from './spec.js';
 
 export const PROBE_HANDLERS = ['httpGet', 'tcpSocket', 'grpc'] as const;
@@ -106,6 +106,7 @@ function diffContainer(
   d: ContainerSpec,
   l: LiveContainer,
   variables: readonly DesiredVariable[] | undefined,
+  applied: VariableKinds | undefined,
   path: string,
   out: FieldDiff[],
 ): void {
@@ -124,7 +125,7 @@ function diffContainer(
     }
   }
   if (variables !== undefined) {
-    diffVariables(variables, live.environmentVariables ?? [], `${path}.environmentVariables`, out);
+    diffVariables(variables, live.environmentVariables ?? [], applied, `${path}.environmentVariables`, out);
   }
   if (endpoints !== undefined) {
     diffKeyed(
@@ -164,11 +165,15 @@ function containerSummary(c: ContainerSpec | Omit<ContainerRequest, 'id'>): stri
   return `${c.imageNamespace ?? '?'}/${c.imageName ?? '?'}:${c.imageTag ?? '?'}`;
 }
 
-/** Diffs of the declared containers (keyed by name); `variables` gives each one's resolved env. */
+/**
+ * Diffs of the declared containers (keyed by name); `variables` gives each one's resolved env,
+ * `applied` how each container's variables were last applied (env.ts, `VariableKinds`).
+ */
 export function diffContainers(
   desired: readonly ContainerSpec[],
   live: LiveApp,
   variables: (container: ContainerSpec) => readonly DesiredVariable[] | undefined,
+  applied: (container: string) => VariableKinds | undefined,
   out: FieldDiff[],
 ): void {
   diffKeyed(
@@ -179,7 +184,7 @@ export function diffContainers(
     'containerTemplates',
     out,
     {
-      onMatch: (d, l, path) => diffContainer(d, l, variables(d), path, out),
+      onMatch: (d, l, path) => diffContainer(d, l, variables(d), applied(d.name), path, out),
       showAdded: (d) => `new container ${containerSummary(d)}`,
       showRemoved: (l) => `container ${l.id} ${containerSummary(l.request)}`,
       destructive: true,

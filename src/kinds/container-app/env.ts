@@ -7,6 +7,12 @@
  * (`looksSecret`). A sensitive value prints as `(sensitive)` on both sides of a diff — a
  * rotation still shows as a change of that variable — and travels in the request body as a
  * SensitiveValue, which only the API client's serialisation writes out (domain/sensitive.ts).
+ *
+ * A live value is printed only when edgesync can show it is not secret: the variable was a
+ * plain, non-sensitive literal in what edgesync last applied (`appliedKinds`, kept in the
+ * state), or it equals the desired literal. Sensitivity is not read from the new YAML alone:
+ * a pull request that drops a `valueFrom` or `sensitive: true`, or renames the variable,
+ * must not print the production value in its own plan (see docs/secrets.md, What is printed).
  */
 import type { EnvironmentVariableRequest } from '../../api/wire/mc.js';
 import { looksSecret, type SecretRead, secretSourceKey } from '../../domain/secret-sources.js';
@@ -55,6 +61,8 @@ export interface DesiredVariable {
   readonly value: string | undefined;
   /** Never printed: from valueFrom, marked sensitive, or a secret-looking name. */
   readonly hidden: boolean;
+  /** `env:NAME` / `file:PATH` of a `valueFrom`, `config` for a literal: a saved plan's reference. */
+  readonly source: string;
 }
 
 /** The declared variables of a container with their values (secrets resolved). */
@@ -66,13 +74,66 @@ export function desiredVariables(
     name: v.name,
     value: v.valueFrom === undefined ? v.value : secrets.values.get(secretSourceKey(v.valueFrom)),
     hidden: isSensitiveVariable(v) || looksSecret(v.name),
+    source: v.valueFrom === undefined ? 'config' : secretSourceKey(v.valueFrom),
   }));
 }
 
 type LiveVariable = Readonly<EnvironmentVariableRequest>;
 
+/**
+ * How each declared variable of a container was last applied, by name: `literal` for a plain,
+ * non-sensitive value of the YAML, `sensitive` for everything else. Never a value.
+ */
+export type VariableKinds = Readonly<Record<string, 'literal' | 'sensitive'>>;
+
+/** What the state keeps of a container's declared variables once applied (never a value). */
+export function appliedKinds(container: ContainerSpec): VariableKinds | undefined {
+  const variables = container.environmentVariables;
+  if (variables === undefined) return undefined;
+  return Object.fromEntries(
+    variables.map((v) => [
+      v.name,
+      v.valueFrom === undefined && v.value !== undefined && !isSensitiveVariable(v) && !looksSecret(v.name)
+        ? 'literal'
+        : 'sensitive',
+    ]),
+  );
+}
+
+/** Where an app's remembered record (`KindPlan.remember`) keeps the kinds, by container. */
+export const REMEMBERED_ENVIRONMENT = 'environment';
+/** And the app's id beside them: `export --app ID` looks the record up by it. */
+export const REMEMBERED_APP_ID = 'appId';
+
+/** The recorded kinds of one container of an app's remembered record; undefined when unknown. */
+export function rememberedKinds(
+  remembered: Readonly<Record<string, unknown>> | undefined,
+  container: string,
+): VariableKinds | undefined {
+  const environment = remembered?.[REMEMBERED_ENVIRONMENT];
+  if (typeof environment !== 'object' || environment === null) return undefined;
+  const kinds = (environment as Record<string, unknown>)[container];
+  return typeof kinds === 'object' && kinds !== null ? (kinds as VariableKinds) : undefined;
+}
+
 function shown(value: string | undefined, hidden: boolean): string | undefined {
   return value === undefined || !hidden ? value : SENSITIVE;
+}
+
+/**
+ * How a live value prints: as it is only when it was a plain literal of the last apply (and
+ * neither the desired variable nor its name says secret), or when the desired literal is
+ * the same text; `(sensitive)` otherwise.
+ */
+function shownLive(
+  name: string,
+  value: string,
+  desired: DesiredVariable | undefined,
+  applied: VariableKinds | undefined,
+): string {
+  if (desired?.hidden === true || looksSecret(name)) return SENSITIVE;
+  if (applied?.[name] === 'literal') return value;
+  return desired?.value === value ? value : SENSITIVE;
 }
 
 /**
@@ -82,6 +143,7 @@ function shown(value: string | undefined, hidden: boolean): string | undefined {
 export function diffVariables(
   desired: readonly DesiredVariable[],
   live: readonly LiveVariable[],
+  applied: VariableKinds | undefined,
   path: string,
   out: FieldDiff[],
 ): void {
@@ -94,14 +156,18 @@ export function diffVariables(
     if (liveValue === undefined) {
       out.push({ path: itemPath, live: undefined, desired: shown(d.value ?? '', d.hidden) });
     } else if (d.value !== undefined && d.value !== liveValue) {
-      out.push({ path: itemPath, live: shown(liveValue, d.hidden), desired: shown(d.value, d.hidden) });
+      out.push({
+        path: itemPath,
+        live: shownLive(d.name, liveValue, d, applied),
+        desired: shown(d.value, d.hidden),
+      });
     }
   }
   for (const l of live) {
     if (!declared.has(l.name)) {
       out.push({
         path: `${path}[${l.name}]`,
-        live: shown(revealed(l.value), looksSecret(l.name)),
+        live: shownLive(l.name, revealed(l.value), undefined, applied),
         desired: undefined,
       });
     }
@@ -120,12 +186,16 @@ export function variableRequests(
   live: readonly LiveVariable[] | undefined,
 ): EnvironmentVariableRequest[] | undefined {
   if (desired === undefined) {
-    return live?.map((v) => ({ name: v.name, value: new SensitiveValue(revealed(v.value)) }));
+    return live?.map((v) => ({ name: v.name, value: new SensitiveValue(revealed(v.value), 'live') }));
   }
   const liveByName = new Map((live ?? []).map((v) => [v.name, revealed(v.value)]));
   return desired.map((d) => {
     const value = d.value ?? liveByName.get(d.name) ?? '';
-    return { name: d.name, value: d.hidden || d.value === undefined ? new SensitiveValue(value) : value };
+    const source = d.value === undefined ? 'live' : d.source;
+    return {
+      name: d.name,
+      value: d.hidden || d.value === undefined ? new SensitiveValue(value, source) : value,
+    };
   });
 }
 

@@ -10,9 +10,10 @@
  * `nodeSelectors` (the API never returns them) and empty lists (an app leaves out what it does
  * not manage, as everywhere in the format).
  *
- * Variables whose names look secret (`looksSecret`) are written as `valueFrom` placeholders
- * naming an `EDGESYNC_SECRET_*` variable, with a warning, unless `includeSecretValues`: an
- * export is meant to be committed, and a secret never belongs in git.
+ * Variables whose names look secret (`looksSecret`), and those the state says the last apply
+ * sent as secrets (from `valueFrom` or marked `sensitive`), are written as `valueFrom`
+ * placeholders naming an `EDGESYNC_SECRET_*` variable, with a warning, unless
+ * `includeSecretValues`: an export is meant to be committed, and a secret never belongs in git.
  */
 import type { AppWire, EndpointRequest } from '../../api/wire/mc.js';
 import { looksSecret, SECRET_ENV_PREFIX } from '../../domain/secret-sources.js';
@@ -20,6 +21,7 @@ import { revealed } from '../../domain/sensitive.js';
 import { compact } from '../common/diff.js';
 import type { ExportedSpec, ExportSettings, KindExporter } from '../common/export.js';
 import { type LiveContainer, normalizeApp } from './convert.js';
+import { rememberedKinds } from './env.js';
 
 function nonEmpty<T>(items: readonly T[] | undefined): readonly T[] | undefined {
   return items === undefined || items.length === 0 ? undefined : items;
@@ -68,12 +70,15 @@ function variablesToSpec(
 ): Record<string, unknown>[] | undefined {
   const variables = nonEmpty(container.request.environmentVariables);
   if (variables === undefined) return undefined;
+  const applied = rememberedKinds(settings.remembered?.(appId), container.request.name);
   return variables.map((v) => {
-    if (settings.includeSecretValues || !looksSecret(v.name))
+    const appliedAsSecret = applied?.[v.name] === 'sensitive';
+    if (settings.includeSecretValues || !(looksSecret(v.name) || appliedAsSecret))
       return { name: v.name, value: revealed(v.value) };
     const env = placeholderVariable(v.name);
+    const why = appliedAsSecret ? 'was applied as a secret' : 'looks secret';
     warnings.push(
-      `app ${appId}, container ${container.request.name}: ${v.name} looks secret and is written as ` +
+      `app ${appId}, container ${container.request.name}: ${v.name} ${why} and is written as ` +
         `valueFrom: { env: ${env} }; set ${env} where edgesync runs, or re-run with --include-secret-values`,
     );
     return { name: v.name, valueFrom: { env } };

@@ -14,7 +14,17 @@ import type { KindPlan, PlanContext } from '../common/kind.js';
 import type { DesiredResource, FieldDiff, PlanError } from '../types.js';
 import type { LiveApp } from './convert.js';
 import { diffContainers, diffRegionSettings, diffVolumes, type ResolvedRegions } from './diff.js';
-import { type AppSecrets, type DesiredVariable, desiredVariables, sensitiveMaterial } from './env.js';
+import {
+  type AppSecrets,
+  appliedKinds,
+  type DesiredVariable,
+  desiredVariables,
+  REMEMBERED_APP_ID,
+  REMEMBERED_ENVIRONMENT,
+  rememberedKinds,
+  sensitiveMaterial,
+  type VariableKinds,
+} from './env.js';
 import { containerRequest, regionSettingsRequest } from './requests.js';
 import {
   type ContainerAppSpec,
@@ -64,6 +74,7 @@ function planContainers(
   spec: ContainerAppSpec,
   live: LiveApp,
   secrets: AppSecrets,
+  remembered: Readonly<Record<string, unknown>> | undefined,
   diffs: FieldDiff[],
   problems: string[],
 ): PatchAppRequest['containerTemplates'] | undefined {
@@ -73,7 +84,13 @@ function planContainers(
     desired.map((c) => [c, desiredVariables(c, secrets)]),
   );
   const before = diffs.length;
-  diffContainers(desired, live, (c) => variables.get(c), diffs);
+  diffContainers(
+    desired,
+    live,
+    (c) => variables.get(c),
+    (name) => rememberedKinds(remembered, name),
+    diffs,
+  );
   if (diffs.length === before) return undefined;
   const liveByName = new Map(live.containers.map((c) => [c.request.name, c]));
   for (const d of desired) {
@@ -110,6 +127,26 @@ function optimalRegion(spec: ContainerAppSpec, ctx: PlanContext): { id?: string;
       message: `cannot resolve ${OPTIMAL_REGION}: ${region?.error.message ?? 'the optimal region was not read'}`,
     },
   };
+}
+
+/**
+ * What the state keeps once the app is applied: the nodeSelectors the API never returns, and
+ * per container how each declared variable was applied (literal or sensitive, never a value).
+ */
+function rememberOf(spec: ContainerAppSpec): { remember?: Record<string, unknown> } {
+  const remember: Record<string, unknown> = {};
+  if (spec.regionSettings?.nodeSelectors !== undefined)
+    remember.nodeSelectors = spec.regionSettings.nodeSelectors;
+  const environment: Record<string, VariableKinds> = {};
+  for (const container of spec.containerTemplates ?? []) {
+    const kinds = appliedKinds(container);
+    if (kinds !== undefined) environment[container.name] = kinds;
+  }
+  if (Object.keys(environment).length > 0) {
+    remember[REMEMBERED_ENVIRONMENT] = environment;
+    remember[REMEMBERED_APP_ID] = spec.appId;
+  }
+  return Object.keys(remember).length === 0 ? {} : { remember };
 }
 
 /** Pure plan of one app against its live state and its secrets. */
@@ -154,15 +191,12 @@ export function planApp(
   const remembered = ctx.remembered(desired.subject);
   const regionSettings = planRegionSettings(spec, live, optimal.id, remembered, diffs);
   if (regionSettings !== undefined) body.regionSettings = regionSettings;
-  const containerTemplates = planContainers(spec, live, secrets, diffs, problems);
+  const containerTemplates = planContainers(spec, live, secrets, remembered, diffs, problems);
   if (containerTemplates !== undefined) body.containerTemplates = containerTemplates;
   const volumes = planVolumes(spec, live, diffs);
   if (volumes !== undefined) body.volumes = volumes;
 
-  const remember =
-    spec.regionSettings?.nodeSelectors === undefined
-      ? {}
-      : { remember: { nodeSelectors: spec.regionSettings.nodeSelectors } };
+  const remember = rememberOf(spec);
   const deletions = diffs.filter((d) => d.destructive).map((d) => d.path);
   if (deletions.length > 0 && spec.allowDeletions !== true) {
     problems.push(`would delete ${deletions.join(', ')}; set allowDeletions: true to allow it`);

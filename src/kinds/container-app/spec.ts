@@ -146,7 +146,7 @@ const MountPath = z
   });
 
 /**
- * Where a secret variable's value comes from (design §8): an `EDGESYNC_SECRET_*` variable of
+ * Where a secret variable's value comes from (docs/design.md, Secrets in container apps): an `EDGESYNC_SECRET_*` variable of
  * edgesync's own environment, or a file of the secrets directory. Read when the plan is made,
  * never by the loader, which stays offline and deterministic.
  */
@@ -356,7 +356,7 @@ export function isSensitiveVariable(v: EnvironmentVariableSpec): boolean {
   return v.valueFrom !== undefined || v.sensitive === true;
 }
 
-/** Whether any variable of the app is sensitive: then its digests are keyed (design §8). */
+/** Whether any variable of the app is sensitive: then its digests are keyed (docs/design.md, Secrets in container apps). */
 export function holdsSensitiveValues(spec: ContainerAppSpec): boolean {
   return (spec.containerTemplates ?? []).some((c) =>
     (c.environmentVariables ?? []).some(isSensitiveVariable),

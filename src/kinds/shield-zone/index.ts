@@ -1,12 +1,12 @@
 /**
  * `ShieldZone`: a declaration of ownership, not an object edgesync writes. Its read and plan
- * are empty; the engine's prune step (engine/prune.ts) reads `customWafRules`,
- * `customAccessLists` and `ignore` from the desired documents.
+ * are empty; its `exclusiveScopes` tell the engine's prune step (engine/prune.ts) which zones'
+ * custom rules and lists are all edgesync's (`customWafRules`, `customAccessLists`, `ignore`).
  */
-import type { KindPlan, LiveRead, ResourceKind } from '../common/kind.js';
+import type { ExclusiveScope, KindPlan, LiveRead, ResourceKind } from '../common/kind.js';
 import { found } from '../common/read.js';
 import type { DesiredResource } from '../types.js';
-import { type ShieldZoneSpec, shieldZoneSpec } from './spec.js';
+import { ignoreMatcher, type ShieldZoneSpec, shieldZoneSpec } from './spec.js';
 
 const NOTHING: KindPlan = { diffs: [], requests: [] };
 
@@ -17,4 +17,13 @@ export const shieldZoneKind: ResourceKind<ShieldZoneSpec, null> = {
     return new Map<string, LiveRead<null>>(resources.map((r) => [r.subject, found(null)]));
   },
   plan: () => NOTHING,
+  exclusiveScopes(spec) {
+    const ignored = ignoreMatcher(spec);
+    const scopes: ExclusiveScope[] = [];
+    if (spec.customWafRules === 'exclusive')
+      scopes.push({ kind: 'WafCustomRule', shieldZoneId: spec.shieldZoneId, ignored });
+    if (spec.customAccessLists === 'exclusive')
+      scopes.push({ kind: 'AccessList', shieldZoneId: spec.shieldZoneId, ignored });
+    return scopes;
+  },
 };

@@ -1,6 +1,6 @@
 /**
  * `ShieldZone` desired state: which custom objects of a Shield Zone edgesync owns whole
- * (design §7). It writes nothing itself: with `--prune`, an `exclusive` zone's custom rules
+ * (docs/design.md, Identity). It writes nothing itself: with `--prune`, an `exclusive` zone's custom rules
  * (or lists) that no document claims and no `ignore` glob matches are deleted, whether or not
  * the state's inventory knows them, so ownership survives a lost state directory.
  */

@@ -12,6 +12,7 @@ import type {
 } from '../../api/wire/shield.js';
 import {
   enumName,
+  ShieldPlanType,
   WafRuleActionType,
   WafRuleOperatorType,
   WafRuleSeverityType,
@@ -19,7 +20,8 @@ import {
 } from '../../domain/enums.js';
 import { compact, diffDeclared } from '../common/diff.js';
 import { resolveIdentity } from '../common/identity.js';
-import type { KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
+import type { KindLifecycle, KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
+import { shareGuard, shieldZoneName } from '../common/lifecycle.js';
 import { identified, notFound, readByZone } from '../common/read.js';
 import type { DesiredResource, FieldDiff } from '../types.js';
 import { type ChainedRuleConditionSpec, type WafCustomRuleSpec, wafCustomRuleSpec } from './spec.js';
@@ -259,6 +261,7 @@ function readWafRules(
         owned: ctx.owned(resource.subject),
         live: zone.keyed,
         noun: 'custom WAF rule',
+        scopeName: shieldZoneName(zoneId),
       });
       if (resolution.via === 'missing') return notFound(resource, resolution.message);
       const identity = { kind: 'WafCustomRule' as const, shieldZoneId: zoneId, key: spec.ruleName };
@@ -269,8 +272,53 @@ function readWafRules(
   );
 }
 
+/** A zone's plan and custom rule limit, as the limit check reads them. */
+interface RuleLimit {
+  readonly planType?: number;
+  readonly customWafRulesLimit?: number;
+}
+
+const NOUNS = 'custom WAF rules';
+
+/** Rules are created by ruleName in their Shield Zone, within its plan's custom rule limit. */
+const lifecycle: KindLifecycle<WafCustomRuleSpec> = {
+  kind: 'WafCustomRule',
+  nouns: NOUNS,
+  keyPath: 'ruleName',
+  locate: (spec) => ({ shieldZoneId: spec.shieldZoneId, id: spec.id, key: spec.ruleName }),
+  scopeName: shieldZoneName,
+  async list(zoneId, ctx) {
+    const rules = await readZoneWafRules(zoneId as number, ctx);
+    return { items: rules.map((rule) => ({ id: rule.id, key: rule.ruleName ?? '' })) };
+  },
+  async readLimit(zoneId, ctx): Promise<RuleLimit> {
+    const info = await ctx.once(`shield-zone:${zoneId}`, () =>
+      ctx.limit(() => ctx.api.getShieldZone(zoneId as number, { signal: ctx.signal })),
+    );
+    return {
+      ...(info.planType == null ? {} : { planType: info.planType }),
+      ...(info.customWafRulesLimit == null ? {} : { customWafRulesLimit: info.customWafRulesLimit }),
+    };
+  },
+  limitProblem({ shieldZoneId, creating, listing, limit }) {
+    if (limit === undefined || 'error' in limit) {
+      return `cannot check Shield Zone ${shieldZoneId}'s custom rule limit: ${limit === undefined ? 'not read' : limit.error}`;
+    }
+    const info = limit.value as RuleLimit;
+    const live = listing !== undefined && !('error' in listing) ? listing.items.length : 0;
+    const max = info.customWafRulesLimit;
+    if (max === undefined || live + creating <= max) return undefined;
+    const plan = info.planType === undefined ? '' : ` (${enumName(ShieldPlanType, info.planType)} plan)`;
+    return `Shield Zone ${shieldZoneId}${plan} allows ${max} ${NOUNS} (customWafRulesLimit) and has ${live}: creating ${creating} more would pass it`;
+  },
+  createOperation: 'createCustomWafRule',
+  deleteRequest: (_zoneId, id) => writeRequests.deleteCustomWafRule(id as number),
+  deletionGuard: shareGuard(NOUNS, shieldZoneName),
+};
+
 export const wafCustomRuleKind: ResourceKind<WafCustomRuleSpec, LiveWafRule | null> = {
   kind: 'WafCustomRule',
+  lifecycle,
   spec: wafCustomRuleSpec as ResourceKind<WafCustomRuleSpec>['spec'],
   readLive: readWafRules,
   plan: planWafRule,

@@ -84,7 +84,7 @@ export type RuleConfigurationSpec = z.infer<typeof RuleConfigurationSpec>;
 
 /** Strict schema of the `spec` of a WafCustomRule document (unknown keys are errors). */
 export const WafCustomRuleSpec = z.strictObject({
-  /** Pins the live rule; without it the rule is found by ruleName in its zone, or created (design §7). */
+  /** Pins the live rule; without it the rule is found by ruleName in its zone, or created (docs/design.md, Identity). */
   id: IntId.optional(),
   shieldZoneId: IntId,
   ruleName: z.string().min(1, 'must not be empty'),

@@ -1,5 +1,5 @@
 /**
- * Every error shape of the seed's Errors table and api-notes §5, over HTTP: the code, shape,
+ * Every error shape of docs/api-notes.md, Errors, over HTTP: the code, shape,
  * status, the API's words and the exact message. Retries are off (maxAttempts 1) so each case
  * is one exchange; retrying is tested in faults.test.ts.
  */

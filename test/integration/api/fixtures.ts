@@ -1,6 +1,6 @@
 /**
  * Reply and request bodies shared by the API client tests, shaped like the real API's
- * (api-notes §2–3). Replies carry a few fields the wire schemas do not name, to prove the
+ * (docs/api-notes.md, Operations). Replies carry a few fields the wire schemas do not name, to prove the
  * client tolerates (and drops) them.
  */
 import type { PatchAppRequest } from '../../../src/api/wire/mc.js';

@@ -1,7 +1,7 @@
 /**
  * The client's pace against a server that limits the key to R requests a second (a token
  * bucket with burst R, 429 + Retry-After beyond it, as the emulator's `--rate-limit` and design
- * §5b), over real HTTP: it converges to the limit without a failed request and with few 429s;
+ * docs/design.md, The emulator), over real HTTP: it converges to the limit without a failed request and with few 429s;
  * random 429s that no pace would cure do not make it pace at all; the user's cap applies.
  */
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Container secrets (design §8) through the CLI, in-process against the emulator over real
+ * Container secrets (docs/design.md, Secrets in container apps) through the CLI, in-process against the emulator over real
  * HTTP: `valueFrom` env and file sources and a `sensitive` literal are sent as they are (the
  * emulator's journal), and no secret — desired or live, nor a plain SHA-256 of one — appears
  * in any byte of plan text, Markdown, JSON, apply output, the audit log or the state

@@ -55,7 +55,7 @@ async function loadAndPlan(yaml: string) {
 
 /**
  * Rules and lists whose name is unique in their zone are exported without an id: the first plan
- * adopts them (design §7: an adoption counts as a change, and sends nothing when the object is
+ * adopts them (docs/design.md, Identity: an adoption counts as a change, and sends nothing when the object is
  * as declared); once applied, the plan is empty. The two rules that share a name keep their ids.
  */
 const ADOPTED = (r: DesiredResource): boolean =>

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inventoryView } from '../../../src/engine/inventory.js';
 import { planLifecycle } from '../../../src/engine/prune.js';
-import type { ZoneLive } from '../../../src/engine/read.js';
+import { type ScopeLive, scopeKey } from '../../../src/engine/read.js';
 import { renderPlanMarkdown, renderPlanText } from '../../../src/engine/render.js';
 import { openStateStore, STATE_VERSION } from '../../../src/engine/state.js';
 import type { Plan } from '../../../src/engine/types.js';
@@ -59,8 +59,10 @@ describe('state file versions', () => {
   });
 });
 
-const RULES: ZoneLive = {
-  rules: {
+const RULES: ScopeLive = {
+  kind: 'WafCustomRule',
+  shieldZoneId: 42,
+  listing: {
     items: [
       { id: 1, key: 'A' },
       { id: 2, key: 'B' },
@@ -69,7 +71,7 @@ const RULES: ZoneLive = {
     ],
   },
 };
-const zones = new Map([[42, RULES]]);
+const zones = new Map([[scopeKey('WafCustomRule', 42), RULES]]);
 const keep = desired('WafCustomRule', 'a', {
   id: 1,
   shieldZoneId: 42,

@@ -233,7 +233,12 @@ describe('ContainerApp plan', () => {
     });
 
     expect(result.diffs).toEqual([
-      { path: 'containerTemplates[web].environmentVariables[LOG_LEVEL]', live: 'info', desired: 'debug' },
+      // No state says LOG_LEVEL was applied as a plain literal: its live value is not shown.
+      {
+        path: 'containerTemplates[web].environmentVariables[LOG_LEVEL]',
+        live: '(sensitive)',
+        desired: 'debug',
+      },
       { path: 'containerTemplates[web].environmentVariables[NEW]', live: undefined, desired: '' },
     ]);
     const body = onTheWire(result.requests[0]?.body) as {
@@ -328,7 +333,11 @@ describe('ContainerApp plan', () => {
         live: undefined,
         desired: '(sensitive)',
       },
-      { path: 'containerTemplates[web].environmentVariables[LOG_LEVEL]', live: 'info', desired: 'debug' },
+      {
+        path: 'containerTemplates[web].environmentVariables[LOG_LEVEL]',
+        live: '(sensitive)',
+        desired: 'debug',
+      },
     ]);
     const printed = JSON.parse(JSON.stringify(result.requests[0]?.body));
     const wire = onTheWire(result.requests[0]?.body) as typeof printed;
@@ -342,6 +351,90 @@ describe('ContainerApp plan', () => {
       { name: 'LEGACY', value: 'literal-value' },
       { name: 'LOG_LEVEL', value: 'debug' },
     ]);
+  });
+
+  it('remembers per variable whether it was applied as a plain literal or as a secret, never the value', () => {
+    const result = plan({
+      regionSettings: { nodeSelectors: { tier: 'a' } },
+      containerTemplates: [
+        {
+          name: 'web',
+          environmentVariables: [
+            { name: 'LOG_LEVEL', value: 'info' },
+            { name: 'REGION', value: 'eu', sensitive: true },
+            { name: 'DB_PASSWORD', value: 'hunter2' },
+            { name: 'KEPT' },
+          ],
+        },
+        { name: 'worker' },
+      ],
+    });
+
+    expect(result.remember).toEqual({
+      nodeSelectors: { tier: 'a' },
+      environment: {
+        web: { LOG_LEVEL: 'literal', REGION: 'sensitive', DB_PASSWORD: 'sensitive', KEPT: 'sensitive' },
+      },
+      appId: 'app1',
+    });
+    expect(JSON.stringify(result.remember)).not.toMatch(/hunter2|"eu"/);
+  });
+
+  it('prints a live value only when the last apply sent it as a plain literal', () => {
+    const live = liveApp();
+    const web = live.containerTemplates?.[0];
+    if (web === undefined) throw new Error('fixture has no web container');
+    web.environmentVariables = [
+      { name: 'LOG_LEVEL', value: 'info' },
+      { name: 'DATABASE_URL', value: 'postgres://app:pw@db/prod' },
+    ];
+    const applied: PlanContext = {
+      ...ctx,
+      remembered: () => ({ environment: { web: { LOG_LEVEL: 'literal', DATABASE_URL: 'sensitive' } } }),
+    };
+    const path = 'containerTemplates[web].environmentVariables';
+    const cases: [string, Record<string, unknown>[], unknown[]][] = [
+      [
+        'replaced by a literal',
+        [
+          { name: 'LOG_LEVEL', value: 'debug' },
+          { name: 'DATABASE_URL', value: 'x' },
+        ],
+        [
+          { path: `${path}[LOG_LEVEL]`, live: 'info', desired: 'debug' },
+          { path: `${path}[DATABASE_URL]`, live: '(sensitive)', desired: 'x' },
+        ],
+      ],
+      [
+        'deleted',
+        [{ name: 'LOG_LEVEL', value: 'info' }],
+        [{ path: `${path}[DATABASE_URL]`, live: '(sensitive)', desired: undefined }],
+      ],
+      [
+        'renamed',
+        [
+          { name: 'LOG_LEVEL', value: 'info' },
+          { name: 'DB_URL', valueFrom: { env: 'EDGESYNC_SECRET_DB' } },
+        ],
+        [
+          { path: `${path}[DB_URL]`, live: undefined, desired: '(sensitive)' },
+          { path: `${path}[DATABASE_URL]`, live: '(sensitive)', desired: undefined },
+        ],
+      ],
+    ];
+    for (const [, variables, diffs] of cases) {
+      const secrets = { values: new Map([['env:EDGESYNC_SECRET_DB', 'v']]), problems: [] };
+      const result = planApp(
+        desired<ContainerAppSpec>('ContainerApp', 'storefront', {
+          appId: 'app1',
+          containerTemplates: [{ name: 'web', environmentVariables: variables }, { name: 'worker' }],
+        }),
+        { app: normalizeApp(live), secrets },
+        applied,
+      );
+      expect(result.diffs).toEqual(diffs);
+      expect(JSON.stringify(result.diffs)).not.toContain('postgres://');
+    }
   });
 
   it('keys the digest of an app with secrets: stable for the same values, new for a rotated one', () => {
