@@ -76,7 +76,12 @@ export function healthOf(doc: StatusShape): Health {
   if (!doc.ready) {
     return { label: 'Starting', tone: 'info', detail: 'The desired state has not loaded yet.', reconciling };
   }
-  return { label: 'Ready', tone: 'ok', detail: 'Every resource is reconciled.', reconciling };
+  const differing = (doc.counts['report-only'] ?? 0) + (doc.counts.suspended ?? 0);
+  const detail =
+    differing === 0
+      ? 'Nothing is failed.'
+      : `Nothing is failed; ${differing} ${differing === 1 ? 'resource differs' : 'resources differ'} from the YAML and edgesync does not write ${differing === 1 ? 'it' : 'them'} (report-only or suspended).`;
+  return { label: 'Ready', tone: 'ok', detail, reconciling };
 }
 
 /** A revision short enough for a table: a commit's first 12 hex digits, `config:` digests whole. */

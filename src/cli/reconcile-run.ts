@@ -15,6 +15,7 @@ import { openStateStore, type StateStore } from '../engine/state.js';
 import type { Plan } from '../engine/types.js';
 import { ReconcileError } from '../errors.js';
 import { resolveRevision } from '../git.js';
+import { KINDS } from '../kinds/registry.js';
 import type { Lease } from '../state/backend.js';
 import { createCliApiClient, resolveApiTarget } from './api-session.js';
 import { configDirFrom } from './config-dir.js';
@@ -59,22 +60,29 @@ function printConfigIssues(io: CliIo, err: ReconcileError): void {
   io.stderr.write(`edgesync: ${err.message}\n`);
 }
 
+const READ_FAILURE_PREFIX = 'cannot read live state: ';
+
 /**
- * When every resource failed to read for the same reason (no network, a wrong key), that is
- * one problem, not a thousand: returns its message.
+ * When every resource that reads the API failed for the same reason (no network, a wrong
+ * key), that is one problem, not a thousand: returns it as one line naming the API's URL and
+ * the error code. Declarations that read nothing (ShieldZone) are left out of "every".
  */
-export function commonReadFailure(plan: Plan): string | undefined {
-  const failures = plan.changes.filter((c) => c.action === 'error' && c.diffs.length === 0);
-  if (failures.length === 0 || failures.length !== plan.changes.length) return undefined;
+export function commonReadFailure(plan: Plan, apiUrl: string): string | undefined {
+  const reading = plan.changes.filter((c) => KINDS[c.kind].readsLive !== false);
+  const failures = reading.filter((c) => c.action === 'error' && c.diffs.length === 0);
+  if (failures.length === 0 || failures.length !== reading.length) return undefined;
   const codes = new Set(failures.map((c) => c.error?.code));
   const [code] = codes;
   if (
+    code === undefined ||
     codes.size !== 1 ||
-    !['API_AUTH', 'API_UNAVAILABLE', 'API_RATE_LIMITED', 'API_BAD_RESPONSE'].includes(code ?? '')
+    !['API_AUTH', 'API_UNAVAILABLE', 'API_RATE_LIMITED', 'API_BAD_RESPONSE'].includes(code)
   ) {
     return undefined;
   }
-  return failures[0]?.error?.message;
+  const message = failures[0]?.error?.message ?? '';
+  const cause = message.startsWith(READ_FAILURE_PREFIX) ? message.slice(READ_FAILURE_PREFIX.length) : message;
+  return `cannot read the API at ${apiUrl} (${code}, every one of ${failures.length} resources): ${cause}`;
 }
 
 interface PreparedRun {
@@ -83,6 +91,8 @@ interface PreparedRun {
   api: ApiClient;
   /** Closes the state store (a database pool). */
   close(): Promise<void>;
+  /** The API base URL `api` talks to, for the plan's header and the one-line read failure. */
+  apiUrl: string;
   state: StateStore;
   revision: string;
   /** The writer's lease (`apply`); `plan` reads a consistent snapshot without it. */
@@ -126,7 +136,7 @@ async function prepareRun(
       connections: connectionsFor(flags.concurrency),
       ...(cap === undefined ? {} : { rateLimitPerSecond: cap }),
     });
-    return { desired, api, state, revision, lease, close: () => backend.close() };
+    return { desired, api, apiUrl: target.baseUrl, state, revision, lease, close: () => backend.close() };
   } catch (err) {
     await lease?.release();
     await backend.close();
@@ -193,7 +203,7 @@ export async function reconcileCommand(
   flags: ReconcileFlags,
   io: CliIo,
   mode: 'plan' | 'apply',
-  report: (outcome: ReconcileOutcome, origin: PlanOrigin) => number | Promise<number>,
+  report: (outcome: ReconcileOutcome, origin: PlanOrigin, apiUrl: string) => number | Promise<number>,
   extra: SavedPlanRun = {},
 ): Promise<number> {
   let prepared: PreparedRun;
@@ -210,7 +220,7 @@ export async function reconcileCommand(
     const origin: PlanOrigin = { revision: prepared.revision, configDigest: prepared.desired.digest };
     // A saved plan of another revision is refused before anything is read.
     if (extra.saved !== undefined) checkSavedRevision(extra.saved, origin);
-    return await report(await runReconcile(prepared, flags, io, mode, extra), origin);
+    return await report(await runReconcile(prepared, flags, io, mode, extra), origin, prepared.apiUrl);
   } finally {
     await prepared.api.close();
     await prepared.lease?.release();

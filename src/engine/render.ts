@@ -110,10 +110,17 @@ export function summaryLine(summary: PlanSummary): string {
   return `Plan: ${parts.join(', ')}.`;
 }
 
-/** The plan for a terminal. Unchanged resources are not listed. */
+/** The plan with the API base URL it was read from, for every format's header. */
+export function withApi(plan: Plan, api: string): Plan {
+  const { version, revision, ...rest } = plan;
+  return { version, revision, api, ...rest };
+}
+
+/** The plan for a terminal: the API it was read from, then the changes (unchanged ones are not listed). */
 export function renderPlanText(plan: Plan, options: RenderOptions): string {
   const paint = (style: Style, text: string): string => (options.color ? styleText(style, text) : text);
-  const out: string[] = [];
+  const out: string[] = plan.api === undefined ? [] : [`API: ${plan.api}`, ''];
+  const header = out.length;
   for (const change of plan.changes) {
     if (change.action === 'noop') continue;
     const where = change.source.file === '' ? '(no document)' : `${change.source.file}:${change.source.line}`;
@@ -133,7 +140,7 @@ export function renderPlanText(plan: Plan, options: RenderOptions): string {
     for (const diff of change.diffs) for (const line of diffLines(diff, paint)) out.push(`    ${line}`);
     if (change.error !== undefined) out.push(`    ${paint('red', `error: ${change.error.message}`)}`);
   }
-  if (out.length === 0) out.push('No changes. Live state matches the desired state.');
+  if (out.length === header) out.push('No changes. Live state matches the desired state.');
   const notes = plan.notPruned ?? [];
   if (notes.length > 0) {
     out.push('', 'Not pruned (information, not changes):');
@@ -166,7 +173,9 @@ function mdCode(value: string): string {
 
 /** The plan as Markdown for a pull-request comment. */
 export function renderPlanMarkdown(plan: Plan): string {
-  const out = [`### edgesync plan for \`${plan.revision}\``, '', `**${summaryLine(plan.summary)}**`, ''];
+  const out = [`### edgesync plan for \`${plan.revision}\``, ''];
+  if (plan.api !== undefined) out.push(`API: ${mdCode(plan.api)}`, '');
+  out.push(`**${summaryLine(plan.summary)}**`, '');
   const optimal = optimalLine(plan);
   if (optimal !== undefined) out.push(optimal, '');
   const changed = plan.changes.filter((c) => c.action !== 'noop');

@@ -91,6 +91,11 @@ export interface Plan {
   readonly version: 1;
   /** Git SHA or config digest the plan was made from. */
   readonly revision: string;
+  /**
+   * The API base URL the live state was read from. The CLI adds it (`withApi`) so every format
+   * says which account's API a plan is about; a missing --base-url means the production API.
+   */
+  readonly api?: string;
   readonly createdAt: string;
   readonly changes: readonly PlannedChange[];
   readonly summary: PlanSummary;

@@ -194,6 +194,9 @@ describe('the status page in a real browser', () => {
     const countText = await page.textContent('#resource-count');
     await page.click('#filter-clear');
     const all = await shownSubjects();
+    const unlabelled = await page.$$eval('select, input', (controls) =>
+      controls.filter((control) => control.closest('label') === null).map((control) => control.id),
+    );
 
     expect(byState).toEqual(['ContainerApp/storefront', 'WafCustomRule/log-scanner-user-agents']);
     expect(byKind).toEqual([
@@ -215,6 +218,7 @@ describe('the status page in a real browser', () => {
     expect(byText).toEqual(['AccessList/blocked-crawlers', 'AccessList/partner-networks']);
     expect(countText).toBe('2 of 18 resources match');
     expect(all).toEqual((await statusNow()).resources.map((r) => r.subject));
+    expect(unlabelled).toEqual([]);
   });
 
   it('a drifted resource opens its field diffs by keyboard, secrets as (sensitive)', async () => {

@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { Option } from 'commander';
-import { renderPlanMarkdown, renderPlanText } from '../../engine/render.js';
+import { renderPlanMarkdown, renderPlanText, withApi } from '../../engine/render.js';
 import { serializeSavedPlan } from '../../engine/saved-plan.js';
 import type { Plan } from '../../engine/types.js';
 import { writeFileAtomic } from '../../state/file-backend.js';
@@ -55,21 +55,24 @@ function runPlan(flags: PlanFlags, io: CliIo): Promise<number> {
     flags,
     io,
     'plan',
-    async ({ plan, live }, origin) => {
+    async ({ plan, live }, origin, apiUrl) => {
       if (out !== undefined) {
         await writeFileAtomic(resolve(io.cwd, out), serializeSavedPlan(plan, origin, options, live ?? {}));
       }
-      return report(plan, flags, io);
+      return report(withApi(plan, apiUrl), flags, io);
     },
     { liveDigests: out !== undefined },
   );
 }
 
+/** Prints the plan (which names its API) in the chosen format and picks the exit code. */
 function report(plan: Plan, flags: PlanFlags, io: CliIo): number {
   const format = flags.json === true ? 'json' : (flags.format ?? 'text');
-  const common = commonReadFailure(plan);
-  if (common !== undefined && format === 'text') {
+  const common = commonReadFailure(plan, plan.api ?? '');
+  if (common !== undefined) {
+    // Said once on stderr; JSON still carries every resource's error for tools.
     io.stderr.write(`edgesync: ${common}\n`);
+    if (format === 'json') io.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
     return 1;
   }
   if (format === 'json') io.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);

@@ -86,6 +86,11 @@ export interface ResourceKind<Spec = unknown, Live = unknown> {
    * Reads the live objects of these resources with as few requests as possible. A failure of
    * one resource's read is that resource's `error` lookup; the method itself does not throw.
    */
+  /**
+   * False for a declaration that has nothing live of its own (ShieldZone): its resources
+   * never fail a read, so "every read failed" (one wrong key) is judged without them.
+   */
+  readonly readsLive?: false;
   readLive(
     resources: readonly DesiredResource<Spec>[],
     ctx: ReadContext,

@@ -1,6 +1,6 @@
 /**
  * The words of the lifecycle part of a resource kind (`KindLifecycle` in kind.ts): what the engine needs to create, adopt and prune the
- * objects of a kind without knowing which kind it is (see docs/reconcile.md, Pruning). A kind
+ * objects of a kind without knowing which kind it is (see docs/reconcile.md, Creates and deletes). A kind
  * with a lifecycle lists the objects of a scope (a Shield Zone, or the whole account), says
  * where a document's object lives and by which natural key it is found, how one is deleted and
  * which deletions need `--force`. Identity itself (`identity.ts`) is resolved in the kind's

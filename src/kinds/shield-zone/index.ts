@@ -13,6 +13,7 @@ const NOTHING: KindPlan = { diffs: [], requests: [] };
 export const shieldZoneKind: ResourceKind<ShieldZoneSpec, null> = {
   kind: 'ShieldZone',
   spec: shieldZoneSpec as ResourceKind<ShieldZoneSpec>['spec'],
+  readsLive: false,
   async readLive(resources: readonly DesiredResource<ShieldZoneSpec>[]) {
     return new Map<string, LiveRead<null>>(resources.map((r) => [r.subject, found(null)]));
   },

@@ -74,6 +74,8 @@ describe('plan and apply', () => {
     expect(plain.stderr).toBe('');
     expect(plain.stdout).toBe(
       [
+        `API: ${emu.url}`,
+        '',
         '~ WafCustomRule/block-sqli shield/rules.yaml:1 (cause: unknown)',
         '    ruleConfiguration.operatorType: "DETECTSQLI" → "RX"',
         '~ AccessList/office shield/lists.yaml:1 (cause: unknown)',

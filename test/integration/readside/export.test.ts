@@ -152,7 +152,7 @@ describe('export round trip: export → validate → plan shows no field change,
     expect(planned).toEqual({
       code: 0,
       stderr: '',
-      stdout: 'No changes. Live state matches the desired state.\n\nPlan: 0 to change, 16 unchanged.\n',
+      stdout: `API: ${fx.emu.url}\n\nNo changes. Live state matches the desired state.\n\nPlan: 0 to change, 16 unchanged.\n`,
     });
     expect(fx.emu.journal.writes()).toEqual([]);
   });

@@ -107,9 +107,14 @@ describe('healthOf', () => {
     ).toBe('The last run failed: API_UNAVAILABLE.');
   });
 
-  it('is Ready when nothing is wrong, and says when a run is in progress', () => {
-    const health = healthOf(doc({ status: 'Reconciling' }));
-    expect([health.label, health.reconciling]).toEqual(['Ready', true]);
+  it('is Ready when nothing is failed, says what differs unwritten, and when a run is in progress', () => {
+    const health = healthOf(doc({ status: 'Reconciling', counts: { 'in-sync': 3, 'report-only': 1 } }));
+    expect([health.label, health.reconciling, health.detail]).toEqual([
+      'Ready',
+      true,
+      'Nothing is failed; 1 resource differs from the YAML and edgesync does not write it (report-only or suspended).',
+    ]);
+    expect(healthOf(doc({ counts: { 'in-sync': 4 } })).detail).toBe('Nothing is failed.');
     expect(healthOf(doc({ ready: false, revision: null })).label).toBe('Starting');
   });
 });
