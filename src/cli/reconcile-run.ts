@@ -217,7 +217,11 @@ export async function reconcileCommand(
     throw err;
   }
   try {
-    const origin: PlanOrigin = { revision: prepared.revision, configDigest: prepared.desired.digest };
+    const origin: PlanOrigin = {
+      revision: prepared.revision,
+      configDigest: prepared.desired.digest,
+      api: prepared.apiUrl,
+    };
     // A saved plan of another revision is refused before anything is read.
     if (extra.saved !== undefined) checkSavedRevision(extra.saved, origin);
     return await report(await runReconcile(prepared, flags, io, mode, extra), origin, prepared.apiUrl);

@@ -1,5 +1,6 @@
 /**
- * Plan and apply results as text (terminal), Markdown (pull-request comments) and JSON.
+ * Plan and apply results as text (terminal) and JSON; Markdown (pull-request comments) is
+ * `render-markdown.ts`.
  * One block per resource (`~ Kind/name` update, `+` create, `-` delete, `~ … adopt #id`), one
  * line per field `path: live → desired`, then what would be pruned but is not.
  */
@@ -71,7 +72,7 @@ function scopeName(kind: string, shieldZoneId: number | undefined): string {
 }
 
 /** `adopt #1234`, `create in Shield Zone 42`, `delete #1237 "Old rule"`: what happens to which object. */
-function lifecycleNote(change: PlannedChange): string | undefined {
+export function lifecycleNote(change: PlannedChange): string | undefined {
   const o = change.object;
   if (o === undefined) return undefined;
   const where = scopeName(o.kind, o.shieldZoneId);
@@ -153,78 +154,18 @@ export function renderPlanText(plan: Plan, options: RenderOptions): string {
 }
 
 /** What `@optimal` resolved to, when the plan used it: a region id is not visible otherwise when nothing changes. */
-function optimalLine(plan: Plan): string | undefined {
+export function optimalLine(plan: Plan): string | undefined {
   const region = plan.optimalRegion;
   if (region === undefined) return undefined;
   return 'id' in region
-    ? `@optimal resolved to ${region.id} (E7 optimal region).`
+    ? `@optimal resolved to ${region.id} (the API's optimal region).`
     : `@optimal could not be resolved: ${region.error.message}`;
 }
 
 /** One line of what would be pruned: `- WafCustomRule #1237 "Old" in Shield Zone 42 (was X): reason`. */
-function noteLine(note: PruneNote): string {
+export function noteLine(note: PruneNote): string {
   const owner = note.subject === undefined ? '' : ` (was ${note.subject})`;
   return `- ${note.kind} #${note.id} ${JSON.stringify(note.key)} in ${scopeName(note.kind, note.shieldZoneId)}${owner}: ${note.reason}`;
-}
-
-function mdCode(value: string): string {
-  return `\`${value.replaceAll('`', "'").replaceAll('|', '\\|')}\``;
-}
-
-/** The plan as Markdown for a pull-request comment. */
-export function renderPlanMarkdown(plan: Plan): string {
-  const out = [`### edgesync plan for \`${plan.revision}\``, ''];
-  if (plan.api !== undefined) out.push(`API: ${mdCode(plan.api)}`, '');
-  out.push(`**${summaryLine(plan.summary)}**`, '');
-  const optimal = optimalLine(plan);
-  if (optimal !== undefined) out.push(optimal, '');
-  const changed = plan.changes.filter((c) => c.action !== 'noop');
-  const notes = plan.notPruned ?? [];
-  const notesBlock =
-    notes.length === 0
-      ? []
-      : [
-          '',
-          '<details><summary>Not pruned (information)</summary>',
-          '',
-          ...notes.map((n) => `- ${mdCode(noteLine(n).slice(2))}`),
-          '',
-          '</details>',
-        ];
-  if (changed.length === 0) {
-    out.push('No changes. Live state matches the desired state.', ...notesBlock);
-    return `${out.join('\n')}\n`;
-  }
-  out.push('| | Resource | Field | Live | Desired |', '|---|---|---|---|---|');
-  for (const change of changed) {
-    const rows = change.diffs.length === 0 ? [undefined] : change.diffs;
-    for (const diff of rows) {
-      const mark =
-        change.action === 'error'
-          ? '❌'
-          : change.skip !== undefined
-            ? '⏸️'
-            : diff?.destructive || change.action === 'delete'
-              ? '🗑️'
-              : change.action === 'create'
-                ? '➕'
-                : '✏️';
-      const note = lifecycleNote(change);
-      out.push(
-        `| ${mark} | ${mdCode(change.subject)}${note === undefined ? '' : ` (${note.replaceAll('|', '\\|')})`} | ${diff ? mdCode(diff.path) : ''} | ${diff ? mdCode(formatValue(diff.live)) : ''} | ${
-          diff ? mdCode(diff.desired === undefined ? '(deleted)' : formatValue(diff.desired)) : ''
-        } |`,
-      );
-    }
-  }
-  const errors = changed.filter((c) => c.error !== undefined);
-  if (errors.length > 0) {
-    out.push('', '<details open><summary>Errors</summary>', '');
-    for (const change of errors) out.push(`- ${mdCode(change.subject)}: ${change.error?.message ?? ''}`);
-    out.push('', '</details>');
-  }
-  out.push(...notesBlock);
-  return `${out.join('\n')}\n`;
 }
 
 /** Apply outcomes for a terminal: one line per resource that was not unchanged. */

@@ -137,7 +137,7 @@ async function runExport(flags: ExportFlags, io: CliIo): Promise<number> {
 
 /**
  * What the state (read only, never written) remembers of each app's last apply, by app id:
- * without it, only secret-looking names become placeholders (docs/secrets.md, export).
+ * without it, only secret-looking names become placeholders (docs/secrets.md, `export`).
  */
 async function rememberedApps(
   flags: ExportFlags,

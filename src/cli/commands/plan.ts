@@ -5,7 +5,8 @@
  */
 import { resolve } from 'node:path';
 import { Option } from 'commander';
-import { renderPlanMarkdown, renderPlanText, withApi } from '../../engine/render.js';
+import { renderPlanText, withApi } from '../../engine/render.js';
+import { renderPlanMarkdown } from '../../engine/render-markdown.js';
 import { serializeSavedPlan } from '../../engine/saved-plan.js';
 import type { Plan } from '../../engine/types.js';
 import { writeFileAtomic } from '../../state/file-backend.js';

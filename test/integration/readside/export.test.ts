@@ -614,7 +614,7 @@ describe('export failures', () => {
       code: 1,
       stdout: '',
       stderr:
-        "edgesync: getApp GET /mc/apps/nope failed: 404 Not Found: Application 'nope' was not found. (extended error)\n",
+        "edgesync: read app (GET /mc/apps/nope) failed: 404 Not Found: Application 'nope' was not found. (extended error)\n",
     });
     expect(tree(out)).toEqual([]);
   });
@@ -636,17 +636,17 @@ describe('export failures', () => {
     fx.emu.faults.script({ operation: 'listCustomWafRules', reply: { delayMs: 150 } });
     const listsFirst = await cliAgainst(fx.emu, ['export', '--shield-zone', '99']);
     const wafLine =
-      'edgesync: listCustomWafRules GET /shield/waf/custom-rules/99?page=1&perPage=1000 failed: 404 Not Found (status only)\n';
+      'edgesync: list custom WAF rules (GET /shield/waf/custom-rules/99?page=1&perPage=1000) failed: 404 Not Found (status only)\n';
     expect(wafFirst.stderr).toBe(wafLine);
     expect(listsFirst.stderr).toBe(
-      'edgesync: listAccessLists GET /shield/shield-zone/99/access-lists failed: 404 Not Found: Shield Zone 99 was not found. (problem details)\n',
+      'edgesync: list access lists (GET /shield/shield-zone/99/access-lists) failed: 404 Not Found: Shield Zone 99 was not found. (problem details)\n',
     );
     expect([wafLine, listsFirst.stderr]).toContain(unknownZone.stderr);
     expect(unavailable.stderr).toMatch(
-      /^edgesync: getCustomAccessList GET \/shield\/shield-zone\/42\/access-lists\/9003 failed: 503 Service Unavailable: busy \[redacted\] \(problem details\); gave up after 6 attempts\n$/,
+      /^edgesync: read custom access list \(GET \/shield\/shield-zone\/42\/access-lists\/9003\) failed: 503 Service Unavailable: busy \[redacted\] \(problem details\); gave up after 6 attempts\n$/,
     );
     expect(unauthorized.stderr).toBe(
-      'edgesync: getDnsZone GET /dnszone/12345 failed: 401 Unauthorized (empty body); check the access key (EDGESYNC_ACCESS_KEY or --access-key-file)\n',
+      'edgesync: read DNS zone (GET /dnszone/12345) failed: 401 Unauthorized (empty body); check the access key (EDGESYNC_ACCESS_KEY or --access-key-file)\n',
     );
     for (const run of [unknownZone, unavailable, unauthorized]) {
       expect(run.code).toBe(1);

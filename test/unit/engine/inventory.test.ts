@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { inventoryView } from '../../../src/engine/inventory.js';
 import { planLifecycle } from '../../../src/engine/prune.js';
 import { type ScopeLive, scopeKey } from '../../../src/engine/read.js';
-import { renderPlanMarkdown, renderPlanText } from '../../../src/engine/render.js';
+import { renderPlanText } from '../../../src/engine/render.js';
+import { renderPlanMarkdown } from '../../../src/engine/render-markdown.js';
 import { openStateStore, STATE_VERSION } from '../../../src/engine/state.js';
 import type { Plan } from '../../../src/engine/types.js';
 import { fileBackend, STATE_FILE } from '../../../src/state/file-backend.js';
@@ -218,15 +219,14 @@ describe('rendering the lifecycle', () => {
     );
   });
 
-  it('Markdown: the same marks and notes', () => {
+  it('Markdown: the same marks and notes, the deletion first and in bold', () => {
     const md = renderPlanMarkdown(plan());
-    expect(md).toContain(
-      '| ➕ | `WafCustomRule/new` (create in Shield Zone 42) | `ruleName` | `(absent)` | `"New"` |',
-    );
-    expect(md).toContain('| ✏️ | `WafCustomRule/b` (adopt #2) |');
-    expect(md).toContain(
-      '| 🗑️ | `WafCustomRule/gone` (delete #4 "D" from Shield Zone 42: no document claims it) | `ruleName` | `"D"` | `(deleted)` |',
-    );
+    const rows = md.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| |'));
+    expect(rows).toEqual([
+      '| 🗑️ | **`WafCustomRule/gone`** **`delete #4 "D" from Shield Zone 42: no document claims it`** | **`ruleName`** | **`"D"`** | **`(deleted)`** |',
+      '| ➕ | `WafCustomRule/new` `create in Shield Zone 42` | `ruleName` | `(absent)` | `"New"` |',
+      '| ✏️ | `WafCustomRule/b` `adopt #2` | | | |',
+    ]);
     expect(md).toContain('<details><summary>Not pruned (information)</summary>');
     expect(md).toContain(
       '- `AccessList #9 "Old list" in Shield Zone 42 (was AccessList/old): not pruned: --prune is off`',
