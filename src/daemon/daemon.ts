@@ -237,6 +237,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         version: options.version,
         listen: server.url,
         metricsListen: (operations ?? server).url,
+        // Where to open the status page; null with --no-ui.
+        statusPage: page === undefined ? null : `${(operations ?? server).url}/`,
         config: options.configPath,
         state: backend.location,
         schedule: options.schedule,
