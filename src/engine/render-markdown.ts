@@ -123,6 +123,7 @@ export function renderPlanMarkdown(plan: Plan): string {
     `edgesync plan of revision ${mdCode(plan.revision)}.`,
     '',
   ];
+  if (plan.api !== undefined) out.push(`API: ${mdCode(plan.api)}`, '');
   const region = plan.optimalRegion;
   if (region !== undefined) {
     out.push(

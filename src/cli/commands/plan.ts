@@ -11,8 +11,8 @@ import { Option } from 'commander';
 import { renderPlanText, withApi } from '../../engine/render.js';
 import { renderPlanMarkdown } from '../../engine/render-markdown.js';
 import { serializeSavedPlan } from '../../engine/saved-plan.js';
-import { writeFileAtomic } from '../../engine/state.js';
 import type { Plan } from '../../engine/types.js';
+import { writeFileAtomic } from '../../state/file-backend.js';
 import type { CommandRegistrar } from '../command.js';
 import { addConfigOption } from '../config-dir.js';
 import type { CliIo } from '../io.js';
@@ -35,7 +35,7 @@ export interface PlanFlags extends ReconcileFlags {
 
 export const registerPlan: CommandRegistrar = (program, io, setExitCode) => {
   const command = program.command('plan').description('show the changes apply would make (reads only)');
-  addReconcileOptions(addConnectionOptions(addConfigOption(command)))
+  addReconcileOptions(addConnectionOptions(addConfigOption(command), { lockTimeout: false }))
     .option('--json', 'print the plan as JSON')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']))
     .option('--detailed-exitcode', 'exit 2 when apply would write something, 0 when not, 1 on error')

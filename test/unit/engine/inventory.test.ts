@@ -13,8 +13,9 @@ import { planLifecycle } from '../../../src/engine/prune.js';
 import { type ScopeLive, scopeKey } from '../../../src/engine/read.js';
 import { renderPlanText } from '../../../src/engine/render.js';
 import { renderPlanMarkdown } from '../../../src/engine/render-markdown.js';
-import { openStateStore, STATE_FILE, STATE_VERSION } from '../../../src/engine/state.js';
+import { openStateStore, STATE_VERSION } from '../../../src/engine/state.js';
 import type { Plan } from '../../../src/engine/types.js';
+import { fileBackend, STATE_FILE } from '../../../src/state/file-backend.js';
 import { desired } from '../../helpers/desired.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -25,7 +26,7 @@ describe('state file versions', () => {
     const dir = tempDir();
     copyFileSync(V1_FILE, join(dir, STATE_FILE));
 
-    const store = await openStateStore(dir);
+    const store = await openStateStore(fileBackend(dir));
     const before = { warning: store.warning, inventory: { ...store.inventory() } };
     store.setInventory('WafCustomRule/block-sqli', {
       kind: 'WafCustomRule',
@@ -35,7 +36,7 @@ describe('state file versions', () => {
     });
     await store.save();
     const saved = JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8'));
-    const reopened = await openStateStore(dir);
+    const reopened = await openStateStore(fileBackend(dir));
 
     expect(before).toEqual({ warning: undefined, inventory: {} });
     expect(store.resource('ContainerApp/storefront')?.remember).toEqual({ nodeSelectors: { disk: 'ssd' } });
@@ -53,7 +54,7 @@ describe('state file versions', () => {
     const v1 = JSON.parse(readFileSync(V1_FILE, 'utf8'));
     writeFileSync(join(dir, STATE_FILE), JSON.stringify({ ...v1, version: 9, inventory: {} }));
 
-    const store = await openStateStore(dir);
+    const store = await openStateStore(fileBackend(dir));
 
     expect(store.warning).toMatch(/was unreadable and was moved to/);
     expect(store.inventory()).toEqual({});

@@ -153,6 +153,27 @@ describe('overviewOf', () => {
       ['failed', 1],
     ]);
     expect(overview.held).toEqual(['WafCustomRule/old (delete)', '… 2 more']);
+    const withRun = overviewOf(
+      doc({
+        runs: [
+          {
+            revision: 'config:abc',
+            trigger: 'webhook',
+            startedAt: '2026-11-28T11:59:30.000Z',
+            durationMs: 80,
+            result: 'failed',
+            counts: {},
+          },
+        ],
+      }),
+      NOW,
+    );
+    expect(withRun.items[2]).toEqual({
+      label: 'Last run',
+      value: 'failed, webhook, 30 s ago',
+      at: '2026-11-28T11:59:30.000Z',
+      tone: 'bad',
+    });
     expect(overview.total).toBe(4);
   });
 });
