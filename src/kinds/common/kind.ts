@@ -172,6 +172,6 @@ export interface KindLifecycle<Spec = unknown> {
 export interface ExclusiveScope {
   readonly kind: LifecycleKind;
   readonly shieldZoneId?: number | undefined;
-  /** Keys the document leaves alone (its `ignore` patterns). */
-  ignored(key: string): boolean;
+  /** The `ignore` pattern that leaves this key alone, if one does. */
+  ignoredBy(key: string): string | undefined;
 }
