@@ -12,8 +12,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DesiredResource } from '../../src/config/types.js';
 import { sha256Hex } from '../../src/domain/checksum.js';
 import type { Emulator } from '../../src/emulator/index.js';
-import type { KindName } from '../../src/kinds/common/spec-module.js';
 import { KINDS } from '../../src/kinds/registry.js';
+import type { KindName } from '../../src/kinds/types.js';
 import { desired } from '../helpers/desired.js';
 import { type EngineFixture, engineFixture, writesOf } from '../helpers/engine.js';
 
