@@ -3,7 +3,7 @@
  * it writes. Plans hold `ApiRequest` values built here, so a plan shows the exact request it
  * will send and can be rendered or tested without a server; the client executes them.
  */
-import type { PatchAppRequest } from './wire/mc.js';
+import type { CreateAppRequest, PatchAppRequest } from './wire/mc.js';
 import type {
   CreateCustomAccessListRequest,
   CreateCustomWafRuleRequest,
@@ -72,6 +72,9 @@ export const OPERATIONS = {
     route: '/shield/shield-zone/{shieldZoneId}/access-lists/{id}',
   },
   patchApp: { seed: 'E4', method: 'PATCH', area: 'mc', write: true, route: '/mc/apps/{appId}' },
+  createApp: { method: 'POST', area: 'mc', write: true, route: '/mc/apps' },
+  deleteApp: { method: 'DELETE', area: 'mc', write: true, route: '/mc/apps/{appId}' },
+  deployApp: { method: 'POST', area: 'mc', write: true, route: '/mc/apps/{appId}/deploy' },
   disableDnssec: { seed: 'E5', method: 'DELETE', area: 'dns', write: true, route: '/dnszone/{id}/dnssec' },
   getBotCategorization: {
     seed: 'E6',
@@ -121,6 +124,8 @@ export const OPERATIONS = {
     route: '/shield/shield-zone/{shieldZoneId}',
   },
   getApp: { method: 'GET', area: 'mc', write: false, route: '/mc/apps/{appId}' },
+  listApps: { method: 'GET', area: 'mc', write: false, route: '/mc/apps' },
+  getAppOverview: { method: 'GET', area: 'mc', write: false, route: '/mc/apps/{appId}/overview' },
   getDnsZone: { method: 'GET', area: 'dns', write: false, route: '/dnszone/{id}' },
   listDnsZones: { method: 'GET', area: 'dns', write: false, route: '/dnszone' },
   enableDnssec: { method: 'POST', area: 'dns', write: true, route: '/dnszone/{id}/dnssec' },
@@ -181,6 +186,9 @@ export const writeRequests = {
     request('deleteCustomAccessList', `/shield/shield-zone/${seg(shieldZoneId)}/access-lists/${seg(listId)}`),
   /** E4 */
   patchApp: (appId: string, body: PatchAppRequest) => request('patchApp', `/mc/apps/${seg(appId)}`, body),
+  createApp: (body: CreateAppRequest) => request('createApp', '/mc/apps', body),
+  deleteApp: (appId: string) => request('deleteApp', `/mc/apps/${seg(appId)}`),
+  deployApp: (appId: string) => request('deployApp', `/mc/apps/${seg(appId)}/deploy`),
   /** E5 */
   disableDnssec: (zoneId: number) => request('disableDnssec', `/dnszone/${seg(zoneId)}/dnssec`),
   enableDnssec: (zoneId: number) => request('enableDnssec', `/dnszone/${seg(zoneId)}/dnssec`),
@@ -207,6 +215,12 @@ export const readRequests = {
   getShieldZone: (shieldZoneId: number) =>
     request('getShieldZone', `/shield/shield-zone/${seg(shieldZoneId)}`),
   getApp: (appId: string) => request('getApp', `/mc/apps/${seg(appId)}`),
+  listApps: (limit: number, cursor: string | undefined) =>
+    request(
+      'listApps',
+      `/mc/apps?limit=${limit}${cursor === undefined ? '' : `&nextCursor=${encodeURIComponent(cursor)}`}`,
+    ),
+  getAppOverview: (appId: string) => request('getAppOverview', `/mc/apps/${seg(appId)}/overview`),
   getDnsZone: (zoneId: number) => request('getDnsZone', `/dnszone/${seg(zoneId)}`),
   listDnsZones: (page: number, perPage: number) =>
     request('listDnsZones', `/dnszone?page=${page}&perPage=${perPage}`),
