@@ -76,7 +76,12 @@ export function healthOf(doc: StatusShape): Health {
   if (!doc.ready) {
     return { label: 'Starting', tone: 'info', detail: 'The desired state has not loaded yet.', reconciling };
   }
-  return { label: 'Ready', tone: 'ok', detail: 'Every resource is reconciled.', reconciling };
+  const differing = (doc.counts['report-only'] ?? 0) + (doc.counts.suspended ?? 0);
+  const detail =
+    differing === 0
+      ? 'Nothing is failed.'
+      : `Nothing is failed; ${differing} ${differing === 1 ? 'resource differs' : 'resources differ'} from the YAML and edgesync does not write ${differing === 1 ? 'it' : 'them'} (report-only or suspended).`;
+  return { label: 'Ready', tone: 'ok', detail, reconciling };
 }
 
 /** A revision short enough for a table: a commit's first 12 hex digits, `config:` digests whole. */
@@ -141,6 +146,15 @@ export function overviewOf(doc: StatusShape, now: number): Overview {
     { label: 'Revision applied', value: shortRevision(doc.lastAppliedRevision) },
     { label: 'Revision attempted', value: shortRevision(doc.lastAttemptedRevision) },
   ];
+  const lastRun = doc.runs[0];
+  if (lastRun !== undefined) {
+    items.push({
+      label: 'Last run',
+      value: `${lastRun.result}, ${lastRun.trigger}, ${relativeTime(lastRun.startedAt, now)}`,
+      at: lastRun.startedAt,
+      tone: resultTone(lastRun.result),
+    });
+  }
   if (doc.lastSuccessAt === null) items.push({ label: 'Last success', value: 'none yet', tone: 'muted' });
   else
     items.push({ label: 'Last success', value: relativeTime(doc.lastSuccessAt, now), at: doc.lastSuccessAt });

@@ -14,6 +14,7 @@ import {
   describeErrorBody,
   describeErrorJson,
   failedGenericResponse,
+  withheldFor,
 } from './errors.js';
 import { createHttpTransport, type HttpReply } from './http.js';
 import {
@@ -334,7 +335,7 @@ function decodeReply<T>(
     throw new ApiError({
       ...at,
       code: codeForStatus(status),
-      ...describeErrorBody(status, httpReply.text, secret),
+      ...withheldFor(request, describeErrorBody(status, httpReply.text, secret)),
       ...(note === undefined ? {} : { note }),
     });
   }
@@ -349,7 +350,11 @@ function decodeReply<T>(
   // Every Shield reply is checked, reads included: a read that "succeeds" with success:false
   // would otherwise look like an empty zone, and the plan would create what already exists.
   if (OPERATIONS[request.operation].area === 'shield' && (status === 202 || failedGenericResponse(json))) {
-    throw new ApiError({ ...at, code: codeForStatus(status), ...describeErrorJson(status, json, secret) });
+    throw new ApiError({
+      ...at,
+      code: codeForStatus(status),
+      ...withheldFor(request, describeErrorJson(status, json, secret)),
+    });
   }
   const parsed = spec.schema.safeParse(json);
   if (!parsed.success) {

@@ -106,6 +106,24 @@ function createdId(change: PlannedChange, sent: readonly RequestRecord[]): Objec
   return undefined;
 }
 
+/**
+ * The write was sent and no reply came back (a timeout, a dropped connection): unlike a 5xx,
+ * which the server answered (usually before doing anything), it most likely took effect.
+ */
+function replyLost(error: ReconcileError): boolean {
+  return (error.details as { shape?: unknown } | undefined)?.shape === 'no-reply';
+}
+
+/** Why a create whose reply was lost is not sent again (see docs/reconcile.md, Creates and deletes). */
+function unknownCreate(change: PlannedChange): string {
+  const key = JSON.stringify(change.object?.key ?? change.name);
+  const zone = change.object === undefined ? 'the zone' : `Shield Zone ${change.object.shieldZoneId}`;
+  return (
+    `outcome unknown: the create of ${key} was sent and its reply was lost, and ${zone}'s listing ` +
+    'does not show it yet (a listing may lag); it is not sent again in this run: the next run lists the zone again and adopts it by name, or creates it'
+  );
+}
+
 /** Sends one change that has requests (applyChanges settles the others first). */
 async function applyChange(change: PlannedChange, options: ApplyOptions): Promise<ChangeResult> {
   const started = performance.now();
@@ -149,6 +167,11 @@ async function applyChange(change: PlannedChange, options: ApplyOptions): Promis
           `the listing does not show the ${change.kind} #${id} just created; its follow-up was not sent`,
         ),
       );
+    }
+    if (why !== undefined && replyLost(why) && fresh.action === 'create') {
+      // The create probably landed and the listing is behind: a second POST would make a second
+      // object with the key. Its outcome is unknown until the next run lists the zone again.
+      return finish('failed', sent, new ReconcileError('API_AMBIGUOUS', unknownCreate(change)));
     }
     if (fresh.action === 'error' || fresh.skip !== undefined) {
       const code = fresh.error?.code ?? why?.code ?? 'API_AMBIGUOUS';

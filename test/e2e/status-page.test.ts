@@ -194,6 +194,9 @@ describe('the status page in a real browser', () => {
     const countText = await page.textContent('#resource-count');
     await page.click('#filter-clear');
     const all = await shownSubjects();
+    const unlabelled = await page.$$eval('select, input', (controls) =>
+      controls.filter((control) => control.closest('label') === null).map((control) => control.id),
+    );
 
     expect(byState).toEqual(['ContainerApp/storefront', 'WafCustomRule/log-scanner-user-agents']);
     expect(byKind).toEqual([
@@ -215,6 +218,7 @@ describe('the status page in a real browser', () => {
     expect(byText).toEqual(['AccessList/blocked-crawlers', 'AccessList/partner-networks']);
     expect(countText).toBe('2 of 18 resources match');
     expect(all).toEqual((await statusNow()).resources.map((r) => r.subject));
+    expect(unlabelled).toEqual([]);
   });
 
   it('a drifted resource opens its field diffs by keyboard, secrets as (sensitive)', async () => {
@@ -276,6 +280,33 @@ describe('the status page in a real browser', () => {
     expect(notReloaded).toBe(true);
     expect(newest).toMatch(/^success\s*file-change/);
     expect(changes).toEqual([['DnsZone/example-net', 'update', 'applied', '—']]);
+  });
+
+  it('an invalid file turns the page Stalled with the problem’s file:line, and fixing it turns it back', async () => {
+    await page.goto(`${ops}/#overview`);
+    await page.waitForSelector('.health-label');
+    const broken = join(config, 'shield/broken.yaml');
+    writeFileSync(
+      broken,
+      'apiVersion: edgesync/v1\nkind: WafCustomRule\nmetadata:\n  name: broken\nspec:\n  nope: 1\n',
+    );
+
+    await until(
+      async () => (await page.textContent('.health-label')) === 'Stalled',
+      'Stalled on the page',
+      15_000,
+    );
+    const problems = await page.$$eval('.error-box li code', (codes) =>
+      codes.map((code) => code.textContent),
+    );
+    const title = await page.title();
+    await shot('status-stalled');
+    rmSync(broken);
+    await until(async () => (await page.textContent('.health-label')) === 'Ready', 'Ready again', 15_000);
+
+    expect(title).toBe('Stalled · edgesync');
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.every((location) => location?.startsWith('shield/broken.yaml:'))).toBe(true);
   });
 
   it('fits 375 px in the dark theme, with no horizontal scrolling in any view', async () => {

@@ -88,6 +88,11 @@ export interface ResourceKind<Spec = unknown, Live = unknown> {
    * Reads the live objects of these resources with as few requests as possible. A failure of
    * one resource's read is that resource's `error` lookup; the method itself does not throw.
    */
+  /**
+   * False for a declaration that has nothing live of its own (ShieldZone): its resources
+   * never fail a read, so "every read failed" (one wrong key) is judged without them.
+   */
+  readonly readsLive?: false;
   readLive(
     resources: readonly DesiredResource<Spec>[],
     ctx: ReadContext,
@@ -176,6 +181,6 @@ export interface KindLifecycle<Spec = unknown> {
 export interface ExclusiveScope {
   readonly kind: LifecycleKind;
   readonly shieldZoneId?: number | undefined;
-  /** Keys the document leaves alone (its `ignore` patterns). */
-  ignored(key: string): boolean;
+  /** The `ignore` pattern that leaves this key alone, if one does. */
+  ignoredBy(key: string): string | undefined;
 }

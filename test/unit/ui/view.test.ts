@@ -107,9 +107,14 @@ describe('healthOf', () => {
     ).toBe('The last run failed: API_UNAVAILABLE.');
   });
 
-  it('is Ready when nothing is wrong, and says when a run is in progress', () => {
-    const health = healthOf(doc({ status: 'Reconciling' }));
-    expect([health.label, health.reconciling]).toEqual(['Ready', true]);
+  it('is Ready when nothing is failed, says what differs unwritten, and when a run is in progress', () => {
+    const health = healthOf(doc({ status: 'Reconciling', counts: { 'in-sync': 3, 'report-only': 1 } }));
+    expect([health.label, health.reconciling, health.detail]).toEqual([
+      'Ready',
+      true,
+      'Nothing is failed; 1 resource differs from the YAML and edgesync does not write it (report-only or suspended).',
+    ]);
+    expect(healthOf(doc({ counts: { 'in-sync': 4 } })).detail).toBe('Nothing is failed.');
     expect(healthOf(doc({ ready: false, revision: null })).label).toBe('Starting');
   });
 });
@@ -148,6 +153,27 @@ describe('overviewOf', () => {
       ['failed', 1],
     ]);
     expect(overview.held).toEqual(['WafCustomRule/old (delete)', '… 2 more']);
+    const withRun = overviewOf(
+      doc({
+        runs: [
+          {
+            revision: 'config:abc',
+            trigger: 'webhook',
+            startedAt: '2026-11-28T11:59:30.000Z',
+            durationMs: 80,
+            result: 'failed',
+            counts: {},
+          },
+        ],
+      }),
+      NOW,
+    );
+    expect(withRun.items[2]).toEqual({
+      label: 'Last run',
+      value: 'failed, webhook, 30 s ago',
+      at: '2026-11-28T11:59:30.000Z',
+      tone: 'bad',
+    });
     expect(overview.total).toBe(4);
   });
 });
