@@ -214,13 +214,13 @@ describe('container app prune', () => {
       'deleting "docs site" destroys the app and its volumes: cache (2 GB); re-run with --force if this is intended',
     );
     expect(notPruned.plan.notPruned).toEqual([
-      {
+      expect.objectContaining({
         kind: 'ContainerApp',
         id,
         key: 'docs site',
         subject: 'ContainerApp/docs',
-        reason: 'not pruned: --prune is off',
-      },
+        withPrune: 'refused',
+      }),
     ]);
     expect(forced.apply?.results.find((r) => r.subject === 'ContainerApp/docs')).toMatchObject({
       outcome: 'applied',
