@@ -54,6 +54,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'secrets',
   ],
   emulator: ['domain'],
+  ci: ['cli', 'errors', 'git'],
   main: ['cli'],
 };
 
