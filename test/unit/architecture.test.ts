@@ -44,6 +44,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'state',
   ],
   emulator: ['domain'],
+  ci: ['cli', 'errors', 'git'],
   main: ['cli'],
 };
 
