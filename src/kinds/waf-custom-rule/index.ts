@@ -27,7 +27,7 @@ import type { DesiredResource, FieldDiff } from '../types.js';
 import { type ChainedRuleConditionSpec, type WafCustomRuleSpec, wafCustomRuleSpec } from './spec.js';
 
 /** A chained condition with the API's defaults filled (null value → "", null flags → false). */
-export interface NormalChainedCondition {
+interface NormalChainedCondition {
   variableTypes: Record<string, string>;
   operatorType: number | null;
   value: string;
@@ -103,7 +103,7 @@ function desiredChained(c: ChainedRuleConditionSpec): NormalChainedCondition {
 }
 
 /** Enum integers back to the seed's names for plans and logs. */
-export function displayWafValue(path: string, value: unknown): unknown {
+function displayWafValue(path: string, value: unknown): unknown {
   const leaf = path.slice(path.lastIndexOf('.') + 1);
   if (typeof value === 'number') {
     if (leaf === 'actionType') return enumName(WafRuleActionType, value);
@@ -158,7 +158,7 @@ function buildDeclared(spec: WafCustomRuleSpec): unknown {
 }
 
 /** The whole E1 body: declared values, live values for the rest. */
-export function buildWafRuleRequest(spec: WafCustomRuleSpec, live: LiveWafRule): UpdateCustomWafRuleRequest {
+function buildWafRuleRequest(spec: WafCustomRuleSpec, live: LiveWafRule): UpdateCustomWafRuleRequest {
   const c = spec.ruleConfiguration;
   const l = live.ruleConfiguration;
   const severityType = c.severityType ?? l.severityType ?? undefined;
