@@ -7,7 +7,17 @@
  * is written inside a code span, where Markdown and HTML are inert: a rule named
  * `</details><img …>` or `@team` renders as text and pings no one.
  */
-import { formatValue, lifecycleNote, noteLine, summaryLine } from './render.js';
+import {
+  adoptedLine,
+  adoptedUnchanged,
+  formatValue,
+  ignoredLine,
+  lifecycleNote,
+  noteLine,
+  summaryLine,
+  WITH_PRUNE_HEADING,
+  withPruneLine,
+} from './render.js';
 import type { FieldDiff, Plan, PlannedChange } from './types.js';
 
 /**
@@ -67,9 +77,15 @@ function rows(change: PlannedChange): string[] {
   );
 }
 
+/** Nothing to send: unchanged, or adopted by name as declared (information, not a change). */
+function quiet(change: PlannedChange): boolean {
+  return change.action === 'noop' || adoptedUnchanged(change);
+}
+
 function section(title: string, changes: readonly PlannedChange[]): string[] {
-  const changed = changes.filter((c) => c.action !== 'noop').sort((a, b) => rank(a) - rank(b));
+  const changed = changes.filter((c) => !quiet(c)).sort((a, b) => rank(a) - rank(b));
   const unchanged = changes.filter((c) => c.action === 'noop');
+  const adopted = changes.filter(adoptedUnchanged);
   const out = [`#### ${title}`, ''];
   if (changed.length > 0) {
     out.push('| | Resource | Field | Live | Desired |', '|---|---|---|---|---|');
@@ -81,6 +97,16 @@ function section(title: string, changes: readonly PlannedChange[]): string[] {
       `<details><summary>${unchanged.length} unchanged</summary>`,
       '',
       ...unchanged.map((c) => `- ${mdCode(c.subject)}`),
+      '',
+      '</details>',
+      '',
+    );
+  }
+  if (adopted.length > 0) {
+    out.push(
+      `<details><summary>${adopted.length} adopted by name, no changes (information)</summary>`,
+      '',
+      ...adopted.map((c) => `- ${mdCode(adoptedLine(c))}`),
       '',
       '</details>',
       '',
@@ -107,8 +133,24 @@ export function renderPlanMarkdown(plan: Plan): string {
       '',
     );
   }
-  if (plan.changes.every((c) => c.action === 'noop')) {
-    out.push('No changes. Live state matches the desired state.', '');
+  const notes = plan.notPruned ?? [];
+  const withPrune = notes.filter((n) => n.withPrune !== undefined);
+  if (plan.changes.every(quiet)) {
+    out.push(
+      withPrune.length > 0
+        ? 'No changes without `--prune`.'
+        : 'No changes. Live state matches the desired state.',
+      '',
+    );
+  }
+  // What a daemon with --prune would delete is never folded away: a reviewer must see it.
+  if (withPrune.length > 0) {
+    out.push(
+      `**${WITH_PRUNE_HEADING}**`,
+      '',
+      ...withPrune.map((n) => `- ${mdCode(withPruneLine(n).slice(2))}`),
+      '',
+    );
   }
   const groups = new Map<string, PlannedChange[]>();
   for (const change of plan.changes) {
@@ -125,12 +167,23 @@ export function renderPlanMarkdown(plan: Plan): string {
       out.push(`- ${mdCode(change.subject)}: ${mdCode(change.error?.message ?? '')}`);
     out.push('', '</details>', '');
   }
-  const notes = plan.notPruned ?? [];
-  if (notes.length > 0) {
+  const others = notes.filter((n) => n.withPrune === undefined);
+  if (others.length > 0) {
     out.push(
       '<details><summary>Not pruned (information)</summary>',
       '',
-      ...notes.map((n) => `- ${mdCode(noteLine(n).slice(2))}`),
+      ...others.map((n) => `- ${mdCode(noteLine(n).slice(2))}`),
+      '',
+      '</details>',
+      '',
+    );
+  }
+  const ignored = plan.ignored ?? [];
+  if (ignored.length > 0) {
+    out.push(
+      '<details><summary>Kept by ignore globs (information)</summary>',
+      '',
+      ...ignored.map((o) => `- ${mdCode(ignoredLine(o))}`),
       '',
       '</details>',
       '',

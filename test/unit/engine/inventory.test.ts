@@ -7,6 +7,7 @@
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { writeRequests } from '../../../src/api/operations.js';
 import { inventoryView } from '../../../src/engine/inventory.js';
 import { planLifecycle } from '../../../src/engine/prune.js';
 import { type ScopeLive, scopeKey } from '../../../src/engine/read.js';
@@ -115,7 +116,7 @@ describe('prune guards that need no server', () => {
   it('an empty desired state never prunes nor forgets, even an exclusive zone with --force', () => {
     const out = lifecycle({ force: true, all: [] });
 
-    expect(out).toEqual({ changes: [], notPruned: [], gone: [] });
+    expect(out).toEqual({ changes: [], notPruned: [], gone: [], ignored: [] });
   });
 
   it('a file-change run prunes only the objects of its removed documents', () => {
@@ -169,8 +170,10 @@ describe('rendering the lifecycle', () => {
           source: { file: 'rules.yaml', line: 9, col: 1 },
           action: 'adopt',
           cause: 'unknown',
-          diffs: [],
-          requests: [],
+          diffs: [{ path: 'ruleDescription', live: '', desired: 'Blocks B' }],
+          requests: [
+            writeRequests.updateCustomWafRule(2, { ruleName: 'B', ruleDescription: 'Blocks B' } as never),
+          ],
           digest: 'd',
           shieldZoneId: 42,
           object: { kind: 'WafCustomRule', shieldZoneId: 42, via: 'adopt', id: 2, key: 'B' },
@@ -206,7 +209,8 @@ describe('rendering the lifecycle', () => {
       [
         '+ WafCustomRule/new rules.yaml:3 (create in Shield Zone 42, cause: unknown)',
         '    ruleName: (absent) → "New"',
-        '~ WafCustomRule/b rules.yaml:9 (adopt #2)',
+        '~ WafCustomRule/b rules.yaml:9 (adopt #2, cause: unknown)',
+        '    ruleDescription: "" → "Blocks B"',
         '- WafCustomRule/gone (no document) (delete #4 "D" from Shield Zone 42: no document claims it, cause: desired-changed)',
         '    ruleName: "D" → (deleted)',
         '',
@@ -225,7 +229,7 @@ describe('rendering the lifecycle', () => {
     expect(rows).toEqual([
       '| 🗑️ | **`WafCustomRule/gone`** **`delete #4 "D" from Shield Zone 42: no document claims it`** | **`ruleName`** | **`"D"`** | **`(deleted)`** |',
       '| ➕ | `WafCustomRule/new` `create in Shield Zone 42` | `ruleName` | `(absent)` | `"New"` |',
-      '| ✏️ | `WafCustomRule/b` `adopt #2` | | | |',
+      '| ✏️ | `WafCustomRule/b` `adopt #2` | `ruleDescription` | `""` | `"Blocks B"` |',
     ]);
     expect(md).toContain('<details><summary>Not pruned (information)</summary>');
     expect(md).toContain(
