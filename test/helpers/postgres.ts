@@ -69,7 +69,13 @@ export function usePostgres(): TestPostgres {
     rmSync(join(dataDir, '..'), { recursive: true, force: true });
   }, 60_000);
   const admin = async (): Promise<pg.Client> => {
-    const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', password: PG_PASSWORD, database: 'postgres' });
+    const client = new pg.Client({
+      host: '127.0.0.1',
+      port,
+      user: 'postgres',
+      password: PG_PASSWORD,
+      database: 'postgres',
+    });
     await client.connect();
     return client;
   };
