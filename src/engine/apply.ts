@@ -187,6 +187,28 @@ async function applyChange(change: PlannedChange, options: ApplyOptions): Promis
     return finish('applied', sent);
   }
   const sent: RequestRecord[] = [];
+  const result = await sendWithReplan(change, options, sent, replanAndSend, finish);
+  if (change.afterCreate !== true || result.outcome !== 'applied' || result.objectId === undefined)
+    return result;
+  // The new object exists (its id from the reply, or from the re-listing after a lost reply):
+  // now what the kind does with a created object (an app's deploy).
+  const after = KINDS[change.kind].lifecycle?.afterCreate?.(result.objectId) ?? [];
+  try {
+    await sendAll({ ...change, requests: after }, options, sent);
+    return finish('applied', sent);
+  } catch (err) {
+    return finish('failed', sent, toReconcileError(err));
+  }
+}
+
+/** Sends the change; an ambiguous failure is re-read and re-planned, never resent blindly. */
+async function sendWithReplan(
+  change: PlannedChange,
+  options: ApplyOptions,
+  sent: RequestRecord[],
+  replanAndSend: (sent: RequestRecord[], why: ReconcileError | undefined) => Promise<ChangeResult>,
+  finish: (outcome: ChangeOutcome, sent: RequestRecord[], error?: ReconcileError) => ChangeResult,
+): Promise<ChangeResult> {
   try {
     await sendAll(change, options, sent);
     // A created access list gets its enabled/action at the configuration id a fresh listing names.

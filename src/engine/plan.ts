@@ -109,6 +109,7 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
   if (result.remember !== undefined) change.remember = result.remember;
   if (read.identity !== undefined) change.object = read.identity;
   if (result.followUp === true && action === 'create') change.followUp = true;
+  if (result.afterCreate === true && action === 'create') change.afterCreate = true;
   return change;
 }
 

@@ -91,6 +91,8 @@ export interface PlannedChange {
   readonly prune?: PruneReason;
   /** A create that apply re-plans once the object exists (an access list's E3). */
   readonly followUp?: boolean;
+  /** A create after which the kind's `lifecycle.afterCreate` requests go, at the new id (an app's deploy). */
+  readonly afterCreate?: boolean;
 }
 
 export interface PlanSummary {

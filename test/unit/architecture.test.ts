@@ -57,6 +57,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'state',
   ],
   emulator: ['domain'],
+  ci: ['cli', 'errors', 'git'],
   main: ['cli'],
 };
 

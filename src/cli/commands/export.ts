@@ -6,7 +6,7 @@
  * See docs/inspect-and-export.md.
  */
 import { stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { openStateStore } from '../../engine/state.js';
 import { ReconcileError } from '../../errors.js';
@@ -128,7 +128,7 @@ async function runExport(flags: ExportFlags, io: CliIo): Promise<number> {
     if (!(await isFile(resolve(io.cwd, schema)))) {
       // The modelines are right once the schema is there; say how to put it there.
       io.stderr.write(
-        `edgesync: note: the files' modelines point at ${schema}; create it with: edgesync schema > ${schema}\n`,
+        `edgesync: note: the files' modelines point at ${schema}; create it with: mkdir -p ${dirname(schema)} && edgesync schema > ${schema}\n`,
       );
     }
   }

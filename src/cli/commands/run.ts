@@ -166,9 +166,11 @@ async function startEmbeddedEmulator(config: string, key: string, logger: Logger
   } catch (err) {
     throw new ReconcileError('USAGE', `cannot start the embedded emulator: ${(err as Error).message}`);
   }
+  // The URL is how a second terminal plans against the demo: `--base-url URL` with the key
+  // this process was given (EDGESYNC_ACCESS_KEY); a generated key is never printed.
   logger.info(
     { event: 'emulator.started', url: emulator.url, seed: seeded ? EMULATOR_SEED_PATH : null },
-    'embedded emulator started',
+    `embedded emulator started at ${emulator.url} (plan against it: --base-url ${emulator.url} with this EDGESYNC_ACCESS_KEY)`,
   );
   return emulator;
 }

@@ -35,6 +35,12 @@ export interface ObjectLocation {
   readonly id?: ObjectId | undefined;
   /** The natural key the document declares, if it does. */
   readonly key?: string | undefined;
+  /**
+   * The kind reads a document pinned by id directly (an app's GET): its scope is listed only
+   * when some other document or inventory entry needs it, so a run of pinned documents costs no
+   * listing.
+   */
+  readonly readsDirectly?: boolean;
 }
 
 /** The deletions one guard judges: one kind in one scope. */

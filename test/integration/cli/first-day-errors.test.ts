@@ -53,7 +53,7 @@ describe('the first day', () => {
       expect([result.code, result.stdout, result.stderr]).toEqual([
         1,
         '',
-        `edgesync: cannot read the API at ${emu.url} (API_AUTH, every one of 2 resources): listCustomWafRules GET /shield/waf/custom-rules/42?page=1&perPage=1000 failed: 401 Unauthorized (UnauthorizedResult); check the access key (EDGESYNC_ACCESS_KEY or --access-key-file)\n`,
+        `edgesync: cannot read the API at ${emu.url} (API_AUTH, every one of 2 resources): list custom WAF rules (GET /shield/waf/custom-rules/42?page=1&perPage=1000) failed: 401 Unauthorized (UnauthorizedResult); check the access key (EDGESYNC_ACCESS_KEY or --access-key-file)\n`,
       ]);
       expect(emu.journal.writes()).toEqual([]);
     },

@@ -494,7 +494,7 @@ describe('export --out', () => {
 
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(
-      `${NO_VARIABLES_WARNING}edgesync: note: the files' modelines point at live/schema/edgesync.schema.json; create it with: edgesync schema > live/schema/edgesync.schema.json\n`,
+      `${NO_VARIABLES_WARNING}edgesync: note: the files' modelines point at live/schema/edgesync.schema.json; create it with: mkdir -p live/schema && edgesync schema > live/schema/edgesync.schema.json\n`,
     );
     const files = [
       'waf-custom-rules/block-sqli-on-login.yaml',
