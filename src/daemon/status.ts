@@ -115,7 +115,8 @@ export interface SettleHoldStatus {
  * `--prune` off, a removed document's rule or list; or one a reason keeps (a rename since
  * edgesync wrote it, an unreadable state).
  */
-export interface UnclaimedObject {
+// A type, not an interface: the status page's shape of /status reads it as a plain record.
+export type UnclaimedObject = {
   readonly kind: string;
   readonly shieldZoneId?: number;
   readonly id: number | string;
@@ -126,7 +127,7 @@ export interface UnclaimedObject {
   readonly reason: string;
   /** When a run first found it unclaimed. */
   readonly since: string;
-}
+};
 
 /** The whole `GET /status` document. */
 export interface StatusDocument {
