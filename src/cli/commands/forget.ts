@@ -9,7 +9,7 @@ import { openStateStore } from '../../engine/state.js';
 import { ReconcileError } from '../../errors.js';
 import type { CommandRegistrar } from '../command.js';
 import { configDirFrom } from '../config-dir.js';
-import type { CliIo } from '../io.js';
+import { type CliIo, errorLine } from '../io.js';
 import { stateDir } from '../settings.js';
 
 interface ForgetFlags {
@@ -49,7 +49,7 @@ async function runForget(subjects: readonly string[], flags: ForgetFlags, io: Cl
   const inventory = state.inventory();
   const unknown = subjects.filter((subject) => inventory[subject] === undefined);
   if (unknown.length > 0) {
-    io.stderr.write(`edgesync: not in the inventory (nothing forgotten): ${unknown.join(', ')}\n`);
+    io.stderr.write(errorLine('USAGE', `not in the inventory (nothing forgotten): ${unknown.join(', ')}`));
     return 1;
   }
   for (const subject of subjects) {
