@@ -119,6 +119,7 @@ function showView(): void {
 
 function drawHeader(doc: StatusShape): void {
   const { health } = overviewOf(doc, Date.now());
+  document.title = `${health.label} · edgesync`;
   const target = byId('health');
   fill(
     target,

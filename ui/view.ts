@@ -146,6 +146,15 @@ export function overviewOf(doc: StatusShape, now: number): Overview {
     { label: 'Revision applied', value: shortRevision(doc.lastAppliedRevision) },
     { label: 'Revision attempted', value: shortRevision(doc.lastAttemptedRevision) },
   ];
+  const lastRun = doc.runs[0];
+  if (lastRun !== undefined) {
+    items.push({
+      label: 'Last run',
+      value: `${lastRun.result}, ${lastRun.trigger}, ${relativeTime(lastRun.startedAt, now)}`,
+      at: lastRun.startedAt,
+      tone: resultTone(lastRun.result),
+    });
+  }
   if (doc.lastSuccessAt === null) items.push({ label: 'Last success', value: 'none yet', tone: 'muted' });
   else
     items.push({ label: 'Last success', value: relativeTime(doc.lastSuccessAt, now), at: doc.lastSuccessAt });

@@ -3,7 +3,7 @@
  * it writes. Plans hold `ApiRequest` values built here, so a plan shows the exact request it
  * will send and can be rendered or tested without a server; the client executes them.
  */
-import type { PatchAppRequest } from './wire/mc.js';
+import type { CreateAppRequest, PatchAppRequest } from './wire/mc.js';
 import type {
   CreateCustomAccessListRequest,
   CreateCustomWafRuleRequest,
@@ -88,6 +88,15 @@ export const OPERATIONS = {
     write: true,
     route: '/mc/apps/{appId}',
   },
+  createApp: { title: 'create app', method: 'POST', area: 'mc', write: true, route: '/mc/apps' },
+  deleteApp: { title: 'delete app', method: 'DELETE', area: 'mc', write: true, route: '/mc/apps/{appId}' },
+  deployApp: {
+    title: 'deploy app',
+    method: 'POST',
+    area: 'mc',
+    write: true,
+    route: '/mc/apps/{appId}/deploy',
+  },
   disableDnssec: {
     title: 'disable DNSSEC',
     seed: 'E5',
@@ -164,6 +173,14 @@ export const OPERATIONS = {
     route: '/shield/shield-zone/{shieldZoneId}',
   },
   getApp: { title: 'read app', method: 'GET', area: 'mc', write: false, route: '/mc/apps/{appId}' },
+  listApps: { title: 'list apps', method: 'GET', area: 'mc', write: false, route: '/mc/apps' },
+  getAppOverview: {
+    title: 'read app overview',
+    method: 'GET',
+    area: 'mc',
+    write: false,
+    route: '/mc/apps/{appId}/overview',
+  },
   getDnsZone: { title: 'read DNS zone', method: 'GET', area: 'dns', write: false, route: '/dnszone/{id}' },
   listDnsZones: { title: 'list DNS zones', method: 'GET', area: 'dns', write: false, route: '/dnszone' },
   enableDnssec: {
@@ -230,6 +247,9 @@ export const writeRequests = {
     request('deleteCustomAccessList', `/shield/shield-zone/${seg(shieldZoneId)}/access-lists/${seg(listId)}`),
   /** E4 */
   patchApp: (appId: string, body: PatchAppRequest) => request('patchApp', `/mc/apps/${seg(appId)}`, body),
+  createApp: (body: CreateAppRequest) => request('createApp', '/mc/apps', body),
+  deleteApp: (appId: string) => request('deleteApp', `/mc/apps/${seg(appId)}`),
+  deployApp: (appId: string) => request('deployApp', `/mc/apps/${seg(appId)}/deploy`),
   /** E5 */
   disableDnssec: (zoneId: number) => request('disableDnssec', `/dnszone/${seg(zoneId)}/dnssec`),
   enableDnssec: (zoneId: number) => request('enableDnssec', `/dnszone/${seg(zoneId)}/dnssec`),
@@ -256,6 +276,12 @@ export const readRequests = {
   getShieldZone: (shieldZoneId: number) =>
     request('getShieldZone', `/shield/shield-zone/${seg(shieldZoneId)}`),
   getApp: (appId: string) => request('getApp', `/mc/apps/${seg(appId)}`),
+  listApps: (limit: number, cursor: string | undefined) =>
+    request(
+      'listApps',
+      `/mc/apps?limit=${limit}${cursor === undefined ? '' : `&nextCursor=${encodeURIComponent(cursor)}`}`,
+    ),
+  getAppOverview: (appId: string) => request('getAppOverview', `/mc/apps/${seg(appId)}/overview`),
   getDnsZone: (zoneId: number) => request('getDnsZone', `/dnszone/${seg(zoneId)}`),
   listDnsZones: (page: number, perPage: number) =>
     request('listDnsZones', `/dnszone?page=${page}&perPage=${perPage}`),

@@ -32,7 +32,7 @@ export const OPERATIONS = [
   'getRegionSettings',
   'listVolumes',
   'setContainerEnv',
-  'addApp',
+  'createApp',
   'deleteApp',
   'deployApp',
   'undeployApp',

@@ -11,6 +11,7 @@ import type { DesiredResource } from '../config/types.js';
 import type { SecretReader } from '../domain/secret-sources.js';
 import { ReconcileError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { Lease } from '../state/backend.js';
 import { applyChanges } from './apply.js';
 import {
   type InventoryView,
@@ -52,6 +53,11 @@ export interface ReconcileOptions {
    */
   all?: readonly DesiredResource[];
   removed?: readonly string[];
+  /**
+   * The writer's lease: checked before each write is sent (a lost lease sends nothing more:
+   * docs/state.md, Fencing) and carried by the state's save.
+   */
+  lease?: Lease;
   /** Receives the audit events; silent when absent. */
   audit?: Logger;
   /** Where container secrets (`valueFrom`) are read; without it every `valueFrom` is an error. */
@@ -379,6 +385,8 @@ export async function reconcile(
         return again;
       },
       onRequest: (change, request) => {
+        // Fencing: a lease lost since the last write stops this one (and every one after it).
+        options.lease?.assertHeld();
         options.audit?.info(
           {
             event: 'change.started',

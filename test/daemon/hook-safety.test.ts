@@ -35,6 +35,7 @@ describe('--metrics-listen', () => {
     const hook = await genericHook(d.url, '{}', SECRET);
 
     expect(ops).not.toBe(d.url);
+    expect(d.events('daemon.started')[0]?.statusPage).toBe(`${ops}/`);
     expect(onHooks.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404]);
     expect(onOps.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(hookOnOps.status).toBe(404);

@@ -407,5 +407,6 @@ describe('the status page', () => {
     );
 
     expect(replies.map((r) => r.status)).toEqual([404, 404, 200]);
+    expect(d.events('daemon.started')[0]?.statusPage).toBeNull();
   });
 });

@@ -282,6 +282,33 @@ describe('the status page in a real browser', () => {
     expect(changes).toEqual([['DnsZone/example-net', 'update', 'applied', '—']]);
   });
 
+  it('an invalid file turns the page Stalled with the problem’s file:line, and fixing it turns it back', async () => {
+    await page.goto(`${ops}/#overview`);
+    await page.waitForSelector('.health-label');
+    const broken = join(config, 'shield/broken.yaml');
+    writeFileSync(
+      broken,
+      'apiVersion: edgesync/v1\nkind: WafCustomRule\nmetadata:\n  name: broken\nspec:\n  nope: 1\n',
+    );
+
+    await until(
+      async () => (await page.textContent('.health-label')) === 'Stalled',
+      'Stalled on the page',
+      15_000,
+    );
+    const problems = await page.$$eval('.error-box li code', (codes) =>
+      codes.map((code) => code.textContent),
+    );
+    const title = await page.title();
+    await shot('status-stalled');
+    rmSync(broken);
+    await until(async () => (await page.textContent('.health-label')) === 'Ready', 'Ready again', 15_000);
+
+    expect(title).toBe('Stalled · edgesync');
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.every((location) => location?.startsWith('shield/broken.yaml:'))).toBe(true);
+  });
+
   it('fits 375 px in the dark theme, with no horizontal scrolling in any view', async () => {
     await page.setViewportSize({ width: 375, height: 812 });
     await page.emulateMedia({ colorScheme: 'dark' });

@@ -75,7 +75,10 @@ function problemsOf(path: string, content: string): string[] {
       if (quoted !== undefined && !titles.some((t) => t.toLowerCase() === quoted.toLowerCase())) {
         problems.push(`${where}: cites ${file} "${quoted}", a heading it does not have`);
       }
-      if (after !== undefined && !titles.some((t) => after.toLowerCase().startsWith(t.toLowerCase()))) {
+      if (
+        after !== undefined &&
+        !titles.some((t) => after.replaceAll('`', '').toLowerCase().startsWith(t.toLowerCase()))
+      ) {
         problems.push(
           `${where}: cites ${file}, "${after.slice(0, 40)}…", which starts with none of its headings`,
         );

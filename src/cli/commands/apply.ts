@@ -30,7 +30,7 @@ export const registerApply: CommandRegistrar = (program, io, setExitCode) => {
     .command('apply')
     .description('make live state equal the desired state, or apply a plan saved by `plan --out`')
     .argument('[plan-file]', 'a plan saved by `edgesync plan --out`: applied only if nothing changed since');
-  addReconcileOptions(addConnectionOptions(addConfigOption(command)))
+  addReconcileOptions(addConnectionOptions(addConfigOption(command), { lockTimeout: true }))
     .option('--json', 'print the plan and the outcomes as JSON')
     .option('--detailed-exitcode', 'exit 2 when changes were applied, 0 when there were none, 1 on error')
     .action(async (file: string | undefined, flags: ApplyFlags) => {

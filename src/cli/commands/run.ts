@@ -29,8 +29,8 @@ import {
   maxRps,
   nonNegativeNumber,
   secretReaderFrom,
-  stateDir,
 } from '../settings.js';
+import { stateBackendOf } from '../state-options.js';
 import { VERSION } from '../version.js';
 
 /** Default of `--listen`: every interface, port 8080 (the image's EXPOSE and HEALTHCHECK use it). */
@@ -82,7 +82,9 @@ export const registerRun: CommandRegistrar = (program, io, setExitCode) => {
   const command = program
     .command('run')
     .description('run the reconciler daemon: schedule, file watch, webhooks, health, metrics, status');
-  addNotifyOptions(addReconcileOptions(addConnectionOptions(addConfigOption(command))))
+  addNotifyOptions(
+    addReconcileOptions(addConnectionOptions(addConfigOption(command), { lockTimeout: false })),
+  )
     .option(
       '--schedule <cron>',
       'cron expression of the full reconciles, e.g. "*/5 * * * *" (checked before anything starts)',
@@ -164,9 +166,11 @@ async function startEmbeddedEmulator(config: string, key: string, logger: Logger
   } catch (err) {
     throw new ReconcileError('USAGE', `cannot start the embedded emulator: ${(err as Error).message}`);
   }
+  // The URL is how a second terminal plans against the demo: `--base-url URL` with the key
+  // this process was given (EDGESYNC_ACCESS_KEY); a generated key is never printed.
   logger.info(
     { event: 'emulator.started', url: emulator.url, seed: seeded ? EMULATOR_SEED_PATH : null },
-    'embedded emulator started',
+    `embedded emulator started at ${emulator.url} (plan against it: --base-url ${emulator.url} with this EDGESYNC_ACCESS_KEY)`,
   );
   return emulator;
 }
@@ -182,6 +186,8 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
   if (flags.emulator === true && flags.baseUrl !== undefined) {
     throw new ReconcileError('USAGE', '--emulator and --base-url cannot be used together');
   }
+  const store = stateBackendOf(flags, config, io);
+  for (const warning of store.warnings) logger.warn({ event: 'state.warning', warning }, 'state store');
   const key = flags.emulator === true ? await emulatorKey(flags, io) : await accessKey(flags, io);
   const url = flags.emulator === true ? undefined : baseUrl(flags, io);
   const emulator =
@@ -191,7 +197,8 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
   try {
     const daemon = await startDaemon({
       configPath: config,
-      stateDir: stateDir(flags, config, io),
+      state: store.backend,
+      stateDir: store.stateDir,
       api: { baseUrl: emulator?.url ?? (url as string), accessKey: key, maxRps: maxRps(flags, io) },
       concurrency: flags.concurrency,
       maxChangePercent: flags.maxChangePercent,

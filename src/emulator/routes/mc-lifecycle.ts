@@ -174,7 +174,7 @@ export const MC_LIFECYCLE_ROUTES: readonly Route[] = [
   {
     method: 'POST',
     pattern: '/mc/apps',
-    operation: 'addApp',
+    operation: 'createApp',
     profile: MC_PROFILE,
     body: 'required',
     handle: addApp,

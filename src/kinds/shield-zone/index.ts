@@ -19,12 +19,12 @@ export const shieldZoneKind: ResourceKind<ShieldZoneSpec, null> = {
   },
   plan: () => NOTHING,
   exclusiveScopes(spec) {
-    const ignored = ignoreMatcher(spec);
+    const ignoredBy = ignoreMatcher(spec);
     const scopes: ExclusiveScope[] = [];
     if (spec.customWafRules === 'exclusive')
-      scopes.push({ kind: 'WafCustomRule', shieldZoneId: spec.shieldZoneId, ignored });
+      scopes.push({ kind: 'WafCustomRule', shieldZoneId: spec.shieldZoneId, ignoredBy });
     if (spec.customAccessLists === 'exclusive')
-      scopes.push({ kind: 'AccessList', shieldZoneId: spec.shieldZoneId, ignored });
+      scopes.push({ kind: 'AccessList', shieldZoneId: spec.shieldZoneId, ignoredBy });
     return scopes;
   },
 };

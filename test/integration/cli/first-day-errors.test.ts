@@ -81,8 +81,10 @@ describe('the first day', () => {
     const json = await cli(['plan', '--base-url', emu.url, '--json'], { env });
 
     expect(text.stdout.split('\n').slice(0, 2)).toEqual([`API: ${emu.url}`, '']);
-    expect(markdown.stdout.split('\n').slice(0, 4)).toEqual([
-      expect.stringMatching(/^### edgesync plan for `/),
+    expect(markdown.stdout.split('\n').slice(0, 6)).toEqual([
+      expect.stringMatching(/^\*\*Plan: /),
+      '',
+      expect.stringMatching(/^edgesync plan of revision `/),
       '',
       `API: \`${emu.url}\``,
       '',

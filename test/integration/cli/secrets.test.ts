@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../src/emulator/index.js';
-import { INSTALL_KEY_FILE } from '../../../src/secrets/install-key.js';
+import { INSTALL_KEY_FILE } from '../../../src/state/file-backend.js';
 import { cli } from '../../helpers/cli.js';
 import { TEST_KEY, TEST_SEED, withEmulator } from '../../helpers/emulator.js';
 import { writesOf } from '../../helpers/engine.js';

@@ -105,10 +105,11 @@ describe('export round trip: export → validate → plan shows no field change,
         .map((r) => [r.subject, ADOPTED(r) ? 'adopt' : 'noop', [], []])
         .sort(([a], [b]) => String(a).localeCompare(String(b))),
     );
+    // Adoptions by name with nothing to change are information, not changes.
     expect(plan.summary).toEqual({
       resources: names.length,
-      toUpdate: adopted,
-      ...(adopted > 0 ? { toAdopt: adopted } : {}),
+      toUpdate: 0,
+      ...(adopted > 0 ? { adopted } : {}),
       unchanged: names.length - adopted,
       skipped: 0,
       errors: 0,
@@ -134,7 +135,7 @@ describe('export round trip: export → validate → plan shows no field change,
     ).toEqual(['WafCustomRule/block-sqli-on-login', 'WafCustomRule/block-sqli-on-login-2']);
   });
 
-  it('holds through the CLI: export --out, validate, apply (adoptions only), then plan --detailed-exitcode exit 0', async () => {
+  it('holds through the CLI: export --out, validate, plan --detailed-exitcode exit 0 (adoptions are information), apply records them, plan exit 0', async () => {
     const out = tempDir();
     const stateDir = tempDir();
     const config = ['--config', out, '--state-dir', stateDir];
@@ -142,13 +143,35 @@ describe('export round trip: export → validate → plan shows no field change,
     const exported = await cliAgainst(fx.emu, ['export', ...EVERYTHING, '--out', out]);
     const validated = await cli(['validate', '--config', out]);
     fx.emu.journal.clear();
+    const first = await cliAgainst(fx.emu, ['plan', ...config, '--detailed-exitcode']);
+    const strict = await cliAgainst(fx.emu, ['plan', ...config, '--drift-exitcode']);
     const applied = await cliAgainst(fx.emu, ['apply', ...config]);
+    const inventory = JSON.parse(readFileSync(join(stateDir, 'state.json'), 'utf8')).inventory;
     const planned = await cliAgainst(fx.emu, ['plan', ...config, '--detailed-exitcode']);
 
     expect(exported.code).toBe(0);
     expect(validated).toEqual({ code: 0, stderr: '', stdout: '16 resources in 16 files are valid\n' });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('No changes. Live state matches the desired state.\n');
+    expect(first.stdout).toContain(
+      '  = WafCustomRule/regle-ete #1006 "Règle été" in Shield Zone 42 (waf-custom-rules/regle-ete.yaml:2)\n',
+    );
+    expect(first.stdout).toContain(
+      'Plan: 0 to change, 7 unchanged. Information: 9 adopted by name, no changes.\n',
+    );
+    expect(strict.code).toBe(0);
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toContain('Plan: 9 to change (9 to adopt), 7 unchanged.');
+    expect(applied.stdout).toContain(
+      'Plan: 0 to change, 7 unchanged. Information: 9 adopted by name, no changes.',
+    );
+    // The 9 adoptions, and the 2 rules pinned by id (a pinned object is owned too).
+    expect(Object.keys(inventory)).toHaveLength(11);
+    expect(inventory['WafCustomRule/regle-ete']).toEqual({
+      kind: 'WafCustomRule',
+      shieldZoneId: 42,
+      id: 1006,
+      key: 'Règle été',
+    });
     expect(planned).toEqual({
       code: 0,
       stderr: '',
@@ -164,7 +187,7 @@ describe('export round trip: export → validate → plan shows no field change,
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(NO_VARIABLES_WARNING);
     expect(state.resources).toHaveLength(16);
-    expect(plan.summary).toMatchObject({ resources: 16, toUpdate: 9, toAdopt: 9, unchanged: 7, errors: 0 });
+    expect(plan.summary).toMatchObject({ resources: 16, toUpdate: 0, adopted: 9, unchanged: 7, errors: 0 });
     expect(plan.changes.flatMap((c) => c.requests)).toEqual([]);
   });
 
@@ -471,7 +494,7 @@ describe('export --out', () => {
 
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(
-      `${NO_VARIABLES_WARNING}edgesync: note: the files' modelines point at live/schema/edgesync.schema.json; create it with: edgesync schema > live/schema/edgesync.schema.json\n`,
+      `${NO_VARIABLES_WARNING}edgesync: note: the files' modelines point at live/schema/edgesync.schema.json; create it with: mkdir -p live/schema && edgesync schema > live/schema/edgesync.schema.json\n`,
     );
     const files = [
       'waf-custom-rules/block-sqli-on-login.yaml',

@@ -2,7 +2,8 @@
  * The status page's view data (ui/view.ts): health, overview, filters, runs and the generic
  * tables, from /status documents written out here.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { StatusDocument } from '../../../src/daemon/status.js';
 import type { ResourceShape, StatusShape } from '../../../ui/status-shape.js';
 import {
   filterOptionsOf,
@@ -153,6 +154,27 @@ describe('overviewOf', () => {
       ['failed', 1],
     ]);
     expect(overview.held).toEqual(['WafCustomRule/old (delete)', '… 2 more']);
+    const withRun = overviewOf(
+      doc({
+        runs: [
+          {
+            revision: 'config:abc',
+            trigger: 'webhook',
+            startedAt: '2026-11-28T11:59:30.000Z',
+            durationMs: 80,
+            result: 'failed',
+            counts: {},
+          },
+        ],
+      }),
+      NOW,
+    );
+    expect(withRun.items[2]).toEqual({
+      label: 'Last run',
+      value: 'failed, webhook, 30 s ago',
+      at: '2026-11-28T11:59:30.000Z',
+      tone: 'bad',
+    });
     expect(overview.total).toBe(4);
   });
 });
@@ -240,5 +262,11 @@ describe('small formatting', () => {
       columns: ['kind', 'id', 'reason', 'extra'],
       rows: [['WafCustomRule', '7', 'prune off', '{"a":1}']],
     });
+  });
+});
+
+describe('the page’s shape of /status', () => {
+  it('is what the daemon serves: a field renamed or retyped on one side fails the type check', () => {
+    expectTypeOf<StatusDocument>().toExtend<StatusShape>();
   });
 });
