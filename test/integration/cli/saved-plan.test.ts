@@ -155,6 +155,32 @@ describe('saved plans', () => {
     expect(emu.journal.count()).toBe(0);
   });
 
+  it('applies a saved plan that prunes with the options it was made with, and refuses it once an object is gone', async () => {
+    writeTree(config, {
+      'shield/zone.yaml': `${DOC}kind: ShieldZone\nmetadata: { name: main }\nspec: { shieldZoneId: 42, customWafRules: exclusive }\n`,
+    });
+    await cli(['plan', '--prune', '--force', '--out', 'prune.json'], { env, cwd: work });
+    await cli(['plan', '--prune', '--force', '--out', 'again.json'], { env, cwd: work });
+    const saved = JSON.parse(readFileSync(join(work, 'prune.json'), 'utf8'));
+    emu.journal.clear();
+
+    // No --prune, no --force here: the file holds them.
+    const applied = await cli(['apply', 'prune.json'], { env, cwd: work });
+    const deletes = writesOf(emu).filter((w) => w.method === 'DELETE' && w.path.startsWith('/shield/'));
+    emu.journal.clear();
+    const stale = await cli(['apply', 'again.json'], { env, cwd: work });
+
+    expect(saved.options).toEqual({ prune: true, force: true, driftMode: 'correct', maxChangePercent: 30 });
+    expect(applied.code).toBe(0);
+    expect(deletes.map((d) => d.path).sort()).toEqual([
+      '/shield/waf/custom-rule/1235',
+      '/shield/waf/custom-rule/1236',
+    ]);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('WafCustomRule/#1235');
+    expect(emu.journal.writes()).toEqual([]);
+  });
+
   it('refuses a file that is not a saved plan, and plan-changing flags beside one', async () => {
     writeFileSync(join(work, 'other.json'), '{"version":1}');
     await cli(['plan', '--out', 'plan.json'], { env, cwd: work });
