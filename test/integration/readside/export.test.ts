@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../../src/config/loader.js';
 import type { DesiredResource } from '../../../src/config/types.js';
-import type { KindName } from '../../../src/kinds/common/spec-module.js';
+import type { KindName } from '../../../src/kinds/types.js';
 import { type CliRun, cli, cliAgainst } from '../../helpers/cli.js';
 import { TEST_KEY, withEmulator } from '../../helpers/emulator.js';
 import { type EngineFixture, engineFixture } from '../../helpers/engine.js';
@@ -599,7 +599,7 @@ describe('export --out', () => {
       stderr: [
         `${out}/dns-zones/example-com.yaml: exists`,
         `${out}/dns-zones/example-org.yaml: exists`,
-        'edgesync: refusing to overwrite 2 existing files without --force; nothing was written',
+        'edgesync: USAGE: refusing to overwrite 2 existing files without --force; nothing was written',
         '',
       ].join('\n'),
     });
@@ -620,8 +620,8 @@ describe('export --out', () => {
 
 describe('export failures', () => {
   it.each([
-    [[], 'edgesync: nothing to export: give --shield-zone N, --app ID or --dns-zone N\n'],
-    [['--dns-zone', '12345', '--force'], 'edgesync: --force only applies with --out\n'],
+    [[], 'edgesync: USAGE: nothing to export: give --shield-zone N, --app ID or --dns-zone N\n'],
+    [['--dns-zone', '12345', '--force'], 'edgesync: USAGE: --force only applies with --out\n'],
   ])('%j is a usage line, and nothing is read', async (argv, stderr) => {
     const run = await cliAgainst(fx.emu, ['export', ...argv]);
 
@@ -638,7 +638,7 @@ describe('export failures', () => {
       code: 1,
       stdout: '',
       stderr:
-        "edgesync: read app (GET /mc/apps/nope) failed: 404 Not Found: Application 'nope' was not found. (extended error)\n",
+        "edgesync: API_NOT_FOUND: read app (GET /mc/apps/nope) failed: 404 Not Found: Application 'nope' was not found. (extended error)\n",
     });
     expect(tree(out)).toEqual([]);
   });
@@ -660,17 +660,17 @@ describe('export failures', () => {
     fx.emu.faults.script({ operation: 'listCustomWafRules', reply: { delayMs: 150 } });
     const listsFirst = await cliAgainst(fx.emu, ['export', '--shield-zone', '99']);
     const wafLine =
-      'edgesync: list custom WAF rules (GET /shield/waf/custom-rules/99?page=1&perPage=1000) failed: 404 Not Found (status only)\n';
+      'edgesync: API_NOT_FOUND: list custom WAF rules (GET /shield/waf/custom-rules/99?page=1&perPage=1000) failed: 404 Not Found (status only)\n';
     expect(wafFirst.stderr).toBe(wafLine);
     expect(listsFirst.stderr).toBe(
-      'edgesync: list access lists (GET /shield/shield-zone/99/access-lists) failed: 404 Not Found: Shield Zone 99 was not found. (problem details)\n',
+      'edgesync: API_NOT_FOUND: list access lists (GET /shield/shield-zone/99/access-lists) failed: 404 Not Found: Shield Zone 99 was not found. (problem details)\n',
     );
     expect([wafLine, listsFirst.stderr]).toContain(unknownZone.stderr);
     expect(unavailable.stderr).toMatch(
-      /^edgesync: read custom access list \(GET \/shield\/shield-zone\/42\/access-lists\/9003\) failed: 503 Service Unavailable: busy \[redacted\] \(problem details\); gave up after 6 attempts\n$/,
+      /^edgesync: API_UNAVAILABLE: read custom access list \(GET \/shield\/shield-zone\/42\/access-lists\/9003\) failed: 503 Service Unavailable: busy \[redacted\] \(problem details\); gave up after 6 attempts\n$/,
     );
     expect(unauthorized.stderr).toBe(
-      'edgesync: read DNS zone (GET /dnszone/12345) failed: 401 Unauthorized (empty body); check the access key (EDGESYNC_ACCESS_KEY or --access-key-file)\n',
+      'edgesync: API_AUTH: read DNS zone (GET /dnszone/12345) failed: 401 Unauthorized (empty body); check the access key (EDGESYNC_ACCESS_KEY or --access-key-file)\n',
     );
     for (const run of [unknownZone, unavailable, unauthorized]) {
       expect(run.code).toBe(1);
