@@ -115,7 +115,7 @@ describe('saved plans', () => {
     expect(edits.map((e) => e.status)).toEqual([200, 200]);
     expect(applied.code).toBe(1);
     expect(applied.stderr).toBe(
-      'edgesync: live state changed since the plan was made: DnsZone/example-org, WafCustomRule/block-sqli; nothing was sent: plan again and review\n',
+      'edgesync: PLAN_STALE: live state changed since the plan was made: DnsZone/example-org, WafCustomRule/block-sqli; nothing was sent: plan again and review\n',
     );
     expect(emu.journal.writes()).toEqual([]);
     expect(emu.state.dnsZone(12345)?.DnsSecEnabled).toBe(true);
@@ -149,7 +149,7 @@ describe('saved plans', () => {
     expect(applied.code).toBe(1);
     expect(applied.stderr).toMatch(
       new RegExp(
-        `^edgesync: the saved plan was made at revision ${saved.revision}, but the config is now at revision config:[0-9a-f]{12}; nothing was sent: plan again\\n$`,
+        `^edgesync: PLAN_STALE: the saved plan was made at revision ${saved.revision}, but the config is now at revision config:[0-9a-f]{12}; nothing was sent: plan again\\n$`,
       ),
     );
     expect(emu.journal.count()).toBe(0);
@@ -191,11 +191,11 @@ describe('saved plans', () => {
     const forced = await cli(['apply', 'plan.json', '--force', '--prune'], { env, cwd: work });
 
     expect(other.stderr).toBe(
-      'edgesync: other.json: not a plan saved by edgesync plan --out at format: Invalid input: expected "edgesync-plan"\n',
+      'edgesync: PLAN_FILE_INVALID: other.json: not a plan saved by edgesync plan --out at format: Invalid input: expected "edgesync-plan"\n',
     );
-    expect(missing.stderr).toBe('edgesync: cannot read missing.json: ENOENT\n');
+    expect(missing.stderr).toBe('edgesync: PLAN_FILE_INVALID: cannot read missing.json: ENOENT\n');
     expect(forced.stderr).toBe(
-      'edgesync: --force, --prune cannot be given with a saved plan: it is applied with the options it was made with\n',
+      'edgesync: USAGE: --force, --prune cannot be given with a saved plan: it is applied with the options it was made with\n',
     );
     expect([other.code, missing.code, forced.code]).toEqual([1, 1, 1]);
     expect(emu.journal.count()).toBe(0);
