@@ -27,7 +27,7 @@ export interface LogLine {
 }
 
 /** WafCustomRule/block-sqli as TEST_SEED has it (in sync), in its own file. */
-const RULE_YAML = `apiVersion: edgesync/v1
+export const RULE_YAML = `apiVersion: edgesync/v1
 kind: WafCustomRule
 metadata:
   name: block-sqli
