@@ -14,10 +14,13 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 
-# 2. Build src/ with tsc (rootDir is the repository root, so the entry point is dist/src/main.js).
+# 2. Build src/ with tsc (rootDir is the repository root, so the entry point is dist/src/main.js)
+#    and the status page (ui/) into dist/ui/.
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The status page (ui/) is built into dist/ui/ by the same npm run build.
+COPY ui ./ui
 RUN npm run build
 
 # 3. Runtime: production dependencies and dist/ only, a non-root user, tini as PID 1.

@@ -1,5 +1,5 @@
 /**
- * Growth and memory (docs/performance.md, "Scale"): generated repositories of 1,000, 10,000,
+ * Growth and memory (docs/performance.md, Method: the scale section): generated repositories of 1,000, 10,000,
  * 30,000 and 100,000 resources (`--scale-sizes` picks others), each measured two ways.
  *
  * - Cold validate as whole processes: `edgesync validate` (the product build, the image's

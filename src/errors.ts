@@ -43,7 +43,15 @@ export const ERROR_CODES = {
   APPLY_PARTIAL: { retryable: true, summary: 'some changes failed; the result lists each outcome' },
   STATE_IO: {
     retryable: true,
-    summary: 'the state directory could not be read or written, or another writer holds its lock',
+    summary: 'the state store could not be read or written',
+  },
+  STATE_LOCKED: {
+    retryable: true,
+    summary: 'another writer (a daemon, an apply) holds the state lease; the message names it',
+  },
+  LEADER_LOST: {
+    retryable: true,
+    summary: 'this process lost the state lease mid-run: it sent nothing more and stood down',
   },
   CONFIG_IO: {
     retryable: true,

@@ -5,7 +5,7 @@
  * call cannot behave differently.
  */
 import { Agent } from 'undici';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { ReconcileError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import {
@@ -14,6 +14,7 @@ import {
   describeErrorBody,
   describeErrorJson,
   failedGenericResponse,
+  withheldFor,
 } from './errors.js';
 import { createHttpTransport, type HttpReply } from './http.js';
 import {
@@ -27,7 +28,14 @@ import { createPacer } from './pacer.js';
 import { sleep } from './retry.js';
 import type { ApiClient, ApiClientOptions, CallOptions, WriteReplies } from './types.js';
 import { DnssecStatusWire, DnsZoneListWire, DnsZoneWire } from './wire/dns.js';
-import { AppWire, OptimalRegionWire, PatchAppReplyWire } from './wire/mc.js';
+import {
+  AppListWire,
+  AppOverviewWire,
+  AppWire,
+  CreatedAppWire,
+  OptimalRegionWire,
+  PatchAppReplyWire,
+} from './wire/mc.js';
 import {
   AccessListConfigurationEnvelopeWire,
   AccessListsWire,
@@ -46,6 +54,8 @@ import {
 /** How to turn a validated reply into what the typed function returns. */
 interface ReplySpec<T> {
   readonly schema: z.ZodType;
+  /** The API answers with no body (MC's DELETE and deploy): an empty reply is the result `{}`. */
+  readonly noBody?: boolean;
   /** Picks the result out of the parsed reply; undefined/null means "the reply lacks it". */
   readonly pick: (parsed: never) => T | null | undefined;
 }
@@ -61,6 +71,9 @@ function whole<T>(parsed: T): T {
   return parsed;
 }
 
+/** A reply with no body: `{}` (a body, if one comes, is not looked at). */
+const NO_BODY: ReplySpec<Record<string, never>> = { schema: z.unknown(), pick: () => ({}), noBody: true };
+
 /** The reply of each write operation; `execute` and the typed write methods both use it. */
 const WRITE_REPLIES: { [Op in WriteOperationId]: ReplySpec<WriteReplies[Op]> } = {
   updateCustomWafRule: reply(UpdatedCustomWafRuleWire, whole),
@@ -73,6 +86,9 @@ const WRITE_REPLIES: { [Op in WriteOperationId]: ReplySpec<WriteReplies[Op]> } =
   createCustomAccessList: reply(CustomAccessListEnvelopeWire, (r) => r.data),
   deleteCustomAccessList: reply(DeletedWire, whole),
   patchApp: reply(PatchAppReplyWire, whole),
+  createApp: reply(CreatedAppWire, whole),
+  deleteApp: NO_BODY,
+  deployApp: NO_BODY,
   disableDnssec: reply(DnssecStatusWire, whole),
   enableDnssec: reply(DnssecStatusWire, whole),
 };
@@ -88,9 +104,14 @@ const READ_REPLIES = {
   getCustomAccessList: reply(CustomAccessListEnvelopeWire, (r) => r.data),
   getShieldZone: reply(ShieldZoneEnvelopeWire, (r) => r.data),
   getApp: reply(AppWire, whole),
+  listApps: reply(AppListWire, whole),
+  getAppOverview: reply(AppOverviewWire, whole),
   getDnsZone: reply(DnsZoneWire, whole),
   listDnsZones: reply(DnsZoneListWire, whole),
 } as const;
+
+/** Page size of the app listing: the MC API's maximum (its default is 20). */
+const APPS_PAGE_SIZE = 1000;
 
 /** Page size of the DNS zone listing: the core API's maximum (and default). */
 const DNS_ZONES_PAGE_SIZE = 1000;
@@ -232,6 +253,26 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       callOptions,
     );
 
+  /** `GET /mc/apps` cursor by cursor; a cursor seen twice is a server that never ends the listing. */
+  async function listApps(callOptions?: CallOptions): Promise<z.infer<typeof AppListWire>['items'] & {}> {
+    const all: NonNullable<z.infer<typeof AppListWire>['items']> = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let fetched = 1; ; fetched += 1) {
+      const request = readRequests.listApps(APPS_PAGE_SIZE, cursor);
+      const httpReply = await http.send(request, callOptions?.signal);
+      const listing = decodeReply(request, httpReply, READ_REPLIES.listApps, replyContext);
+      all.push(...(listing.items ?? []));
+      const next = listing.cursor ?? undefined;
+      if (next === undefined || next === '') return all;
+      const broken = (problem: string) => pagingError(request, httpReply, problem);
+      if (seen.has(next)) throw broken(`the cursor ${JSON.stringify(next)} came back twice`);
+      if (fetched >= MAX_PAGES) throw broken(`the listing goes on past ${MAX_PAGES} pages`);
+      seen.add(next);
+      cursor = next;
+    }
+  }
+
   return {
     updateCustomWafRule: (id, body, o) => execute(writeRequests.updateCustomWafRule(id, body), o),
     updateCustomAccessList: (zone, listId, body, o) =>
@@ -255,6 +296,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       call(readRequests.getCustomAccessList(zone, listId), READ_REPLIES.getCustomAccessList, o),
     getShieldZone: (zone, o) => call(readRequests.getShieldZone(zone), READ_REPLIES.getShieldZone, o),
     getApp: (appId, o) => call(readRequests.getApp(appId), READ_REPLIES.getApp, o),
+    listApps,
+    getAppOverview: (appId, o) => call(readRequests.getAppOverview(appId), READ_REPLIES.getAppOverview, o),
     getDnsZone: (zoneId, o) => call(readRequests.getDnsZone(zoneId), READ_REPLIES.getDnsZone, o),
     listDnsZones,
     execute,
@@ -292,10 +335,11 @@ function decodeReply<T>(
     throw new ApiError({
       ...at,
       code: codeForStatus(status),
-      ...describeErrorBody(status, httpReply.text, secret),
+      ...withheldFor(request, describeErrorBody(status, httpReply.text, secret)),
       ...(note === undefined ? {} : { note }),
     });
   }
+  if (spec.noBody === true) return spec.pick({} as never) as T;
   let json: unknown;
   try {
     json = JSON.parse(httpReply.text);
@@ -306,7 +350,11 @@ function decodeReply<T>(
   // Every Shield reply is checked, reads included: a read that "succeeds" with success:false
   // would otherwise look like an empty zone, and the plan would create what already exists.
   if (OPERATIONS[request.operation].area === 'shield' && (status === 202 || failedGenericResponse(json))) {
-    throw new ApiError({ ...at, code: codeForStatus(status), ...describeErrorJson(status, json, secret) });
+    throw new ApiError({
+      ...at,
+      code: codeForStatus(status),
+      ...withheldFor(request, describeErrorJson(status, json, secret)),
+    });
   }
   const parsed = spec.schema.safeParse(json);
   if (!parsed.success) {

@@ -10,6 +10,7 @@
  * API's own words, reduced to a few safe fields (the raw body is never kept).
  */
 import { STATUS_CODES } from 'node:http';
+import { sensitiveValuesIn } from '../domain/sensitive.js';
 import { type ErrorCode, ReconcileError } from '../errors.js';
 import { type HttpMethod, OPERATIONS, type OperationId } from './operations.js';
 
@@ -107,7 +108,7 @@ const SHAPE_LABELS: Record<ApiErrorShape, string> = {
  * A failed API call. `code` follows the table in `src/errors.ts`; the other fields say where
  * (operation, method, route, path) and what the API answered (status, shape, its message,
  * errorKey and per-field errors). The message is one line, e.g.
- * `E1 PATCH /shield/waf/custom-rule/1234 failed: 400 Bad Request: operatorType 10 is not allowed (problem details)`.
+ * `update custom WAF rule (PATCH /shield/waf/custom-rule/1234) failed: 400 Bad Request: operatorType 10 is not allowed (problem details)`.
  * Nothing in it holds the access key.
  */
 export class ApiError extends ReconcileError {
@@ -129,7 +130,6 @@ export class ApiError extends ReconcileError {
     super(init.code, formatApiErrorMessage(init), {
       details: compact({
         operation: init.operation,
-        seed: 'seed' in info ? info.seed : undefined,
         method: init.method,
         route: info.route,
         path: init.path,
@@ -158,16 +158,15 @@ export class ApiError extends ReconcileError {
 
 /**
  * The one-line message of an ApiError:
- * `<E# or operation> <METHOD> <path> failed: <status reason | no reply>[: problem][: API words][ [errorKey]] (<shape>)[; note]`.
+ * `<operation in words> (<METHOD> <path>) failed: <status reason | no reply>[: problem][: API words][ [errorKey]] (<shape>)[; note]`.
  */
 export function formatApiErrorMessage(init: ApiErrorInit): string {
   const info = OPERATIONS[init.operation];
-  const label = 'seed' in info ? info.seed : init.operation;
   const status =
     init.status === undefined
       ? 'no reply'
       : `${init.status} ${STATUS_CODES[init.status] ?? 'Unknown Status'}`;
-  let text = `${label} ${init.method} ${init.path} failed: ${status}`;
+  let text = `${info.title} (${init.method} ${init.path}) failed: ${status}`;
   if (init.problem !== undefined) text += `: ${init.problem}`;
   const words = apiWords(init.apiMessage, init.fieldErrors ?? []);
   if (words !== undefined) text += `: ${words}`;
@@ -219,6 +218,27 @@ export function describeErrorBody(status: number, text: string, secret?: string)
 /** As {@link describeErrorBody}, for an already parsed body. */
 export function describeErrorJson(status: number, json: unknown, secret?: string): ErrorBodyInfo {
   return redactInfo(readErrorJson(status, json), secret);
+}
+
+/** What a withheld API message reads as. */
+export const WITHHELD_MESSAGE = '(message not shown: the request carried a sensitive value)';
+
+/**
+ * `body` with the API's own words withheld when `request` carried a sensitive value (a
+ * container secret): an API may quote the value it refused JSON-escaped, truncated,
+ * upper-cased or URL-encoded, which no exact-match redaction finds. The status, shape, error
+ * key and field paths are kept, so the error still says what was refused and where
+ * (docs/secrets.md, What is printed).
+ */
+export function withheldFor(request: { readonly body?: unknown }, body: ErrorBodyInfo): ErrorBodyInfo {
+  if (sensitiveValuesIn(request.body).length === 0) return body;
+  const fieldErrors = body.fieldErrors.map((f) => ({ field: f.field, message: WITHHELD_MESSAGE }));
+  return {
+    shape: body.shape,
+    apiMessage: body.apiMessage === undefined || fieldErrors.length > 0 ? undefined : WITHHELD_MESSAGE,
+    errorKey: body.errorKey,
+    fieldErrors,
+  };
 }
 
 function redactInfo(body: ErrorBodyInfo, secret: string | undefined): ErrorBodyInfo {

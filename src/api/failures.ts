@@ -6,7 +6,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ErrorCode } from '../errors.js';
-import { ApiError, describeErrorBody } from './errors.js';
+import { ApiError, describeErrorBody, withheldFor } from './errors.js';
 import type { ApiRequest } from './operations.js';
 import { isIdempotent, parseRetryAfter } from './retry.js';
 
@@ -164,7 +164,7 @@ export function judge(
         ...where(request),
         code,
         status,
-        ...describeErrorBody(status, outcome.text, policy.secret),
+        ...withheldFor(request, describeErrorBody(status, outcome.text, policy.secret)),
         attempts: attempt,
         ...(note === undefined ? {} : { note }),
       }),

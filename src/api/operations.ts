@@ -3,7 +3,7 @@
  * it writes. Plans hold `ApiRequest` values built here, so a plan shows the exact request it
  * will send and can be rendered or tested without a server; the client executes them.
  */
-import type { PatchAppRequest } from './wire/mc.js';
+import type { CreateAppRequest, PatchAppRequest } from './wire/mc.js';
 import type {
   CreateCustomAccessListRequest,
   CreateCustomWafRuleRequest,
@@ -16,7 +16,9 @@ export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type ApiArea = 'shield' | 'mc' | 'dns';
 
 interface OperationInfo {
-  /** The seed's operation number, for the nine seed operations. */
+  /** What the operation does, in words: how messages name it (users never see the seed's numbers). */
+  readonly title: string;
+  /** The seed's operation number, for the nine seed operations (internal; never printed). */
   readonly seed?: `E${1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9}`;
   readonly method: HttpMethod;
   readonly area: ApiArea;
@@ -27,6 +29,7 @@ interface OperationInfo {
 
 export const OPERATIONS = {
   updateCustomWafRule: {
+    title: 'update custom WAF rule',
     seed: 'E1',
     method: 'PATCH',
     area: 'shield',
@@ -34,6 +37,7 @@ export const OPERATIONS = {
     route: '/shield/waf/custom-rule/{id}',
   },
   updateCustomAccessList: {
+    title: 'update custom access list',
     seed: 'E2',
     method: 'PATCH',
     area: 'shield',
@@ -41,6 +45,7 @@ export const OPERATIONS = {
     route: '/shield/shield-zone/{shieldZoneId}/access-lists/{id}',
   },
   updateAccessListConfiguration: {
+    title: 'update access list configuration',
     seed: 'E3',
     method: 'PATCH',
     area: 'shield',
@@ -48,40 +53,76 @@ export const OPERATIONS = {
     route: '/shield/shield-zone/{shieldZoneId}/access-lists/configurations/{id}',
   },
   createCustomWafRule: {
+    title: 'create custom WAF rule',
     method: 'POST',
     area: 'shield',
     write: true,
     route: '/shield/waf/custom-rule',
   },
   deleteCustomWafRule: {
+    title: 'delete custom WAF rule',
     method: 'DELETE',
     area: 'shield',
     write: true,
     route: '/shield/waf/custom-rule/{id}',
   },
   createCustomAccessList: {
+    title: 'create custom access list',
     method: 'POST',
     area: 'shield',
     write: true,
     route: '/shield/shield-zone/{shieldZoneId}/access-lists',
   },
   deleteCustomAccessList: {
+    title: 'delete custom access list',
     method: 'DELETE',
     area: 'shield',
     write: true,
     route: '/shield/shield-zone/{shieldZoneId}/access-lists/{id}',
   },
-  patchApp: { seed: 'E4', method: 'PATCH', area: 'mc', write: true, route: '/mc/apps/{appId}' },
-  disableDnssec: { seed: 'E5', method: 'DELETE', area: 'dns', write: true, route: '/dnszone/{id}/dnssec' },
+  patchApp: {
+    title: 'update app',
+    seed: 'E4',
+    method: 'PATCH',
+    area: 'mc',
+    write: true,
+    route: '/mc/apps/{appId}',
+  },
+  createApp: { title: 'create app', method: 'POST', area: 'mc', write: true, route: '/mc/apps' },
+  deleteApp: { title: 'delete app', method: 'DELETE', area: 'mc', write: true, route: '/mc/apps/{appId}' },
+  deployApp: {
+    title: 'deploy app',
+    method: 'POST',
+    area: 'mc',
+    write: true,
+    route: '/mc/apps/{appId}/deploy',
+  },
+  disableDnssec: {
+    title: 'disable DNSSEC',
+    seed: 'E5',
+    method: 'DELETE',
+    area: 'dns',
+    write: true,
+    route: '/dnszone/{id}/dnssec',
+  },
   getBotCategorization: {
+    title: 'read bot categories',
     seed: 'E6',
     method: 'GET',
     area: 'shield',
     write: false,
     route: '/shield/shield-zone/{shieldZoneId}/bot-categorization',
   },
-  getOptimalRegion: { seed: 'E7', method: 'GET', area: 'mc', write: false, route: '/mc/regions/optimal' },
+  getOptimalRegion: {
+    title: 'read optimal region',
+    seed: 'E7',
+    method: 'GET',
+    area: 'mc',
+    write: false,
+    route: '/mc/regions/optimal',
+  },
   getWafPlanSegmentation: {
+    title: 'read WAF rule catalogue',
     seed: 'E8',
     method: 'GET',
     area: 'shield',
@@ -89,6 +130,7 @@ export const OPERATIONS = {
     route: '/shield/waf/rules/plan-segmentation',
   },
   getApiGuardianMetrics: {
+    title: 'read API Guardian metrics',
     seed: 'E9',
     method: 'GET',
     area: 'shield',
@@ -96,34 +138,58 @@ export const OPERATIONS = {
     route: '/shield/metrics/shield-zone/{shieldZoneId}/api-guardian',
   },
   listCustomWafRules: {
+    title: 'list custom WAF rules',
     method: 'GET',
     area: 'shield',
     write: false,
     route: '/shield/waf/custom-rules/{shieldZoneId}',
   },
-  getCustomWafRule: { method: 'GET', area: 'shield', write: false, route: '/shield/waf/custom-rule/{id}' },
+  getCustomWafRule: {
+    title: 'read custom WAF rule',
+    method: 'GET',
+    area: 'shield',
+    write: false,
+    route: '/shield/waf/custom-rule/{id}',
+  },
   listAccessLists: {
+    title: 'list access lists',
     method: 'GET',
     area: 'shield',
     write: false,
     route: '/shield/shield-zone/{shieldZoneId}/access-lists',
   },
   getCustomAccessList: {
+    title: 'read custom access list',
     method: 'GET',
     area: 'shield',
     write: false,
     route: '/shield/shield-zone/{shieldZoneId}/access-lists/{id}',
   },
   getShieldZone: {
+    title: 'read Shield Zone',
     method: 'GET',
     area: 'shield',
     write: false,
     route: '/shield/shield-zone/{shieldZoneId}',
   },
-  getApp: { method: 'GET', area: 'mc', write: false, route: '/mc/apps/{appId}' },
-  getDnsZone: { method: 'GET', area: 'dns', write: false, route: '/dnszone/{id}' },
-  listDnsZones: { method: 'GET', area: 'dns', write: false, route: '/dnszone' },
-  enableDnssec: { method: 'POST', area: 'dns', write: true, route: '/dnszone/{id}/dnssec' },
+  getApp: { title: 'read app', method: 'GET', area: 'mc', write: false, route: '/mc/apps/{appId}' },
+  listApps: { title: 'list apps', method: 'GET', area: 'mc', write: false, route: '/mc/apps' },
+  getAppOverview: {
+    title: 'read app overview',
+    method: 'GET',
+    area: 'mc',
+    write: false,
+    route: '/mc/apps/{appId}/overview',
+  },
+  getDnsZone: { title: 'read DNS zone', method: 'GET', area: 'dns', write: false, route: '/dnszone/{id}' },
+  listDnsZones: { title: 'list DNS zones', method: 'GET', area: 'dns', write: false, route: '/dnszone' },
+  enableDnssec: {
+    title: 'enable DNSSEC',
+    method: 'POST',
+    area: 'dns',
+    write: true,
+    route: '/dnszone/{id}/dnssec',
+  },
 } as const satisfies Record<string, OperationInfo>;
 
 export type OperationId = keyof typeof OPERATIONS;
@@ -181,6 +247,9 @@ export const writeRequests = {
     request('deleteCustomAccessList', `/shield/shield-zone/${seg(shieldZoneId)}/access-lists/${seg(listId)}`),
   /** E4 */
   patchApp: (appId: string, body: PatchAppRequest) => request('patchApp', `/mc/apps/${seg(appId)}`, body),
+  createApp: (body: CreateAppRequest) => request('createApp', '/mc/apps', body),
+  deleteApp: (appId: string) => request('deleteApp', `/mc/apps/${seg(appId)}`),
+  deployApp: (appId: string) => request('deployApp', `/mc/apps/${seg(appId)}/deploy`),
   /** E5 */
   disableDnssec: (zoneId: number) => request('disableDnssec', `/dnszone/${seg(zoneId)}/dnssec`),
   enableDnssec: (zoneId: number) => request('enableDnssec', `/dnszone/${seg(zoneId)}/dnssec`),
@@ -207,6 +276,12 @@ export const readRequests = {
   getShieldZone: (shieldZoneId: number) =>
     request('getShieldZone', `/shield/shield-zone/${seg(shieldZoneId)}`),
   getApp: (appId: string) => request('getApp', `/mc/apps/${seg(appId)}`),
+  listApps: (limit: number, cursor: string | undefined) =>
+    request(
+      'listApps',
+      `/mc/apps?limit=${limit}${cursor === undefined ? '' : `&nextCursor=${encodeURIComponent(cursor)}`}`,
+    ),
+  getAppOverview: (appId: string) => request('getAppOverview', `/mc/apps/${seg(appId)}/overview`),
   getDnsZone: (zoneId: number) => request('getDnsZone', `/dnszone/${seg(zoneId)}`),
   listDnsZones: (page: number, perPage: number) =>
     request('listDnsZones', `/dnszone?page=${page}&perPage=${perPage}`),

@@ -35,6 +35,14 @@ const IDEMPOTENT: { [Op in OperationId]: boolean | ((body: unknown) => boolean) 
   deleteCustomWafRule: true,
   deleteCustomAccessList: true,
   patchApp: (body) => !createsContainers(body),
+  // A second POST makes a second app of the same name: the engine re-lists by name instead.
+  createApp: false,
+  // Deleting an app twice leaves it deleted once (a 404 is "already gone").
+  deleteApp: true,
+  // Deploying a deployed app again changes nothing.
+  deployApp: true,
+  listApps: true,
+  getAppOverview: true,
   disableDnssec: true,
   // POST, but TF uses it as a read of an enabled zone: it returns the existing key (docs/api-notes.md, DNS zones and DNSSEC).
   enableDnssec: true,

@@ -7,7 +7,13 @@ import type { Logger } from '../log.js';
 import type { ApiRequest, OperationId, WriteOperationId } from './operations.js';
 import type { PaceReading } from './pacer.js';
 import type { DnssecStatusWire, DnsZoneWire } from './wire/dns.js';
-import type { AppWire, OptimalRegionWire, PatchAppRequest } from './wire/mc.js';
+import type {
+  AppListItemWire,
+  AppOverviewWire,
+  AppWire,
+  OptimalRegionWire,
+  PatchAppRequest,
+} from './wire/mc.js';
 import type {
   AccessListsWire,
   ApiGuardianMetricsWire,
@@ -96,6 +102,11 @@ export interface WriteReplies {
   createCustomAccessList: CustomAccessListWire;
   deleteCustomAccessList: DeletedWire;
   patchApp: { id: string };
+  createApp: { id: string };
+  /** 200 with no body. */
+  deleteApp: Record<string, never>;
+  /** 200 with no body. */
+  deployApp: Record<string, never>;
   disableDnssec: DnssecStatusWire;
   enableDnssec: DnssecStatusWire;
 }
@@ -153,6 +164,10 @@ export interface ApiClient {
   getShieldZone(shieldZoneId: number, options?: CallOptions): Promise<ShieldZoneWire>;
   /** One MC app with its container templates. */
   getApp(appId: string, options?: CallOptions): Promise<AppWire>;
+  /** Every app of the account (`GET /mc/apps`, followed cursor by cursor). */
+  listApps(options?: CallOptions): Promise<AppListItemWire[]>;
+  /** The app's rollout state: status, and per region the pods' containers with their reasons. */
+  getAppOverview(appId: string, options?: CallOptions): Promise<AppOverviewWire>;
   /** One DNS zone; `DnsSecEnabled` is the only DNSSEC field it has. */
   getDnsZone(zoneId: number, options?: CallOptions): Promise<DnsZoneWire>;
   /** Every DNS zone of the account, all pages of 1,000 (one request per 1,000 zones). */

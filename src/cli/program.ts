@@ -32,7 +32,27 @@ const COMMANDS: readonly CommandRegistrar[] = [
   registerForget,
 ];
 
+/**
+ * `--access-key KEY` is a common habit from other tools, but a key in a flag shows in `ps`
+ * and shell history: every command except `emulator` (whose key is a local test key) refuses
+ * it in one line that says what to use instead. The value is never echoed.
+ */
+export const ACCESS_KEY_FLAG_MESSAGE =
+  '--access-key is not accepted: a key on the command line shows in `ps` and shell history; set EDGESYNC_ACCESS_KEY or pass --access-key-file FILE';
+
+function usesAccessKeyFlag(argv: readonly string[]): boolean {
+  if (argv[0] === 'emulator') return false;
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).some(
+    (arg) => arg === '--access-key' || arg.startsWith('--access-key='),
+  );
+}
+
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  if (usesAccessKeyFlag(argv)) {
+    io.stderr.write(`edgesync: ${ACCESS_KEY_FLAG_MESSAGE}\n`);
+    return 1;
+  }
   let exitCode = 0;
   const program = new Command('edgesync')
     .description('GitOps reconciler for bunny.net Shield/WAF, Magic Containers and DNSSEC')
@@ -42,7 +62,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
     })
-    .showHelpAfterError();
+    // A pointer, not the whole help: the error line stays visible.
+    .showHelpAfterError('(add --help to list the flags)');
   for (const register of COMMANDS) {
     register(program, io, (code) => {
       exitCode = code;

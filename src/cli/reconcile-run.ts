@@ -3,7 +3,6 @@
  * build a client, reconcile, and turn the common failures into one clear line each.
  */
 
-import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { connectionsFor } from '../api/client.js';
 import type { ApiClient } from '../api/types.js';
@@ -13,21 +12,16 @@ import type { ConfigIssue, DesiredState } from '../config/types.js';
 import { type ReconcileOutcome, reconcile } from '../engine/reconcile.js';
 import { checkSavedRevision, type PlanOrigin, type SavedPlan } from '../engine/saved-plan.js';
 import { openStateStore, type StateStore } from '../engine/state.js';
-import { lockStateDir, type StateLock } from '../engine/state-lock.js';
 import type { Plan } from '../engine/types.js';
 import { ReconcileError } from '../errors.js';
 import { resolveRevision } from '../git.js';
+import { KINDS } from '../kinds/registry.js';
+import type { Lease } from '../state/backend.js';
 import { createCliApiClient, resolveApiTarget } from './api-session.js';
 import { configDirFrom } from './config-dir.js';
 import type { CliIo } from './io.js';
-import {
-  type ConnectionFlags,
-  commandLogger,
-  maxRps,
-  positiveInt,
-  secretReaderFrom,
-  stateDir,
-} from './settings.js';
+import { type ConnectionFlags, commandLogger, maxRps, positiveInt, secretReaderFrom } from './settings.js';
+import { lockTimeoutMsOf, stateBackendOf } from './state-options.js';
 
 /** Options shared by plan, apply and run. */
 export function addReconcileOptions(command: Command): Command {
@@ -66,32 +60,43 @@ function printConfigIssues(io: CliIo, err: ReconcileError): void {
   io.stderr.write(`edgesync: ${err.message}\n`);
 }
 
+const READ_FAILURE_PREFIX = 'cannot read live state: ';
+
 /**
- * When every resource failed to read for the same reason (no network, a wrong key), that is
- * one problem, not a thousand: returns its message.
+ * When every resource that reads the API failed for the same reason (no network, a wrong
+ * key), that is one problem, not a thousand: returns it as one line naming the API's URL and
+ * the error code. Declarations that read nothing (ShieldZone) are left out of "every".
  */
-export function commonReadFailure(plan: Plan): string | undefined {
-  const failures = plan.changes.filter((c) => c.action === 'error' && c.diffs.length === 0);
-  if (failures.length === 0 || failures.length !== plan.changes.length) return undefined;
+export function commonReadFailure(plan: Plan, apiUrl: string): string | undefined {
+  const reading = plan.changes.filter((c) => KINDS[c.kind].readsLive !== false);
+  const failures = reading.filter((c) => c.action === 'error' && c.diffs.length === 0);
+  if (failures.length === 0 || failures.length !== reading.length) return undefined;
   const codes = new Set(failures.map((c) => c.error?.code));
   const [code] = codes;
   if (
+    code === undefined ||
     codes.size !== 1 ||
-    !['API_AUTH', 'API_UNAVAILABLE', 'API_RATE_LIMITED', 'API_BAD_RESPONSE'].includes(code ?? '')
+    !['API_AUTH', 'API_UNAVAILABLE', 'API_RATE_LIMITED', 'API_BAD_RESPONSE'].includes(code)
   ) {
     return undefined;
   }
-  return failures[0]?.error?.message;
+  const message = failures[0]?.error?.message ?? '';
+  const cause = message.startsWith(READ_FAILURE_PREFIX) ? message.slice(READ_FAILURE_PREFIX.length) : message;
+  return `cannot read the API at ${apiUrl} (${code}, every one of ${failures.length} resources): ${cause}`;
 }
 
 interface PreparedRun {
   desired: DesiredState;
   /** Built last, so whoever gets a PreparedRun closes it. */
   api: ApiClient;
+  /** Closes the state store (a database pool). */
+  close(): Promise<void>;
+  /** The API base URL `api` talks to, for the plan's header and the one-line read failure. */
+  apiUrl: string;
   state: StateStore;
   revision: string;
-  /** The state directory's lock; undefined for a `plan` whose state directory does not exist. */
-  lock: StateLock | undefined;
+  /** The writer's lease (`apply`); `plan` reads a consistent snapshot without it. */
+  lease: Lease | undefined;
 }
 
 /** Loads, opens state and connects; throws ReconcileError (USAGE, CONFIG_INVALID, STATE_IO). */
@@ -105,18 +110,25 @@ async function prepareRun(
   const target = await resolveApiTarget(flags, io);
   const cap = maxRps(flags, io);
   const desired = await loadDesiredState(dir.path);
-  const directory = stateDir(flags, desired.configDir, io);
-  // One writer per state directory; `plan` creates nothing, so it locks one that exists only.
-  const lock =
-    options.persistState || existsSync(directory)
-      ? lockStateDir(directory, options.persistState ? 'apply' : 'plan', (previous) =>
+  const { backend, warnings } = stateBackendOf(flags, desired.configDir, io);
+  for (const warning of warnings) io.stderr.write(`edgesync: warning: ${warning}\n`);
+  // One writer at a time: `apply` takes the lease; `plan` only reads one consistent snapshot,
+  // so it works beside a running daemon.
+  const lease = options.persistState
+    ? await backend.acquire('apply', {
+        timeoutMs: lockTimeoutMsOf(flags),
+        signal: io.signal,
+        onTakeover: (previous, why) =>
           io.stderr.write(
-            `edgesync: warning: took over the lock of pid ${previous.pid} on ${previous.host}, which is gone\n`,
+            `edgesync: warning: took over the state lease${previous === undefined ? '' : ` of pid ${previous.pid} on ${previous.host}`}: ${why}\n`,
           ),
-        )
-      : undefined;
+      })
+    : undefined;
   try {
-    const state = await openStateStore(directory, { readOnly: !options.persistState });
+    const state = await openStateStore(backend, {
+      readOnly: !options.persistState,
+      ...(lease === undefined ? {} : { lease }),
+    });
     if (state.warning !== undefined) io.stderr.write(`edgesync: warning: ${state.warning}\n`);
     const revision = await resolveRevision(desired.configDir, desired.digest);
     // Built last: nothing after it can throw, so the caller always gets it to close.
@@ -124,9 +136,10 @@ async function prepareRun(
       connections: connectionsFor(flags.concurrency),
       ...(cap === undefined ? {} : { rateLimitPerSecond: cap }),
     });
-    return { desired, api, state, revision, lock };
+    return { desired, api, apiUrl: target.baseUrl, state, revision, lease, close: () => backend.close() };
   } catch (err) {
-    lock?.release();
+    await lease?.release();
+    await backend.close();
     throw err;
   }
 }
@@ -176,6 +189,7 @@ async function runReconcile(
     signal: io.signal,
     audit: logger.child({ component: 'audit' }),
     secrets: secretReaderFrom(flags, io),
+    ...(prepared.lease === undefined ? {} : { lease: prepared.lease }),
     ...(extra.liveDigests === true ? { liveDigests: true } : {}),
     ...(extra.saved === undefined ? {} : { saved: extra.saved }),
   });
@@ -189,7 +203,7 @@ export async function reconcileCommand(
   flags: ReconcileFlags,
   io: CliIo,
   mode: 'plan' | 'apply',
-  report: (outcome: ReconcileOutcome, origin: PlanOrigin) => number | Promise<number>,
+  report: (outcome: ReconcileOutcome, origin: PlanOrigin, apiUrl: string) => number | Promise<number>,
   extra: SavedPlanRun = {},
 ): Promise<number> {
   let prepared: PreparedRun;
@@ -203,12 +217,17 @@ export async function reconcileCommand(
     throw err;
   }
   try {
-    const origin: PlanOrigin = { revision: prepared.revision, configDigest: prepared.desired.digest };
+    const origin: PlanOrigin = {
+      revision: prepared.revision,
+      configDigest: prepared.desired.digest,
+      api: prepared.apiUrl,
+    };
     // A saved plan of another revision is refused before anything is read.
     if (extra.saved !== undefined) checkSavedRevision(extra.saved, origin);
-    return await report(await runReconcile(prepared, flags, io, mode, extra), origin);
+    return await report(await runReconcile(prepared, flags, io, mode, extra), origin, prepared.apiUrl);
   } finally {
     await prepared.api.close();
-    prepared.lock?.release();
+    await prepared.lease?.release();
+    await prepared.close();
   }
 }

@@ -4,7 +4,7 @@
  * `ps` and shell history).
  */
 import { readFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { SecretReader } from '../domain/secret-sources.js';
 import { ReconcileError } from '../errors.js';
@@ -12,9 +12,9 @@ import { createLogger, LOG_LEVELS, type LogFormat, type Logger, type LogLevel } 
 import { createSecretReader } from '../secrets/reader.js';
 import type { ConfigFlags } from './config-dir.js';
 import type { CliIo } from './io.js';
+import { addStateOptions, type StateFlags } from './state-options.js';
 
 export const DEFAULT_BASE_URL = 'https://api.bunny.net';
-export const STATE_DIR_NAME = '.edgesync-state';
 
 /** The flags `addApiOptions` adds. */
 export interface ApiFlags {
@@ -25,8 +25,7 @@ export interface ApiFlags {
 }
 
 /** The flags of the commands that read the desired state and keep state (plan, apply, run). */
-export interface ConnectionFlags extends ApiFlags, ConfigFlags {
-  stateDir?: string;
+export interface ConnectionFlags extends ApiFlags, ConfigFlags, StateFlags {
   secretsDir?: string;
   concurrency: number;
   maxRps?: number;
@@ -67,14 +66,13 @@ export function addConcurrencyOption(command: Command): Command {
   return command.option('--concurrency <n>', 'parallel API requests', positiveInt('--concurrency'), 8);
 }
 
-/** Adds the API flags plus --state-dir, --secrets-dir, --concurrency and --max-rps: the commands that reconcile. */
-export function addConnectionOptions(command: Command): Command {
+/**
+ * Adds the API flags plus the state store's, --secrets-dir, --concurrency and --max-rps: the
+ * commands that reconcile. `lockTimeout`: the command waits for the writer's lease (not `plan`).
+ */
+export function addConnectionOptions(command: Command, options: { lockTimeout: boolean }): Command {
   return addConcurrencyOption(
-    addApiOptions(command)
-      .option(
-        '--state-dir <dir>',
-        `state directory (env EDGESYNC_STATE_DIR, default ${STATE_DIR_NAME} beside the config directory)`,
-      )
+    addStateOptions(addApiOptions(command), options)
       .option(
         '--max-rps <n>',
         'at most this many API requests a second (env EDGESYNC_MAX_RPS; the pace is also learned from 429s)',
@@ -171,16 +169,6 @@ export async function configuredAccessKey(
 ): Promise<string | undefined> {
   const configured = flags.accessKeyFile !== undefined || (io.env.EDGESYNC_ACCESS_KEY?.trim() ?? '') !== '';
   return configured ? accessKey(flags, io) : undefined;
-}
-
-/**
- * The state directory: `--state-dir`, else `EDGESYNC_STATE_DIR` (the container image sets it
- * to /var/lib/edgesync), else `.edgesync-state` beside the config directory.
- */
-export function stateDir(flags: { stateDir?: string }, config: string, io: CliIo): string {
-  const dir = flags.stateDir ?? io.env.EDGESYNC_STATE_DIR;
-  if (dir !== undefined && dir !== '') return resolve(io.cwd, dir);
-  return join(dirname(config), STATE_DIR_NAME);
 }
 
 /** True when output should be coloured: a terminal, and NO_COLOR unset. */

@@ -11,7 +11,7 @@
  * run of consecutive ones at a time.
  */
 
-import { type Document, isAlias, type LineCounter, visit } from 'yaml';
+import { type Document, isAlias, isMap, isScalar, type LineCounter, visit } from 'yaml';
 import { KIND_SPECS, type KindName } from '../kinds/specs.js';
 import { canonicalResource } from './canonical.js';
 import { tooDeepAt } from './depth.js';
@@ -45,6 +45,51 @@ import type {
   SourceLocation,
 } from './types.js';
 import { documentStart, documentStartOffset, locate, parseYamlFile } from './yaml-source.js';
+
+const ENVELOPE_KEYS = new Set(['apiVersion', 'kind', 'metadata', 'spec']);
+
+/**
+ * A bare "is required" says neither what nor where: name the field and the kind
+ * (`ruleName is required in a WafCustomRule`); the issue's path still follows.
+ */
+function namedRequirement(issue: RawIssue, kind: KindName | undefined): string {
+  if (issue.message !== 'is required') return issue.message;
+  const field = [...issue.path].reverse().find((segment) => typeof segment === 'string');
+  if (field === undefined) return issue.message;
+  if (kind === undefined || issue.path.length === 1) return `${field} is required in every document`;
+  return `${field} is required in ${/^[AEIOU]/.test(kind) ? 'an' : 'a'} ${kind}`;
+}
+
+/**
+ * The document with the spec fields that had issues taken out, or undefined when an issue lies
+ * outside the spec (a document whose envelope is wrong is not checked further).
+ */
+function withoutFailedSpecFields(
+  data: Record<string, unknown>,
+  issues: readonly RawIssue[],
+): Record<string, unknown> | undefined {
+  if (!isRecord(data.spec)) return undefined;
+  const failed = new Set<string>();
+  for (const issue of issues) {
+    const [top, field] = issue.path;
+    if (top !== 'spec' || typeof field !== 'string') return undefined;
+    failed.add(field);
+  }
+  const spec = Object.fromEntries(Object.entries(data.spec).filter(([key]) => !failed.has(key)));
+  return { ...data, spec };
+}
+
+/** The document's top-level keys by the offset they start at. */
+function topLevelKeysAt(doc: Document.Parsed): Map<number, string> {
+  const keys = new Map<number, string>();
+  if (!isMap(doc.contents)) return keys;
+  for (const pair of doc.contents.items) {
+    if (isScalar(pair.key) && typeof pair.key.value === 'string' && pair.key.range) {
+      keys.set(pair.key.range[0], pair.key.value);
+    }
+  }
+  return keys;
+}
 
 /**
  * A run of chunks is parsed in one go up to about this many characters: one parser per file
@@ -207,7 +252,25 @@ export function parseConfigFile(
     for (const warning of doc.warnings) reportAt(warning.pos[0], `YAML: ${warning.message}`, 'warning');
     if (doc.errors.length > 0) {
       // The tree of a document with syntax errors is a guess; validating it would only add noise.
-      for (const error of doc.errors) reportAt(error.pos[0], `invalid YAML: ${error.message}`, 'error');
+      const topKeys = topLevelKeysAt(doc);
+      let missingSeparator = false;
+      for (const error of doc.errors) {
+        const key = error.code === 'DUPLICATE_KEY' ? topKeys.get(error.pos[0]) : undefined;
+        if (key !== undefined && ENVELOPE_KEYS.has(key)) {
+          // apiVersion, kind, metadata or spec twice: two documents without `---` between them.
+          // Said once, at the first repeat; the other repeated keys are the same mistake.
+          if (!missingSeparator) {
+            reportAt(
+              error.pos[0],
+              `${JSON.stringify(key)} appears twice in one document: a second document probably starts here and needs a line \`---\` before it`,
+              'error',
+            );
+          }
+          missingSeparator = true;
+          continue;
+        }
+        reportAt(error.pos[0], `invalid YAML: ${error.message}`, 'error');
+      }
       return { source };
     }
     // A document with nothing in it (a trailing `---`, comments only) declares nothing.
@@ -257,7 +320,7 @@ export function parseConfigFile(
     if (kind === undefined)
       raw.push({ path: ['kind'], message: unknownKindMessage(kindValue), atKey: false });
     let errors = raw.length;
-    for (const issue of raw) report(issue.path, issue.message, 'error', issue.atKey);
+    for (const issue of raw) report(issue.path, namedRequirement(issue, kind), 'error', issue.atKey);
 
     const metadata = isRecord(data.metadata) ? data.metadata : undefined;
     const name = metadata?.name;
@@ -265,11 +328,9 @@ export function parseConfigFile(
       kind !== undefined && typeof name === 'string' && RESOURCE_NAME_PATTERN.test(name)
         ? { subject: `${kind}/${name}`, at: { file, ...inFile(locate(doc, lc, ['metadata', 'name'])) } }
         : undefined;
-    if (!parsed.success || kind === undefined) return { source, ...(identity && { identity }) };
-
-    const envelope = parsed.data as { metadata: MetadataSpec; spec: unknown };
+    if (kind === undefined) return { source, ...(identity && { identity }) };
     const module = KIND_SPECS[kind];
-    const spec = module.resolve(envelope.spec, {
+    const resolveContext: Parameters<typeof module.resolve>[1] = {
       readRelativeFile(relativePath, at) {
         const read = readRelativeFile(root, file, relativePath, limits.maxFileBytes);
         dependencies.push({
@@ -293,7 +354,20 @@ export function parseConfigFile(
       warn(at, message) {
         report(['spec', ...at], message, 'warning');
       },
-    });
+    };
+    if (!parsed.success) {
+      // Every problem at once: without the spec fields that failed, the rest of the spec may
+      // still parse, and then its own checks (an access list's entries) are reported too.
+      const rest = withoutFailedSpecFields(data, raw);
+      const partial = rest === undefined ? undefined : KIND_ENVELOPES[kind].safeParse(rest, PARSE_OPTIONS);
+      if (partial?.success === true) {
+        module.resolve((partial.data as { spec: unknown }).spec, resolveContext);
+      }
+      return { source, ...(identity && { identity }) };
+    }
+
+    const envelope = parsed.data as { metadata: MetadataSpec; spec: unknown };
+    const spec = module.resolve(envelope.spec, resolveContext);
     const valid =
       errors > 0
         ? undefined

@@ -33,6 +33,7 @@ import type { ChangeResult, Plan } from '../engine/types.js';
 import { type ReconcileError, toReconcileError } from '../errors.js';
 import { resolveRevision, startGitHead } from '../git.js';
 import type { Logger } from '../log.js';
+import type { Lease } from '../state/backend.js';
 import { refreshApiGuardianGauges } from './api-guardian-gauges.js';
 import type { BackoffBounds } from './backoff.js';
 import { createGitPuller } from './git-pull.js';
@@ -70,6 +71,8 @@ export interface ControllerOptions {
   readonly gitPull: boolean;
   readonly api: ApiClient;
   readonly state: StateStore;
+  /** The writer's lease: checked before each write, carried by each save. */
+  readonly lease?: Lease;
   readonly loader: DesiredStateLoader;
   readonly settings: ReconcileSettings;
   readonly backoff: BackoffBounds;
@@ -219,6 +222,7 @@ export function createController(options: ControllerOptions): Controller {
       },
       ...(options.settings.secrets === undefined ? {} : { secrets: options.settings.secrets }),
       holdDestructive,
+      ...(options.lease === undefined ? {} : { lease: options.lease }),
     });
     if (outcome.deferred !== undefined) {
       return { at: new Date(), results: [], writes: 0, deferred: outcome.plan };
@@ -315,6 +319,9 @@ export function createController(options: ControllerOptions): Controller {
       }
       const { loaded } = done;
       revision = done.revision;
+      // What this run prunes comes from the store as it is now, not from this process's memory
+      // (docs/state.md, The writer's lease).
+      await state.reload();
       const stages = stagesOf(request, loaded);
       scoped = stages.flat().map((resource) => resource.subject);
       const pruneRemoved = options.settings.prune === true && loaded.changes.removed.length > 0;

@@ -7,13 +7,12 @@
  * reconcile. Shutdown order: hooks answer 503 → schedule, watcher stop → the run in flight
  * finishes (bounded, then aborted) → servers close → API client closes → the lock is released.
  */
-import { join } from 'node:path';
 import { connectionsFor, createApiClient } from '../api/client.js';
 import type { RetryOptions } from '../api/types.js';
 import { createDesiredStateLoader, type LoaderOptions } from '../config/loader.js';
 import { openStateStore } from '../engine/state.js';
-import { lockStateDir, type StateLock } from '../engine/state-lock.js';
 import type { Logger } from '../log.js';
+import type { Lease, StateBackend } from '../state/backend.js';
 import type { BackoffBounds } from './backoff.js';
 import { createController, type ReconcileSettings } from './controller.js';
 import { type DaemonHttpServer, startHttpServer } from './http-server.js';
@@ -22,6 +21,7 @@ import { createNotifier } from './notify/notifier.js';
 import type { NotifySettings } from './notify/settings.js';
 import { assertSchedule, type Schedule, scheduleIntervalMs, startSchedule } from './scheduler.js';
 import { createStatusBody, createStatusTracker, type StatusDocument } from './status.js';
+import { loadStatusPage } from './status-page.js';
 import { type ConfigWatcher, watchConfig } from './watcher.js';
 import { createSecretSource, type SecretSource } from './webhook.js';
 
@@ -29,8 +29,8 @@ import { createSecretSource, type SecretSource } from './webhook.js';
 export const DEFAULT_BACKOFF_BASE_MS = 2000;
 /** At shutdown, how long queued notifications may take to go out (the last run's among them). */
 const NOTIFY_DRAIN_MS = 5000;
-/** In the state directory: what the notifications' transitions remember across restarts. */
-const NOTIFY_STATE_FILE = 'notify.json';
+/** The state store's record of what the notifications' transitions remember across restarts. */
+const NOTIFY_RECORD = 'notify';
 
 /**
  * Default of `--settle-ms`: how long the config files must have stayed the same before a run may
@@ -44,7 +44,10 @@ export const DEFAULT_SETTLE_MS = 1000;
 export interface DaemonOptions extends ReconcileSettings {
   /** Absolute config path as configured; may be a symlink (git-sync) or not exist yet. */
   readonly configPath: string;
-  readonly stateDir: string;
+  /** The state store (docs/state.md). */
+  readonly state: StateBackend;
+  /** The file store's directory: the watcher ignores it. */
+  readonly stateDir?: string;
   readonly api: {
     readonly baseUrl: string;
     readonly accessKey: string;
@@ -58,6 +61,8 @@ export interface DaemonOptions extends ReconcileSettings {
   readonly listen: { readonly host: string; readonly port: number };
   /** Where /healthz, /readyz, /metrics and /status listen; absent: on `listen` with the hooks. */
   readonly metricsListen?: { readonly host: string; readonly port: number };
+  /** Serve the status page at `/` with the operational routes (`--no-ui`: false). Default true. */
+  readonly ui?: boolean;
   /** One secret per line; absent = the hook routes answer 404. */
   readonly webhookSecretFile?: string;
   readonly gitBranch: string;
@@ -118,33 +123,50 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
   metrics.trackApiPacing(() => api.pacing());
 
-  const notifier =
-    options.notify === undefined
-      ? undefined
-      : createNotifier({
-          settings: options.notify,
-          configPath: options.configPath,
-          version: options.version,
-          logger: logger.child({ component: 'notify' }),
-          count: (target, result) => metrics.countNotification(target, result),
-          stateFile: join(options.stateDir, NOTIFY_STATE_FILE),
-        });
-
+  let notifier: ReturnType<typeof createNotifier>;
   let watcher: ConfigWatcher | undefined;
   let server: DaemonHttpServer | undefined;
   let operations: DaemonHttpServer | undefined;
   let schedule: Schedule | undefined;
-  let lock: StateLock | undefined;
+  let lease: Lease | undefined;
   let stopping = false;
+  const backend = options.state;
   try {
-    // Locked before the state is read: a corrupt file is moved aside only by its one writer.
-    lock = lockStateDir(options.stateDir, 'run', (previous) =>
-      log.warn(
-        { event: 'state.lock.takenOver', pid: previous.pid, host: previous.host, since: previous.since },
-        'took over the state directory lock of a process that is gone',
-      ),
+    await backend.prepare();
+    // Leased before the state is read: a corrupt document is set aside only by its one writer.
+    lease = await backend.acquire('run', {
+      timeoutMs: 0,
+      onTakeover: (previous, why) =>
+        log.warn(
+          {
+            event: 'state.lock.takenOver',
+            why,
+            ...(previous === undefined
+              ? {}
+              : { pid: previous.pid, host: previous.host, since: previous.since }),
+          },
+          'took over the state lease of a holder that is gone',
+        ),
+    });
+    const held = lease;
+    lease.onLost((reason) =>
+      log.error({ event: 'leader.lost', reason }, 'the state lease is lost: no further write'),
     );
-    const state = await openStateStore(options.stateDir);
+    notifier =
+      options.notify === undefined
+        ? undefined
+        : createNotifier({
+            settings: options.notify,
+            configPath: options.configPath,
+            version: options.version,
+            logger: logger.child({ component: 'notify' }),
+            count: (target, result) => metrics.countNotification(target, result),
+            memory: {
+              initial: await backend.readRecord(NOTIFY_RECORD).catch(() => undefined),
+              save: (text) => backend.writeRecord(NOTIFY_RECORD, text, held),
+            },
+          });
+    const state = await openStateStore(backend, { lease });
     if (state.warning !== undefined)
       log.warn({ event: 'state.warning', warning: state.warning }, 'state store');
     const controller = createController({
@@ -152,6 +174,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       gitPull: options.gitPull,
       api,
       state,
+      lease,
       loader: createDesiredStateLoader(options.loader),
       settings: options,
       backoff: {
@@ -171,12 +194,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     noteRetryAfter = (ms) => controller.noteRetryAfter(ms);
     watcher = await watchConfig({
       configPath: options.configPath,
-      stateDir: options.stateDir,
+      ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
       debounceMs: options.debounceMs,
       maxStableMs: options.settleMs ?? DEFAULT_SETTLE_MS,
       logger: logger.child({ component: 'watcher' }),
       onChange: (info) => controller.request('file-change', info),
     });
+    const page = options.ui === false ? undefined : loadStatusPage();
+    if (page?.kind === 'missing') {
+      log.warn({ event: 'ui.missing', dir: page.dir }, 'the status page is not built: run npm run build');
+    }
     const serverOptions = {
       logger: logger.child({ component: 'http' }),
       metrics,
@@ -186,6 +213,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ready: () => status.ready,
       degraded: () => status.degraded,
       statusBody: createStatusBody(status, () => state.runs()),
+      ...(page === undefined ? {} : { page }),
       onHook: (trigger: Readonly<Record<string, unknown>>) => controller.request('webhook', trigger),
     };
     const separate = options.metricsListen !== undefined;
@@ -209,8 +237,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         version: options.version,
         listen: server.url,
         metricsListen: (operations ?? server).url,
+        // Where to open the status page; null with --no-ui.
+        statusPage: page === undefined ? null : `${(operations ?? server).url}/`,
         config: options.configPath,
-        stateDir: options.stateDir,
+        state: backend.location,
         schedule: options.schedule,
         webhooks: secrets !== undefined,
         gitBranch: options.gitBranch,
@@ -222,7 +252,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     );
     controller.request('startup');
 
-    const running = { watcher, server, operations, schedule, lock };
+    const running = { watcher, server, operations, schedule, lease };
     let stopped: Promise<void> | undefined;
     return {
       url: server.url,
@@ -246,7 +276,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           await notifier?.close(Math.min(NOTIFY_DRAIN_MS, options.shutdownTimeoutMs));
           await Promise.all([running.server.close(), running.operations?.close()]);
           await api.close();
-          running.lock.release();
+          await running.lease.release();
+          await backend.close();
           log.info({ event: 'daemon.stopped', aborted }, 'daemon stopped');
         })();
         return stopped;
@@ -260,7 +291,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     await operations?.close();
     await api.close();
     await notifier?.close(0);
-    lock?.release();
+    await lease?.release();
+    await backend.close();
     throw err;
   }
 }

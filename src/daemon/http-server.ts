@@ -5,12 +5,14 @@
  * server of their own, so only the hooks need to face the internet.
  * Header and request timeouts are short: a hook body is small and a slow client is dropped.
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ReconcileError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { DaemonMetrics } from './metrics.js';
 import { createRejectionLog } from './rejections.js';
+import { PAGE_HEADERS, type PageAsset, type StatusPage } from './status-page.js';
 import {
   decideGenericHook,
   decideGithubHook,
@@ -39,6 +41,8 @@ export interface HttpServerOptions {
   degraded(): boolean;
   /** The status document, serialised in pieces (`createStatusBody`). */
   statusBody(): readonly Buffer[];
+  /** The status page served with the operational routes; undefined with `--no-ui`. */
+  readonly page?: StatusPage;
   /** Called for an accepted hook, after the 202 is sent. */
   onHook(trigger: Readonly<Record<string, unknown>>): void;
 }
@@ -109,6 +113,57 @@ function sendTooLarge(req: IncomingMessage, res: ServerResponse): void {
   });
 }
 
+/** True when the request's `If-None-Match` names `etag` (or `*`). */
+function matches(req: IncomingMessage, etag: string): boolean {
+  const header = req.headers['if-none-match'];
+  if (header === undefined) return false;
+  return header.split(',').some((tag) => {
+    const trimmed = tag.trim();
+    return trimmed === '*' || trimmed === etag || trimmed === `W/${etag}`;
+  });
+}
+
+function sendAsset(req: IncomingMessage, res: ServerResponse, asset: PageAsset): void {
+  const headers = { ...PAGE_HEADERS, etag: asset.etag, 'cache-control': 'no-cache' };
+  if (matches(req, asset.etag)) {
+    res.writeHead(304, headers);
+    res.end();
+    return;
+  }
+  res.writeHead(200, {
+    ...headers,
+    'content-type': asset.type,
+    'content-length': String(asset.body.length),
+  });
+  res.end(req.method === 'HEAD' ? undefined : asset.body);
+}
+
+/** Routes of the status page: its files, or a `/` that says the page was not built. */
+function pageRoutes(page: StatusPage): Record<string, Route> {
+  if (page.kind === 'missing') {
+    const text = `The status page is not built (no ${page.dir}): run npm run build.\n`;
+    return {
+      '/': {
+        methods: ['GET', 'HEAD'],
+        handle: (_req, res) => {
+          res.writeHead(503, {
+            ...PAGE_HEADERS,
+            'content-type': 'text/plain; charset=utf-8',
+            'content-length': String(Buffer.byteLength(text)),
+            'cache-control': 'no-store',
+          });
+          res.end(text);
+        },
+      },
+    };
+  }
+  const routes: Record<string, Route> = {};
+  for (const [path, asset] of page.assets) {
+    routes[path] = { methods: ['GET', 'HEAD'], handle: (req, res) => sendAsset(req, res, asset) };
+  }
+  return routes;
+}
+
 /** Parses `--listen` (or `flag`): `host:port`, `[v6]:port` or `:port` (all interfaces). */
 export function parseListen(value: string, flag = '--listen'): { host: string; port: number } {
   const match = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d{1,5})$/.exec(value.trim());
@@ -127,6 +182,17 @@ export function parseListen(value: string, flag = '--listen'): { host: string; p
 export async function startHttpServer(options: HttpServerOptions): Promise<DaemonHttpServer> {
   const { logger, metrics } = options;
   const rejections = createRejectionLog(logger);
+  // The page polls /status every few seconds: an unchanged document answers 304. The tag is
+  // hashed again only when createStatusBody hands out new pieces (it reuses them until then).
+  let statusTag: { pieces: readonly Buffer[]; etag: string } | undefined;
+  function statusEtag(pieces: readonly Buffer[]): string {
+    if (statusTag?.pieces !== pieces) {
+      const hash = createHash('sha256');
+      for (const piece of pieces) hash.update(piece);
+      statusTag = { pieces, etag: `"${hash.digest('base64url').slice(0, 22)}"` };
+    }
+    return statusTag.etag;
+  }
 
   function hook(name: 'github' | 'generic', source: SecretSource): Handler {
     return async (req, res) => {
@@ -207,8 +273,18 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Daemo
     },
     '/status': {
       methods: ['GET', 'HEAD'],
-      handle: (_req, res) => sendJsonBytes(res, 200, options.statusBody()),
+      handle: (req, res) => {
+        const pieces = options.statusBody();
+        const etag = statusEtag(pieces);
+        if (matches(req, etag)) {
+          res.writeHead(304, { etag, 'cache-control': 'no-cache' });
+          res.end();
+          return;
+        }
+        sendJsonBytes(res, 200, pieces, { etag, 'cache-control': 'no-cache' });
+      },
     },
+    ...(options.page === undefined ? {} : pageRoutes(options.page)),
   };
   const routes: Record<string, Route> = {
     ...hookRoutes,

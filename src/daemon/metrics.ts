@@ -206,7 +206,7 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
       field,
       new Gauge({
         name: `edgesync_api_guardian_${suffix}`,
-        help: `API Guardian ${field} of a Shield Zone (E9, past 28 days)`,
+        help: `API Guardian ${field} of a Shield Zone (past 28 days)`,
         labelNames: ['shield_zone'],
         registers,
       }),

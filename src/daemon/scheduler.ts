@@ -11,12 +11,12 @@ export const DEFAULT_SCHEDULE = '*/5 * * * *';
 
 /** Throws USAGE unless `expression` is a cron expression node-cron accepts (5 fields, or 6 with seconds). */
 export function assertSchedule(expression: string): void {
-  if (!validate(expression)) {
-    throw new ReconcileError(
-      'USAGE',
-      `--schedule ${JSON.stringify(expression)} is not a cron expression (e.g. "*/5 * * * *")`,
-    );
-  }
+  if (!validate(expression)) throw new ReconcileError('USAGE', scheduleMistake(expression));
+}
+
+/** One line: what is wrong and what the syntax looks like. */
+export function scheduleMistake(expression: string): string {
+  return `--schedule ${JSON.stringify(expression)} is not a cron expression: five fields, minute hour day-of-month month day-of-week (a sixth in front for seconds), e.g. --schedule "*/5 * * * *" for every five minutes`;
 }
 
 /**

@@ -10,8 +10,9 @@
  */
 import { issueLocation } from '../config/issues.js';
 import type { ConfigIssue, DesiredResource } from '../config/types.js';
+import { formatValue } from '../engine/render.js';
 import type { RunRecord } from '../engine/state.js';
-import type { ChangeResult, DriftCause, PlannedChange } from '../engine/types.js';
+import type { ChangeResult, DriftCause, FieldDiff, PlannedChange } from '../engine/types.js';
 
 /** The daemon's condition. */
 export type DaemonPhase = 'Ready' | 'Degraded' | 'Reconciling' | 'Stalled';
@@ -31,6 +32,16 @@ export interface StatusError {
   readonly at: string;
 }
 
+/**
+ * One differing field as the plan prints it: values on one short line, `(sensitive)` for a
+ * secret, `(absent)` for a missing live item, `(deleted)` for an item the YAML drops.
+ */
+export interface StatusFieldDiff {
+  readonly path: string;
+  readonly live: string;
+  readonly desired: string;
+}
+
 /** One resource in /status. */
 export interface ResourceStatus {
   readonly subject: string;
@@ -38,9 +49,15 @@ export interface ResourceStatus {
   readonly name: string;
   /** `file:line:col` of the document in the config directory. */
   readonly source: string;
+  /** The Shield Zone id the resource belongs to, as text; null for DNS zones and apps. */
+  readonly zone: string | null;
   readonly state: ResourceState;
-  /** Present while live differs from desired: the cause and the differing field paths. */
-  readonly drift: { readonly cause: DriftCause; readonly fields: readonly string[] } | null;
+  /** Present while live differs from desired: the cause, the differing paths, and their values. */
+  readonly drift: {
+    readonly cause: DriftCause;
+    readonly fields: readonly string[];
+    readonly diffs: readonly StatusFieldDiff[];
+  } | null;
   readonly lastError: StatusError | null;
   readonly lastAppliedAt: string | null;
   readonly lastCheckedAt: string | null;
@@ -189,6 +206,22 @@ function stateOf(change: PlannedChange, result: ChangeResult): ResourceState {
   }
 }
 
+/** A field diff with display values (the plan's formatting: see docs/daemon.md, Status page). */
+export function statusFieldDiff(diff: FieldDiff): StatusFieldDiff {
+  return {
+    path: diff.path,
+    live: formatValue(diff.live),
+    desired: diff.desired === undefined ? '(deleted)' : formatValue(diff.desired),
+  };
+}
+
+/** The Shield Zone a resource's spec names (`shieldZoneId`), as text. */
+function zoneOf(resource: DesiredResource): string | null {
+  const spec = resource.spec as { shieldZoneId?: unknown } | null;
+  const id = typeof spec === 'object' && spec !== null ? spec.shieldZoneId : undefined;
+  return typeof id === 'number' ? String(id) : null;
+}
+
 /** Creates an empty tracker: not ready, no resources. */
 export function createStatusTracker(): StatusTracker {
   // Records are replaced, never changed in place: see snapshot().
@@ -268,9 +301,12 @@ export function createStatusTracker(): StatusTracker {
         if (syncedFrom.get(resource.subject) === resource) continue;
         syncedFrom.set(resource.subject, resource);
         const source = issueLocation(resource.source);
+        const zone = zoneOf(resource);
         const known = resources.get(resource.subject);
         if (known !== undefined) {
-          if (known.source !== source) resources.set(resource.subject, { ...known, source });
+          if (known.source !== source || known.zone !== zone) {
+            resources.set(resource.subject, { ...known, source, zone });
+          }
           continue;
         }
         sorted = undefined;
@@ -279,6 +315,7 @@ export function createStatusTracker(): StatusTracker {
           kind: resource.kind,
           name: resource.name,
           source,
+          zone,
           state: 'pending',
           drift: null,
           lastError: null,
@@ -308,7 +345,11 @@ export function createStatusTracker(): StatusTracker {
         state: stateOf(change, result),
         drift:
           result.outcome !== 'applied' && change.diffs.length > 0
-            ? { cause: change.cause, fields: change.diffs.map((d) => d.path) }
+            ? {
+                cause: change.cause,
+                fields: change.diffs.map((d) => d.path),
+                diffs: change.diffs.map(statusFieldDiff),
+              }
             : null,
         lastError:
           result.outcome === 'failed' && error !== undefined

@@ -32,7 +32,8 @@ export interface WatchOptions {
   /** The config path as configured (absolute); may be a symlink, may not exist yet. */
   readonly configPath: string;
   /** Absolute path of the state directory; ignored when it lies inside the tree. */
-  readonly stateDir: string;
+  /** The file store's directory, if any: its saves are not config changes. */
+  readonly stateDir?: string;
   /** How long the changed files must stay unchanged (and no event arrive) before `onChange`. */
   readonly debounceMs: number;
   /**
@@ -74,9 +75,9 @@ export function realpathOrUndefined(path: string): string | undefined {
 }
 
 /** True for a path under `root` with a segment starting with `.`, or at or under `stateDir`. */
-function ignoredUnder(root: string, stateDir: string): (path: string) => boolean {
+function ignoredUnder(root: string, stateDir: string | undefined): (path: string) => boolean {
   return (path) => {
-    if (path === stateDir || path.startsWith(`${stateDir}${sep}`)) return true;
+    if (stateDir !== undefined && (path === stateDir || path.startsWith(`${stateDir}${sep}`))) return true;
     const rel = relative(root, path);
     if (rel === '' || rel.startsWith('..')) return false;
     return rel.split(sep).some((segment) => segment.startsWith('.'));

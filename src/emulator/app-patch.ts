@@ -87,7 +87,8 @@ function slug(text: string): string {
   );
 }
 
-function buildEndpoint(
+/** A live endpoint from its request; `live` keeps the id and pull zone of the one it replaces. */
+export function buildEndpoint(
   input: EndpointRequest,
   live: ContainerEndpoint | undefined,
   state: EmulatorState,
@@ -150,7 +151,9 @@ function buildTemplate(
   region: string,
 ): ContainerTemplate {
   const liveEndpoints = new Map((live?.endpoints ?? []).map((e) => [e.displayName, e]));
-  const image = input.image ?? `${input.imageNamespace}/${input.imageName}:${input.imageTag}`;
+  const repository =
+    input.imageNamespace === '' ? input.imageName : `${input.imageNamespace}/${input.imageName}`;
+  const image = input.image ?? `${repository}:${input.imageTag}`;
   const entry = input.entryPoint;
   return {
     id: live?.id ?? state.nextId('c'),

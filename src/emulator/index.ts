@@ -15,6 +15,7 @@ import { Router } from './router.js';
 import { DNS_ROUTES } from './routes/dns.js';
 import { MC_ROUTES } from './routes/mc.js';
 import { MC_COMPANION_ROUTES } from './routes/mc-companions.js';
+import { MC_LIFECYCLE_ROUTES } from './routes/mc-lifecycle.js';
 import { SHIELD_ROUTES } from './routes/shield.js';
 import { SHIELD_LIFECYCLE_ROUTES } from './routes/shield-lifecycle.js';
 import type { EmulatorSeed } from './seed.js';
@@ -76,6 +77,7 @@ const ROUTES = [
   ...SHIELD_LIFECYCLE_ROUTES,
   ...MC_ROUTES,
   ...MC_COMPANION_ROUTES,
+  ...MC_LIFECYCLE_ROUTES,
   ...DNS_ROUTES,
 ];
 

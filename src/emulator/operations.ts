@@ -32,6 +32,15 @@ export const OPERATIONS = [
   'getRegionSettings',
   'listVolumes',
   'setContainerEnv',
+  'createApp',
+  'deleteApp',
+  'deployApp',
+  'undeployApp',
+  'restartApp',
+  'addEndpoint',
+  'removeEndpoint',
+  'removeVolume',
+  'listRegistries',
   'unknown',
 ] as const;
 

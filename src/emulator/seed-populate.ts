@@ -37,6 +37,11 @@ export function populate(seed: ParsedSeed, state: EmulatorState): RawIssue[] {
   const ruleIds = new Set<number>();
   if (seed.optimalRegion !== undefined) state.optimalRegion = seed.optimalRegion;
   if (seed.regions !== undefined) state.regions = seed.regions;
+  if (seed.rollout !== undefined) {
+    state.rollout.progressingMs = seed.rollout.progressingMs;
+    for (const tag of seed.rollout.failingImageTags) state.rollout.failingImageTags.add(tag);
+  }
+  if (seed.registries !== undefined) state.registries = seed.registries;
   if (seed.wafCatalog !== undefined) state.wafCatalog = seed.wafCatalog;
 
   for (const [zi, zone] of seed.shieldZones.entries()) {

@@ -190,6 +190,20 @@ export const EmulatorSeedSpec = z.strictObject({
   /** The `GET /mc/regions` catalogue (default: eight regions). */
   regions: z.array(RegionSeed).optional(),
   wafCatalog: WafCatalogSeed.optional(),
+  /**
+   * How app changes roll out: `progressing` for `progressingMs` after each change, then
+   * `active`, or `failing` for a container whose image tag is in `failingImageTags`.
+   */
+  rollout: z
+    .strictObject({
+      progressingMs: z.number().int().nonnegative().default(0),
+      failingImageTags: z.array(z.string().min(1)).default([]),
+    })
+    .optional(),
+  /** The `GET /mc/registries` listing (default: Docker Hub and GitHub, public). */
+  registries: z
+    .array(z.strictObject({ id: z.number().int().positive(), displayName: z.string(), hostName: z.string() }))
+    .optional(),
 });
 
 /**

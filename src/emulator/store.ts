@@ -66,6 +66,11 @@ export class EmulatorState {
   regions: Region[];
   /** E8's catalogue. */
   wafCatalog: WafRulesByPlanModel[];
+  /** The container registries `GET /mc/registries` lists. */
+  registries: { id: number; displayName: string; hostName: string }[] = [
+    { id: 1, displayName: 'Docker Hub', hostName: 'docker.io' },
+    { id: 2, displayName: 'GitHub', hostName: 'ghcr.io' },
+  ];
 
   constructor(defaults: { optimalRegion: Region; regions: Region[]; wafCatalog: WafRulesByPlanModel[] }) {
     this.optimalRegion = defaults.optimalRegion;
@@ -325,14 +330,56 @@ export class EmulatorState {
     return this.#apps.get(app.id) as Application;
   }
 
-  /** The live app. */
+  /** The live app (a rollout whose time is up settled first). */
   app(appId: string): Application | undefined {
+    this.#settle(appId);
     return this.#apps.get(appId);
   }
 
   /** All apps in insertion order. */
   apps(): Application[] {
+    for (const id of this.#apps.keys()) this.#settle(id);
     return [...this.#apps.values()];
+  }
+
+  /** Removes an app (its volumes go with it, as the real DELETE's do). */
+  deleteApp(appId: string): void {
+    if (!this.#apps.delete(appId)) throw new Error(`unknown app ${appId}`);
+    this.#nodeSelectors.delete(appId);
+    this.#volumeIds.delete(appId);
+    this.#rollouts.delete(appId);
+  }
+
+  /**
+   * The rollout simulation: after a change an app is `progressing` for `rollout.progressingMs`,
+   * then `active`, or `failing` when one of its containers runs an image tag in
+   * `rollout.failingImageTags`.
+   */
+  readonly rollout = { progressingMs: 0, failingImageTags: new Set<string>() };
+  readonly #rollouts = new Map<string, number>();
+
+  /** Starts a rollout of the app: progressing now, settled on the first read after the delay. */
+  startRollout(appId: string): void {
+    const app = this.#apps.get(appId);
+    if (app === undefined) throw new Error(`unknown app ${appId}`);
+    app.status = 'progressing';
+    this.#rollouts.set(appId, Date.now() + this.rollout.progressingMs);
+    this.#settle(appId);
+  }
+
+  /** The containers of the app that fail to start, with the reason the overview gives. */
+  failingContainers(app: Application): { id: string; name: string; image: string }[] {
+    return app.containerTemplates
+      .filter((t) => this.rollout.failingImageTags.has(t.imageTag))
+      .map((t) => ({ id: t.id, name: t.name, image: t.image }));
+  }
+
+  #settle(appId: string): void {
+    const due = this.#rollouts.get(appId);
+    const app = this.#apps.get(appId);
+    if (due === undefined || app === undefined || Date.now() < due) return;
+    this.#rollouts.delete(appId);
+    app.status = this.failingContainers(app).length > 0 ? 'failing' : 'active';
   }
 
   /**

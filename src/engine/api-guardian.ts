@@ -89,6 +89,6 @@ export async function readApiGuardianTotals(
 function noData(zoneId: number): ReconcileError {
   return new ReconcileError(
     'API_BAD_RESPONSE',
-    `E9 GET /shield/metrics/shield-zone/${zoneId}/api-guardian answered without data`,
+    `read API Guardian metrics (GET /shield/metrics/shield-zone/${zoneId}/api-guardian) answered without data`,
   );
 }

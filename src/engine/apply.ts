@@ -106,6 +106,24 @@ function createdId(change: PlannedChange, sent: readonly RequestRecord[]): Objec
   return undefined;
 }
 
+/**
+ * The write was sent and no reply came back (a timeout, a dropped connection): unlike a 5xx,
+ * which the server answered (usually before doing anything), it most likely took effect.
+ */
+function replyLost(error: ReconcileError): boolean {
+  return (error.details as { shape?: unknown } | undefined)?.shape === 'no-reply';
+}
+
+/** Why a create whose reply was lost is not sent again (see docs/reconcile.md, Creates and deletes). */
+function unknownCreate(change: PlannedChange): string {
+  const key = JSON.stringify(change.object?.key ?? change.name);
+  const zone = change.object === undefined ? 'the zone' : `Shield Zone ${change.object.shieldZoneId}`;
+  return (
+    `outcome unknown: the create of ${key} was sent and its reply was lost, and ${zone}'s listing ` +
+    'does not show it yet (a listing may lag); it is not sent again in this run: the next run lists the zone again and adopts it by name, or creates it'
+  );
+}
+
 /** Sends one change that has requests (applyChanges settles the others first). */
 async function applyChange(change: PlannedChange, options: ApplyOptions): Promise<ChangeResult> {
   const started = performance.now();
@@ -150,6 +168,11 @@ async function applyChange(change: PlannedChange, options: ApplyOptions): Promis
         ),
       );
     }
+    if (why !== undefined && replyLost(why) && fresh.action === 'create') {
+      // The create probably landed and the listing is behind: a second POST would make a second
+      // object with the key. Its outcome is unknown until the next run lists the zone again.
+      return finish('failed', sent, new ReconcileError('API_AMBIGUOUS', unknownCreate(change)));
+    }
     if (fresh.action === 'error' || fresh.skip !== undefined) {
       const code = fresh.error?.code ?? why?.code ?? 'API_AMBIGUOUS';
       return finish(
@@ -164,6 +187,28 @@ async function applyChange(change: PlannedChange, options: ApplyOptions): Promis
     return finish('applied', sent);
   }
   const sent: RequestRecord[] = [];
+  const result = await sendWithReplan(change, options, sent, replanAndSend, finish);
+  if (change.afterCreate !== true || result.outcome !== 'applied' || result.objectId === undefined)
+    return result;
+  // The new object exists (its id from the reply, or from the re-listing after a lost reply):
+  // now what the kind does with a created object (an app's deploy).
+  const after = KINDS[change.kind].lifecycle?.afterCreate?.(result.objectId) ?? [];
+  try {
+    await sendAll({ ...change, requests: after }, options, sent);
+    return finish('applied', sent);
+  } catch (err) {
+    return finish('failed', sent, toReconcileError(err));
+  }
+}
+
+/** Sends the change; an ambiguous failure is re-read and re-planned, never resent blindly. */
+async function sendWithReplan(
+  change: PlannedChange,
+  options: ApplyOptions,
+  sent: RequestRecord[],
+  replanAndSend: (sent: RequestRecord[], why: ReconcileError | undefined) => Promise<ChangeResult>,
+  finish: (outcome: ChangeOutcome, sent: RequestRecord[], error?: ReconcileError) => ChangeResult,
+): Promise<ChangeResult> {
   try {
     await sendAll(change, options, sent);
     // A created access list gets its enabled/action at the configuration id a fresh listing names.

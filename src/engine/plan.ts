@@ -109,6 +109,7 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
   if (result.remember !== undefined) change.remember = result.remember;
   if (read.identity !== undefined) change.object = read.identity;
   if (result.followUp === true && action === 'create') change.followUp = true;
+  if (result.afterCreate === true && action === 'create') change.afterCreate = true;
   return change;
 }
 
@@ -120,17 +121,24 @@ function refused(change: PlannedChange, error: PlanError): PlannedChange {
   return { ...rest, action: 'error', requests: [], error };
 }
 
-function summarize(changes: readonly PlannedChange[]): PlanSummary {
+/**
+ * Counts the plan's changes. An adoption by name that finds its object as declared sends
+ * nothing: it is `adopted` (information), not a change, so the round trip export → validate →
+ * plan is zero changes (see docs/reconcile.md, Exit codes).
+ */
+function summarize(changes: readonly PlannedChange[], withPrune: number): PlanSummary {
   let toUpdate = 0;
   let unchanged = 0;
   let skipped = 0;
   let errors = 0;
   let destructive = 0;
+  let adopted = 0;
   const by = { create: 0, adopt: 0, delete: 0 };
   for (const change of changes) {
     if (change.action === 'error') errors += 1;
     else if (change.action === 'noop') unchanged += 1;
     else if (change.skip !== undefined) skipped += 1;
+    else if (change.action === 'adopt' && change.requests.length === 0) adopted += 1;
     else {
       toUpdate += 1;
       if (change.action === 'create' || change.action === 'adopt' || change.action === 'delete')
@@ -146,10 +154,12 @@ function summarize(changes: readonly PlannedChange[]): PlanSummary {
     ...(by.create > 0 ? { toCreate: by.create } : {}),
     ...(by.adopt > 0 ? { toAdopt: by.adopt } : {}),
     ...(by.delete > 0 ? { toDelete: by.delete } : {}),
+    ...(adopted > 0 ? { adopted } : {}),
     unchanged,
     skipped,
     errors,
     destructive,
+    ...(withPrune > 0 ? { withPrune } : {}),
   };
 }
 
@@ -203,7 +213,7 @@ export function buildPlan(
   });
   const lifecycle =
     options.lifecycle === undefined
-      ? { changes: planned, notPruned: [], gone: [] }
+      ? { changes: planned, notPruned: [], gone: [], ignored: [] }
       : planLifecycle(planned, snapshot.scopes, options.lifecycle);
   const changes = applyThreshold(lifecycle.changes, options);
   return {
@@ -211,9 +221,10 @@ export function buildPlan(
     revision: options.revision,
     createdAt: (options.now?.() ?? new Date()).toISOString(),
     changes,
-    summary: summarize(changes),
+    summary: summarize(changes, lifecycle.notPruned.filter((n) => n.withPrune !== undefined).length),
     ...(snapshot.optimalRegion === undefined ? {} : { optimalRegion: snapshot.optimalRegion }),
     ...(lifecycle.notPruned.length === 0 ? {} : { notPruned: lifecycle.notPruned }),
     ...(lifecycle.gone.length === 0 ? {} : { gone: lifecycle.gone }),
+    ...(lifecycle.ignored.length === 0 ? {} : { ignored: lifecycle.ignored }),
   };
 }

@@ -1,19 +1,26 @@
 /**
- * The lifecycle half of a plan (docs/design.md, Pruning), pure: once every document is planned, this step
- * checks what only a whole zone can tell — two documents claiming one object, the zone's
- * limits for the creates — and finds what to prune: inventory objects no document claims
- * any more, and in `exclusive` zones every unclaimed custom rule or list. Deletions pass the
- * guards here (30 % of a zone, emptying a zone, unreadable state); refused ones are errors,
- * and without `--prune` they are notes, never changes.
+ * The lifecycle half of a plan (docs/design.md, Pruning), pure: once every document is planned,
+ * this step checks what only a whole zone can tell — two documents claiming one object, a
+ * rename onto a name another object has, the zone's limits for the creates — and finds what to
+ * prune: inventory objects no document claims any more, and in `exclusive` zones every
+ * unclaimed custom rule or list that no `ignore` pattern keeps. Deletions pass the guards here
+ * (see docs/reconcile.md, Creates and deletes); refused ones are errors, and without `--prune`
+ * they are notes, never changes.
  */
 import type { LifecycleKind, ObjectId } from '../kinds/common/identity.js';
-import type { LiveObject, ScopeListing } from '../kinds/common/lifecycle.js';
+import type { ExclusiveScope } from '../kinds/common/kind.js';
+import {
+  type LiveObject,
+  PRUNE_GUARD_MIN_OBJECTS,
+  PRUNE_GUARD_PERCENT,
+  type ScopeListing,
+} from '../kinds/common/lifecycle.js';
 import { groupBy } from '../kinds/common/read.js';
 import { KINDS, lifecycleOf } from '../kinds/registry.js';
 import type { DesiredResource } from '../kinds/types.js';
 import { type InventoryEntry, type InventoryView, movedFrom } from './inventory.js';
 import { type ScopeLive, scopeKey } from './read.js';
-import type { PlannedChange, PruneNote } from './types.js';
+import type { IgnoredObject, PlannedChange, PruneNote } from './types.js';
 
 export { PRUNE_GUARD_MIN_OBJECTS, PRUNE_GUARD_PERCENT } from '../kinds/common/lifecycle.js';
 
@@ -64,6 +71,31 @@ function refuseSharedObjects(changes: PlannedChange[]): void {
         `resolves to the same live object #${change.object?.id} as ${others}; nothing is sent`,
       );
     }
+  }
+}
+
+/**
+ * A rename onto a name another live object of the scope already has would leave two objects
+ * with one name (the API allows it; finding an object by name would then be ambiguous for
+ * good): refused, nothing sent.
+ */
+function refuseRenamesOntoTakenNames(changes: PlannedChange[], scopes: ReadonlyMap<string, ScopeLive>): void {
+  for (const [index, change] of changes.entries()) {
+    const o = change.object;
+    if (o === undefined || o.id === undefined || change.action === 'error') continue;
+    if (o.via !== 'id' && o.via !== 'inventory') continue;
+    const lifecycle = lifecycleOf(o.kind);
+    const listing = listingOf(scopes, o.kind, o.shieldZoneId);
+    if (lifecycle === undefined || listing === undefined || 'error' in listing) continue;
+    const self = listing.items.find((item) => item.id === o.id);
+    if (self === undefined || self.key === o.key) continue;
+    const holders = listing.items.filter((item) => item.id !== o.id && item.key === o.key);
+    if (holders.length === 0) continue;
+    const where = lifecycle.scopeName(o.shieldZoneId);
+    changes[index] = refuse(
+      change,
+      `renaming ${lifecycle.nouns.replace(/s$/, '')} #${o.id} from ${JSON.stringify(self.key)} to ${JSON.stringify(o.key)} would give ${where} two ${lifecycle.nouns} with that name: #${holders.map((h) => h.id).join(', #')} already has it; rename or delete that one first, or choose another name; nothing is sent`,
+    );
   }
 }
 
@@ -148,26 +180,35 @@ function claimsOf(changes: readonly PlannedChange[], options: LifecycleOptions) 
   return { ids, keys, unknown };
 }
 
-/** Prune candidates and the notes of what is not pruned, before the guards. */
+/** An exclusive scope of a full run, with the document that declares it. */
+interface ExclusiveScopeOf extends ExclusiveScope {
+  /** The declaring document (`ShieldZone/main`). */
+  readonly declaredBy: string;
+}
+
+/** The exclusive scopes of a full run, by `scopeKey`. */
+function exclusiveScopes(options: LifecycleOptions): Map<string, ExclusiveScopeOf> {
+  const exclusive = new Map<string, ExclusiveScopeOf>();
+  if (options.scope !== 'full') return exclusive;
+  for (const r of options.all) {
+    for (const scope of KINDS[r.kind].exclusiveScopes?.(r.spec) ?? [])
+      exclusive.set(scopeKey(scope.kind, scope.shieldZoneId), { ...scope, declaredBy: r.subject });
+  }
+  return exclusive;
+}
+
+/** Prune candidates, the notes of what is not pruned, and what `ignore` keeps, before the guards. */
 function findCandidates(
   changes: readonly PlannedChange[],
   scopes: ReadonlyMap<string, ScopeLive>,
   options: LifecycleOptions,
-): { candidates: Candidate[]; notes: PruneNote[]; gone: string[] } {
+  exclusive: ReadonlyMap<string, ExclusiveScopeOf>,
+): { candidates: Candidate[]; notes: PruneNote[]; gone: string[]; ignored: IgnoredObject[] } {
   const candidates: Candidate[] = [];
   const notes: PruneNote[] = [];
   const gone: string[] = [];
+  const ignored: IgnoredObject[] = [];
   const claims = claimsOf(changes, options);
-  const exclusive = new Map<
-    string,
-    { kind: LifecycleKind; shieldZoneId?: number | undefined; ignored(key: string): boolean }
-  >();
-  if (options.scope === 'full') {
-    for (const r of options.all) {
-      for (const scope of KINDS[r.kind].exclusiveScopes?.(r.spec) ?? [])
-        exclusive.set(scopeKey(scope.kind, scope.shieldZoneId), scope);
-    }
-  }
   const ownedBy = new Map<string, string>();
   for (const [subject, e] of options.inventory.entries())
     ownedBy.set(`${scopeKey(e.kind, e.shieldZoneId)}/${e.id}`, subject);
@@ -211,20 +252,31 @@ function findCandidates(
     else candidates.push({ ...found, reason: 'inventory' });
   }
   // Exclusive scopes: every unclaimed object, inventory or not.
-  for (const [zoneKey, { kind, shieldZoneId, ignored }] of exclusive) {
+  for (const [zoneKey, { kind, shieldZoneId, ignoredBy, declaredBy }] of exclusive) {
     const listing = listingOf(scopes, kind, shieldZoneId);
     if (listing === undefined || 'error' in listing) continue;
     for (const live of listing.items) {
       const objectKey = `${zoneKey}/${live.id}`;
       if (taken.has(objectKey) || claims.ids.has(objectKey) || claims.keys.has(`${zoneKey}/${live.key}`))
         continue;
-      if (ignored(live.key)) continue;
+      const pattern = ignoredBy(live.key);
+      if (pattern !== undefined) {
+        ignored.push({
+          kind,
+          ...(shieldZoneId === undefined ? {} : { shieldZoneId }),
+          id: live.id,
+          key: live.key,
+          glob: pattern,
+          shieldZone: declaredBy,
+        });
+        continue;
+      }
       const found = located(kind, shieldZoneId, live, ownedBy.get(objectKey));
       if (claims.unknown.has(zoneKey)) note(found, 'not pruned: a document of this zone could not be read');
       else candidates.push({ ...found, reason: 'exclusive' });
     }
   }
-  return { candidates, notes, gone };
+  return { candidates, notes, gone, ignored };
 }
 
 /** A live object of a listing as a prune candidate (before its reason). */
@@ -275,15 +327,51 @@ function deleteChange(c: Candidate): PlannedChange {
   };
 }
 
-/** Each kind's deletion guard, per scope: refused deletions become errors unless --force. */
-function guard(
+/**
+ * What edgesync manages, by id per `scopeKey`: the inventory's objects (those still live where
+ * the scope was read), every live object of an exclusive scope that no `ignore` pattern keeps,
+ * and the objects the documents resolve to. The guards count shares of this, not only of the
+ * scope's live objects: objects edgesync never owned must not make deleting every managed one
+ * look small.
+ */
+function managedOf(
+  changes: readonly PlannedChange[],
+  scopes: ReadonlyMap<string, ScopeLive>,
+  options: LifecycleOptions,
+  exclusive: ReadonlyMap<string, ExclusiveScopeOf>,
+): Map<string, Set<ObjectId>> {
+  const managed = new Map<string, Set<ObjectId>>();
+  const add = (key: string, id: ObjectId) => managed.set(key, (managed.get(key) ?? new Set()).add(id));
+  for (const entry of options.inventory.entries().values()) {
+    const listing = listingOf(scopes, entry.kind, entry.shieldZoneId);
+    // Not read this run: counted. Read and absent: deleted out of band, not counted.
+    const read = listing !== undefined && !('error' in listing);
+    if (read && !listing.items.some((o) => o.id === entry.id)) continue;
+    add(scopeKey(entry.kind, entry.shieldZoneId), entry.id);
+  }
+  for (const [key, scope] of exclusive) {
+    const listing = listingOf(scopes, scope.kind, scope.shieldZoneId);
+    if (listing === undefined || 'error' in listing) continue;
+    for (const live of listing.items) if (scope.ignoredBy(live.key) === undefined) add(key, live.id);
+  }
+  for (const change of changes) {
+    const o = change.object;
+    if (o?.id !== undefined && lifecycleOf(o.kind) !== undefined) add(scopeKey(o.kind, o.shieldZoneId), o.id);
+  }
+  return managed;
+}
+
+/**
+ * The deletions each guard refuses without --force, with why: each kind's own guard per scope
+ * (it sees the scope's live and managed counts), then the share of everything edgesync manages.
+ */
+function guardProblems(
   candidates: readonly Candidate[],
   scopes: ReadonlyMap<string, ScopeLive>,
-  force: boolean,
-): PlannedChange[] {
-  const groups = groupBy(candidates, (c) => scopeKey(c.kind, c.shieldZoneId));
-  const out: PlannedChange[] = [];
-  for (const group of groups.values()) {
+  managed: ReadonlyMap<string, ReadonlySet<ObjectId>>,
+): Map<Candidate, string> {
+  const problems = new Map<Candidate, string>();
+  for (const [key, group] of groupBy(candidates, (c) => scopeKey(c.kind, c.shieldZoneId))) {
     const first = group[0] as Candidate;
     const listing = listingOf(scopes, first.kind, first.shieldZoneId);
     const live = listing === undefined || 'error' in listing ? group.length : listing.items.length;
@@ -295,38 +383,61 @@ function guard(
         ...(c.loses === undefined ? {} : { loses: c.loses }),
       })),
       live,
+      managed: managed.get(key)?.size ?? 0,
     });
-    for (const c of group) {
-      const change = deleteChange(c);
-      out.push(problem === undefined || force ? change : refuse(change, problem));
-    }
+    if (problem !== undefined) for (const c of group) problems.set(c, problem);
   }
-  return out;
+  let total = 0;
+  for (const ids of managed.values()) total += ids.size;
+  const deletes = candidates.length;
+  if (total >= PRUNE_GUARD_MIN_OBJECTS && deletes * 100 > total * PRUNE_GUARD_PERCENT) {
+    const problem = `the plan deletes ${deletes} of the ${total} objects edgesync manages in all zones (${Math.round((deletes * 100) / total)}%), more than ${PRUNE_GUARD_PERCENT}%; re-run with --force if this is intended`;
+    for (const c of candidates) if (!problems.has(c)) problems.set(c, problem);
+  }
+  return problems;
 }
 
 /**
- * Adds the lifecycle to planned changes: shared-object and limit errors on the documents'
- * changes, then the deletions (with --prune) or the notes of what would be pruned.
+ * Adds the lifecycle to planned changes: shared-object, rename and limit errors on the
+ * documents' changes, then the deletions (with --prune) or the notes of what would be pruned,
+ * and what `ignore` patterns keep.
  */
 export function planLifecycle(
   planned: readonly PlannedChange[],
   scopes: ReadonlyMap<string, ScopeLive>,
   options: LifecycleOptions,
-): { changes: PlannedChange[]; notPruned: PruneNote[]; gone: string[] } {
+): { changes: PlannedChange[]; notPruned: PruneNote[]; gone: string[]; ignored: IgnoredObject[] } {
   const changes = [...planned];
   refuseSharedObjects(changes);
+  refuseRenamesOntoTakenNames(changes, scopes);
   checkLimits(changes, scopes);
   // An empty desired state never prunes: it is far more likely a broken checkout than a wish.
-  if (options.all.length === 0) return { changes, notPruned: [], gone: [] };
-  const { candidates, notes, gone } = findCandidates(changes, scopes, options);
+  if (options.all.length === 0) return { changes, notPruned: [], gone: [], ignored: [] };
+  const exclusive = exclusiveScopes(options);
+  const { candidates, notes, gone, ignored } = findCandidates(changes, scopes, options, exclusive);
+  const problems = guardProblems(candidates, scopes, managedOf(changes, scopes, options, exclusive));
   if (!options.prune) {
     for (const c of candidates) {
       const { loses: _loses, reason: _reason, ...rest } = c;
-      notes.push({ ...rest, reason: 'not pruned: --prune is off' });
+      const refused = options.force ? undefined : problems.get(c);
+      notes.push(
+        refused === undefined
+          ? { ...rest, reason: 'not pruned: --prune is off', withPrune: 'delete' }
+          : {
+              ...rest,
+              reason: `not pruned: --prune is off (with --prune it would be refused too: ${refused})`,
+              withPrune: 'refused',
+              guard: refused,
+            },
+      );
     }
-    return { changes, notPruned: notes, gone };
+    return { changes, notPruned: notes, gone, ignored };
   }
-  return { changes: [...changes, ...guard(candidates, scopes, options.force)], notPruned: notes, gone };
+  const deletes = candidates.map((c) => {
+    const problem = problems.get(c);
+    return problem === undefined || options.force ? deleteChange(c) : refuse(deleteChange(c), problem);
+  });
+  return { changes: [...changes, ...deletes], notPruned: notes, gone, ignored };
 }
 
 export type { Mutable };

@@ -8,8 +8,8 @@ import type { ApiClient } from '../api/types.js';
 import type { DesiredResource } from '../config/types.js';
 import { toReconcileError } from '../errors.js';
 import type { LifecycleKind } from '../kinds/common/identity.js';
-import type { LiveRead, ReadContext } from '../kinds/common/kind.js';
-import type { ScopeLimit, ScopeListing } from '../kinds/common/lifecycle.js';
+import type { KindLifecycle, LiveRead, ReadContext } from '../kinds/common/kind.js';
+import type { ScopeLimit, ScopeListing, ScopeObjects } from '../kinds/common/lifecycle.js';
 import { createReadContext, groupBy, type ReadContextOptions } from '../kinds/common/read.js';
 import { KINDS, lifecycleOf } from '../kinds/registry.js';
 import type { InventoryView } from './inventory.js';
@@ -78,7 +78,13 @@ async function readScopes(
   };
   for (const r of resources) {
     const kind = KINDS[r.kind];
-    if (kind.lifecycle !== undefined) want(kind.lifecycle.kind, kind.lifecycle.locate(r.spec).shieldZoneId);
+    const location = kind.lifecycle?.locate(r.spec);
+    if (
+      kind.lifecycle !== undefined &&
+      location !== undefined &&
+      !(location.readsDirectly && location.id !== undefined)
+    )
+      want(kind.lifecycle.kind, location.shieldZoneId);
     for (const scope of kind.exclusiveScopes?.(r.spec) ?? []) want(scope.kind, scope.shieldZoneId);
   }
   for (const entry of inventory?.entries().values() ?? []) want(entry.kind, entry.shieldZoneId);
@@ -93,8 +99,8 @@ async function readScopes(
       if (lifecycle === undefined) return;
       const tasks: Promise<void>[] = [
         lifecycle.list(scope.shieldZoneId, ctx).then(
-          (listing) => {
-            scope.listing = listing;
+          async (listing) => {
+            scope.listing = await withLosses(listing, key, lifecycle, inventory, ctx);
           },
           (err) => {
             scope.listing = failure(err);
@@ -118,6 +124,33 @@ async function readScopes(
     }),
   );
   return scopes;
+}
+
+/**
+ * The listing with what deleting each orphan (an inventory object whose document is gone)
+ * would destroy, for the kinds that say (an app's volumes): the plan names them. A failed read
+ * of those is the listing's failure: nothing is deleted unseen.
+ */
+async function withLosses(
+  listing: ScopeObjects,
+  key: string,
+  lifecycle: KindLifecycle,
+  inventory: InventoryView | undefined,
+  ctx: ReadContext,
+): Promise<ScopeObjects> {
+  const { readLosses } = lifecycle;
+  if (readLosses === undefined || inventory === undefined) return listing;
+  const orphans = new Set(
+    [...inventory.entries().values()]
+      .filter((e) => scopeKey(e.kind, e.shieldZoneId) === key)
+      .map((e) => e.id),
+  );
+  const items = await Promise.all(
+    listing.items.map(async (item) =>
+      orphans.has(item.id) ? { ...item, loses: await readLosses(item.id, ctx) } : item,
+    ),
+  );
+  return { ...listing, items };
 }
 
 /** Reads live state for `resources`; never throws for a resource's own failure. */

@@ -11,6 +11,7 @@ import type { DesiredResource } from '../config/types.js';
 import type { SecretReader } from '../domain/secret-sources.js';
 import { ReconcileError } from '../errors.js';
 import type { Logger } from '../log.js';
+import type { Lease } from '../state/backend.js';
 import { applyChanges } from './apply.js';
 import {
   type InventoryView,
@@ -24,7 +25,7 @@ import { buildPlan, type PlanOptions } from './plan.js';
 import { type LifecycleOptions, orphanEntries } from './prune.js';
 import { type ReadOptions, readLiveState } from './read.js';
 import { bindSavedPlan, liveDigests, type SavedPlan } from './saved-plan.js';
-import type { StateStore } from './state.js';
+import { MAX_RUN_CHANGES, type RunChange, type StateStore } from './state.js';
 import type { ApplyResult, ChangeResult, Plan, PlannedChange } from './types.js';
 
 /** How one reconcile runs: where it reads and writes, in which mode, with which guards. */
@@ -52,6 +53,11 @@ export interface ReconcileOptions {
    */
   all?: readonly DesiredResource[];
   removed?: readonly string[];
+  /**
+   * The writer's lease: checked before each write is sent (a lost lease sends nothing more:
+   * docs/state.md, Fencing) and carried by the state's save.
+   */
+  lease?: Lease;
   /** Receives the audit events; silent when absent. */
   audit?: Logger;
   /** Where container secrets (`valueFrom`) are read; without it every `valueFrom` is an error. */
@@ -379,6 +385,8 @@ export async function reconcile(
         return again;
       },
       onRequest: (change, request) => {
+        // Fencing: a lease lost since the last write stops this one (and every one after it).
+        options.lease?.assertHeld();
         options.audit?.info(
           {
             event: 'change.started',
@@ -415,6 +423,7 @@ export async function reconcile(
       durationMs,
       result: failed > 0 ? 'failed' : 'success',
       counts: { ...(apply?.counts ?? {}), ...lifecycleDone },
+      ...runChanges(plan, apply),
     });
     await options.state.save();
   }
@@ -446,4 +455,34 @@ export async function reconcile(
     phases,
     ...(live === undefined ? {} : { live }),
   };
+}
+
+/**
+ * The changes a run record keeps for the status page's run timeline: those that wrote, were
+ * skipped or failed, in plan order, at most MAX_RUN_CHANGES. Error messages are the ones
+ * `/status` already shows for the resource.
+ */
+function runChanges(
+  plan: Plan,
+  apply: ApplyResult | undefined,
+): { changes?: RunChange[]; changesOmitted?: number } {
+  if (apply === undefined) return {};
+  const planned = new Map(plan.changes.map((change) => [change.subject, change]));
+  const kept: RunChange[] = [];
+  for (const result of apply.results) {
+    if (result.outcome === 'unchanged') continue;
+    const error =
+      result.error ?? (result.outcome === 'failed' ? planned.get(result.subject)?.error : undefined);
+    kept.push({
+      subject: result.subject,
+      action: result.action ?? planned.get(result.subject)?.action ?? 'update',
+      outcome: result.outcome,
+      ...(error === undefined ? {} : { error: { code: error.code, message: error.message } }),
+    });
+  }
+  if (kept.length === 0) return {};
+  const omitted = kept.length - MAX_RUN_CHANGES;
+  return omitted > 0
+    ? { changes: kept.slice(0, MAX_RUN_CHANGES), changesOmitted: omitted }
+    : { changes: kept };
 }

@@ -1,12 +1,21 @@
 /**
- * Plan and apply results as text (terminal), Markdown (pull-request comments) and JSON.
+ * Plan and apply results as text (terminal) and JSON; Markdown (pull-request comments) is
+ * `render-markdown.ts`.
  * One block per resource (`~ Kind/name` update, `+` create, `-` delete, `~ … adopt #id`), one
  * line per field `path: live → desired`, then what would be pruned but is not.
  */
 import { styleText } from 'node:util';
 import { SENSITIVE } from '../domain/sensitive.js';
 import { lifecycleOf } from '../kinds/registry.js';
-import type { ApplyResult, FieldDiff, Plan, PlannedChange, PlanSummary, PruneNote } from './types.js';
+import type {
+  ApplyResult,
+  FieldDiff,
+  IgnoredObject,
+  Plan,
+  PlannedChange,
+  PlanSummary,
+  PruneNote,
+} from './types.js';
 
 type Style = Parameters<typeof styleText>[0];
 
@@ -71,7 +80,7 @@ function scopeName(kind: string, shieldZoneId: number | undefined): string {
 }
 
 /** `adopt #1234`, `create in Shield Zone 42`, `delete #1237 "Old rule"`: what happens to which object. */
-function lifecycleNote(change: PlannedChange): string | undefined {
+export function lifecycleNote(change: PlannedChange): string | undefined {
   const o = change.object;
   if (o === undefined) return undefined;
   const where = scopeName(o.kind, o.shieldZoneId);
@@ -94,7 +103,10 @@ function headerNote(change: PlannedChange): string {
   return notes.length === 0 ? '' : ` (${notes.join(', ')})`;
 }
 
-/** One-line summary of a plan. */
+/**
+ * One-line summary of a plan: the changes, then what is information and not a change
+ * (adoptions by name with nothing to change, what --prune would delete while it is off).
+ */
 export function summaryLine(summary: PlanSummary): string {
   const parts = [`${summary.toUpdate} to change`];
   const lifecycle = [
@@ -107,15 +119,52 @@ export function summaryLine(summary: PlanSummary): string {
   if (summary.skipped > 0) parts.push(`${summary.skipped} not written (suspended or report-only)`);
   parts.push(`${summary.unchanged} unchanged`);
   if (summary.destructive > 0) parts.push(`${summary.destructive} with deletions`);
-  return `Plan: ${parts.join(', ')}.`;
+  const information = [
+    summary.adopted ? `${summary.adopted} adopted by name, no changes` : '',
+    summary.withPrune ? `${summary.withPrune} to delete with --prune, which is off` : '',
+  ].filter((part) => part !== '');
+  const tail = information.length === 0 ? '' : ` Information: ${information.join('; ')}.`;
+  return `Plan: ${parts.join(', ')}.${tail}`;
 }
 
-/** The plan for a terminal. Unchanged resources are not listed. */
+/** An adoption by name that finds its object as declared: information, not a change. */
+export function adoptedUnchanged(change: PlannedChange): boolean {
+  return (
+    change.action === 'adopt' &&
+    change.requests.length === 0 &&
+    change.skip === undefined &&
+    change.error === undefined
+  );
+}
+
+/** `WafCustomRule/b #2 "B" in Shield Zone 42 (rules.yaml:9)`: an adoption with nothing to change. */
+export function adoptedLine(change: PlannedChange): string {
+  const o = change.object;
+  const where = `${change.source.file}:${change.source.line}`;
+  return `${change.subject} #${o?.id} ${JSON.stringify(o?.key)} in ${scopeName(change.kind, o?.shieldZoneId)} (${where})`;
+}
+
+/** `WafCustomRule #7 "Legacy (old) rule" in Shield Zone 42: ignore "Legacy (old)*" of ShieldZone/main`. */
+export function ignoredLine(o: IgnoredObject): string {
+  return `${o.kind} #${o.id} ${JSON.stringify(o.key)} in ${scopeName(o.kind, o.shieldZoneId)}: ignore ${JSON.stringify(o.glob)} of ${o.shieldZone}`;
+}
+
+export const WITH_PRUNE_HEADING =
+  'With --prune (EDGESYNC_PRUNE=true) these would be deleted; --prune is off here, so they are not changes:';
+
+/** The plan with the API base URL it was read from, for every format's header. */
+export function withApi(plan: Plan, api: string): Plan {
+  const { version, revision, ...rest } = plan;
+  return { version, revision, api, ...rest };
+}
+
+/** The plan for a terminal: the API it was read from, then the changes (unchanged ones are not listed). */
 export function renderPlanText(plan: Plan, options: RenderOptions): string {
   const paint = (style: Style, text: string): string => (options.color ? styleText(style, text) : text);
-  const out: string[] = [];
+  const out: string[] = plan.api === undefined ? [] : [`API: ${plan.api}`, ''];
+  const header = out.length;
   for (const change of plan.changes) {
-    if (change.action === 'noop') continue;
+    if (change.action === 'noop' || adoptedUnchanged(change)) continue;
     const where = change.source.file === '' ? '(no document)' : `${change.source.file}:${change.source.line}`;
     const style: Style =
       change.action === 'error'
@@ -133,11 +182,33 @@ export function renderPlanText(plan: Plan, options: RenderOptions): string {
     for (const diff of change.diffs) for (const line of diffLines(diff, paint)) out.push(`    ${line}`);
     if (change.error !== undefined) out.push(`    ${paint('red', `error: ${change.error.message}`)}`);
   }
-  if (out.length === 0) out.push('No changes. Live state matches the desired state.');
   const notes = plan.notPruned ?? [];
-  if (notes.length > 0) {
+  const withPrune = notes.filter((n) => n.withPrune !== undefined);
+  const otherNotes = notes.filter((n) => n.withPrune === undefined);
+  if (out.length === header) {
+    out.push(
+      withPrune.length > 0
+        ? 'No changes without --prune.'
+        : 'No changes. Live state matches the desired state.',
+    );
+  }
+  if (withPrune.length > 0) {
+    out.push('', WITH_PRUNE_HEADING);
+    for (const note of withPrune) out.push(`  ${paint('red', withPruneLine(note))}`);
+  }
+  const adopted = plan.changes.filter(adoptedUnchanged);
+  if (adopted.length > 0) {
+    out.push('', 'Adopted by name, no changes (information: apply records them as managed):');
+    for (const change of adopted) out.push(`  ${paint('gray', `= ${adoptedLine(change)}`)}`);
+  }
+  if (otherNotes.length > 0) {
     out.push('', 'Not pruned (information, not changes):');
-    for (const note of notes) out.push(`  ${paint('gray', noteLine(note))}`);
+    for (const note of otherNotes) out.push(`  ${paint('gray', noteLine(note))}`);
+  }
+  const ignored = plan.ignored ?? [];
+  if (ignored.length > 0) {
+    out.push('', 'Kept by ignore globs (information):');
+    for (const o of ignored) out.push(`  ${paint('gray', `- ${ignoredLine(o)}`)}`);
   }
   const optimal = optimalLine(plan);
   if (optimal !== undefined) out.push('', optimal);
@@ -146,76 +217,25 @@ export function renderPlanText(plan: Plan, options: RenderOptions): string {
 }
 
 /** What `@optimal` resolved to, when the plan used it: a region id is not visible otherwise when nothing changes. */
-function optimalLine(plan: Plan): string | undefined {
+export function optimalLine(plan: Plan): string | undefined {
   const region = plan.optimalRegion;
   if (region === undefined) return undefined;
   return 'id' in region
-    ? `@optimal resolved to ${region.id} (E7 optimal region).`
+    ? `@optimal resolved to ${region.id} (the API's optimal region).`
     : `@optimal could not be resolved: ${region.error.message}`;
 }
 
 /** One line of what would be pruned: `- WafCustomRule #1237 "Old" in Shield Zone 42 (was X): reason`. */
-function noteLine(note: PruneNote): string {
+export function noteLine(note: PruneNote): string {
   const owner = note.subject === undefined ? '' : ` (was ${note.subject})`;
   return `- ${note.kind} #${note.id} ${JSON.stringify(note.key)} in ${scopeName(note.kind, note.shieldZoneId)}${owner}: ${note.reason}`;
 }
 
-function mdCode(value: string): string {
-  return `\`${value.replaceAll('`', "'").replaceAll('|', '\\|')}\``;
-}
-
-/** The plan as Markdown for a pull-request comment. */
-export function renderPlanMarkdown(plan: Plan): string {
-  const out = [`### edgesync plan for \`${plan.revision}\``, '', `**${summaryLine(plan.summary)}**`, ''];
-  const optimal = optimalLine(plan);
-  if (optimal !== undefined) out.push(optimal, '');
-  const changed = plan.changes.filter((c) => c.action !== 'noop');
-  const notes = plan.notPruned ?? [];
-  const notesBlock =
-    notes.length === 0
-      ? []
-      : [
-          '',
-          '<details><summary>Not pruned (information)</summary>',
-          '',
-          ...notes.map((n) => `- ${mdCode(noteLine(n).slice(2))}`),
-          '',
-          '</details>',
-        ];
-  if (changed.length === 0) {
-    out.push('No changes. Live state matches the desired state.', ...notesBlock);
-    return `${out.join('\n')}\n`;
-  }
-  out.push('| | Resource | Field | Live | Desired |', '|---|---|---|---|---|');
-  for (const change of changed) {
-    const rows = change.diffs.length === 0 ? [undefined] : change.diffs;
-    for (const diff of rows) {
-      const mark =
-        change.action === 'error'
-          ? '❌'
-          : change.skip !== undefined
-            ? '⏸️'
-            : diff?.destructive || change.action === 'delete'
-              ? '🗑️'
-              : change.action === 'create'
-                ? '➕'
-                : '✏️';
-      const note = lifecycleNote(change);
-      out.push(
-        `| ${mark} | ${mdCode(change.subject)}${note === undefined ? '' : ` (${note.replaceAll('|', '\\|')})`} | ${diff ? mdCode(diff.path) : ''} | ${diff ? mdCode(formatValue(diff.live)) : ''} | ${
-          diff ? mdCode(diff.desired === undefined ? '(deleted)' : formatValue(diff.desired)) : ''
-        } |`,
-      );
-    }
-  }
-  const errors = changed.filter((c) => c.error !== undefined);
-  if (errors.length > 0) {
-    out.push('', '<details open><summary>Errors</summary>', '');
-    for (const change of errors) out.push(`- ${mdCode(change.subject)}: ${change.error?.message ?? ''}`);
-    out.push('', '</details>');
-  }
-  out.push(...notesBlock);
-  return `${out.join('\n')}\n`;
+/** What --prune would do to it: `- WafCustomRule #1237 "Old" in Shield Zone 42 (was X)`, and a guard's refusal. */
+export function withPruneLine(note: PruneNote): string {
+  const owner = note.subject === undefined ? '' : ` (was ${note.subject})`;
+  const refused = note.guard === undefined ? '' : `: refused, ${note.guard}`;
+  return `- ${note.kind} #${note.id} ${JSON.stringify(note.key)} in ${scopeName(note.kind, note.shieldZoneId)}${owner}${refused}`;
 }
 
 /** Apply outcomes for a terminal: one line per resource that was not unchanged. */

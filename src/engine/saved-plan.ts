@@ -35,6 +35,8 @@ export interface PlanOrigin {
   readonly revision: string;
   /** The loader's digest of the whole config directory. */
   readonly configDigest: string;
+  /** The API base URL the live state was read from: a plan of staging never goes to production. */
+  readonly api?: string;
 }
 
 export interface SavedPlan extends PlanOrigin {
@@ -98,6 +100,7 @@ export function serializeSavedPlan(
     version: 1,
     revision: origin.revision,
     configDigest: origin.configDigest,
+    ...(origin.api === undefined ? {} : { api: origin.api }),
     options,
     live,
     plan: referenced(plan) as Plan,
@@ -119,6 +122,7 @@ const SavedPlanShape = z.object({
   version: z.literal(1),
   revision: z.string(),
   configDigest: z.string(),
+  api: z.string().optional(),
   options: z.object({
     prune: z.boolean(),
     force: z.boolean(),
@@ -159,6 +163,12 @@ export function parseSavedPlan(text: string, file: string): SavedPlan {
 
 /** Refuses a saved plan made from another config: checked before anything is read. */
 export function checkSavedRevision(saved: SavedPlan, now: PlanOrigin): void {
+  if (saved.api !== undefined && now.api !== undefined && saved.api !== now.api) {
+    throw new ReconcileError(
+      'PLAN_STALE',
+      `the saved plan was made against the API at ${saved.api}, not ${now.api}; nothing was sent`,
+    );
+  }
   if (saved.revision === now.revision && saved.configDigest === now.configDigest) return;
   const at =
     saved.revision === now.revision

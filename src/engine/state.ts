@@ -1,25 +1,22 @@
 /**
- * The state directory: per resource the digest of the desired state last applied (or seen in
- * sync), read hints, and the last 20 reconcile records. It lets edgesync say *why* something
- * differs (desired-changed vs out-of-band). Losing it loses nothing but that label and the
- * hints. Every save writes a temporary file, fsyncs it and renames it over the old one, so a
- * kill -9 at any moment leaves either the old or the new file, never a torn one.
+ * The state document and the working copy every run uses: per resource the digest of the
+ * desired state last applied (or seen in sync), read hints, the last 20 reconcile records, and
+ * the inventory. It lets edgesync say *why* something differs (desired-changed vs out-of-band)
+ * and decides what `--prune` may delete. Where it is kept is the state store's business
+ * (`src/state/`, docs/state.md): this module owns the schema and never touches a file.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { ReconcileError } from '../errors.js';
+import type { Lease, StateBackend } from '../state/backend.js';
 import {
   ephemeralInstallKey,
   type InstallKey,
   type KeyedDigest,
   openInstallKey,
-} from '../secrets/install-key.js';
+} from '../state/install-key.js';
 import { type Inventory, type InventoryEntry, InventorySchema } from './inventory.js';
 import type { DriftCause } from './types.js';
 
-export const STATE_FILE = 'state.json';
 export const MAX_RUN_RECORDS = 20;
 
 const ResourceRecord = z.object({
@@ -30,6 +27,18 @@ const ResourceRecord = z.object({
 });
 export type ResourceRecord = z.infer<typeof ResourceRecord>;
 
+/** At most this many changes are kept per run record; `changesOmitted` counts the rest. */
+export const MAX_RUN_CHANGES = 50;
+
+/** One change a run made or tried: what it did to which resource, and why it failed. */
+const RunChange = z.object({
+  subject: z.string(),
+  action: z.string(),
+  outcome: z.string(),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+});
+export type RunChange = z.infer<typeof RunChange>;
+
 const RunRecord = z.object({
   revision: z.string(),
   trigger: z.string(),
@@ -38,6 +47,9 @@ const RunRecord = z.object({
   result: z.enum(['success', 'failed', 'invalid', 'deferred']),
   counts: z.record(z.string(), z.number()),
   error: z.string().optional(),
+  /** The changes that wrote, were skipped or failed (not the unchanged ones); older records have none. */
+  changes: z.array(RunChange).optional(),
+  changesOmitted: z.number().optional(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
@@ -94,7 +106,8 @@ export function driftCause(record: ResourceRecord | undefined, desiredDigest: st
 }
 
 export interface StateStore {
-  readonly dir: string | undefined;
+  /** Where the state lives (a directory, or a database URL without its password); none in memory. */
+  readonly location: string | undefined;
   /** A warning from opening (e.g. an unreadable file that was set aside). */
   readonly warning: string | undefined;
   resource(subject: string): ResourceRecord | undefined;
@@ -115,23 +128,41 @@ export interface StateStore {
   inventory(): Readonly<Inventory>;
   /** Records (or, with undefined, forgets) what `subject` owns. */
   setInventory(subject: string, entry: InventoryEntry | undefined): void;
-  /** Writes atomically; a no-op for an in-memory store. */
+  /**
+   * Writes atomically; a no-op for an in-memory or read-only store. Under a lease, the store
+   * refuses the write (LEADER_LOST) once that lease is no longer the current one.
+   */
   save(): Promise<void>;
+  /**
+   * Reads the stored document again when it changed since this copy was read or saved (the
+   * daemon, before each run: what it prunes comes from the store, not from memory). Run
+   * records only this process keeps (deferred ones) stay.
+   */
+  reload(): Promise<void>;
   /** HMAC under the state directory's install key: the only digest of a secret the state may hold. */
   readonly keyedDigest: KeyedDigest;
 }
 
-class FileBackedState implements StateStore {
-  readonly dir: string | undefined;
+class StoredState implements StateStore {
+  readonly location: string | undefined;
   readonly warning: string | undefined;
   readonly keyedDigest: KeyedDigest;
   private readonly key: InstallKey;
   private state: StateFile;
+  /** The stored version this copy was read or saved as. */
+  private version: string | undefined;
 
-  /** `dir` undefined: nothing is ever written (in-memory or read-only store). */
-  constructor(dir: string | undefined, state: StateFile, key: InstallKey, warning?: string) {
-    this.dir = dir;
-    this.state = state;
+  /** `backend` undefined: nothing is ever written (in-memory or read-only store). */
+  constructor(
+    private readonly backend: StateBackend | undefined,
+    private readonly lease: Lease | undefined,
+    loaded: { state: StateFile; version: string | undefined },
+    key: InstallKey,
+    warning?: string,
+  ) {
+    this.location = backend?.location;
+    this.state = loaded.state;
+    this.version = loaded.version;
     this.key = key;
     this.keyedDigest = key.digest;
     this.warning = [warning, key.warning].filter((w) => w !== undefined).join('; ') || undefined;
@@ -188,110 +219,117 @@ class FileBackedState implements StateStore {
   }
 
   async save(): Promise<void> {
-    if (this.dir === undefined) return;
+    if (this.backend === undefined) return;
     // The key first: a record digested with a key that was never written would be lost labels.
     await this.key.persist();
     // Deferred runs are shown while this process lives but never written: a build from before
     // that record existed rejects the file, and would set the inventory aside with it.
     const runs = this.state.runs.filter((run) => run.result !== 'deferred');
-    await writeFileAtomic(join(this.dir, STATE_FILE), `${JSON.stringify({ ...this.state, runs })}\n`);
+    this.version = await this.backend.writeDocument(
+      `${JSON.stringify({ ...this.state, runs })}\n`,
+      this.lease,
+    );
+  }
+
+  async reload(): Promise<void> {
+    if (this.backend === undefined) return;
+    const read = await this.backend.readDocument(this.version);
+    if (read === undefined) return;
+    const stored = read.text === undefined ? emptyState() : AnyStateFile.parse(JSON.parse(read.text));
+    const deferred = this.state.runs.filter((run) => run.result === 'deferred');
+    this.state = { ...stored, runs: mergeRuns(stored.runs, deferred) };
+    this.version = read.version;
   }
 }
 
+/** Stored runs plus this process's deferred ones, in time order, the last MAX_RUN_RECORDS. */
+function mergeRuns(stored: readonly RunRecord[], deferred: readonly RunRecord[]): RunRecord[] {
+  const all = [...stored, ...deferred].sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+  return all.slice(-MAX_RUN_RECORDS);
+}
+
+/** How a state store is opened. */
+export interface OpenStateOptions {
+  /** `plan`: nothing is created, moved or saved, and no lease is needed. */
+  readonly readOnly?: boolean;
+  /** The writer's lease the saves carry (apply, forget, the daemon's leader). */
+  readonly lease?: Lease;
+}
+
 /**
- * Writes `content` to `path` through a temporary file, fsync and rename. Any failure (a full
- * disk, a directory in the way, a read-only mount) is STATE_IO, and the temporary file is
- * removed: a failing save retried every run must not fill the state directory.
+ * Opens the state kept by `backend`. An unreadable or corrupt document is set aside with a
+ * warning: it costs the drift labels, and pruning is limited while the warning stands. With
+ * `readOnly` (`plan`) nothing is created, moved or saved: it reads one consistent snapshot.
  */
-export async function writeFileAtomic(path: string, content: string): Promise<void> {
-  const temporary = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+export async function openStateStore(
+  backend: StateBackend,
+  options: OpenStateOptions = {},
+): Promise<StateStore> {
+  const readOnly = options.readOnly === true;
+  const writable = readOnly ? undefined : backend;
+  const lease = options.lease;
+  if (!readOnly) await backend.prepare();
+  let key: InstallKey;
   try {
-    const handle = await open(temporary, 'w', 0o600);
-    try {
-      await handle.writeFile(content, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
+    key = await openInstallKey(backend.installKey, { readOnly });
   } catch (err) {
-    await unlink(temporary).catch(() => undefined);
     throw new ReconcileError(
       'STATE_IO',
-      `cannot save ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      `cannot open the install key in ${backend.location}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
       { cause: err },
     );
   }
-}
-
-/**
- * Opens the state in `dir` (created if missing). An unreadable or corrupt file is set aside as
- * `state.json.corrupt-<time>` with a warning: it only costs the drift labels. With `readOnly`
- * (`plan`) nothing is created, moved or saved.
- */
-export async function openStateStore(dir: string, options: { readOnly?: boolean } = {}): Promise<StateStore> {
-  const readOnly = options.readOnly === true;
-  const writableDir = readOnly ? undefined : dir;
-  if (!readOnly) {
-    try {
-      await mkdir(dir, { recursive: true });
-    } catch (err) {
-      throw new ReconcileError(
-        'STATE_IO',
-        `cannot create the state directory ${dir}: ${(err as Error).message}`,
-        {
-          cause: err,
-        },
-      );
-    }
-  }
-  let key: InstallKey;
+  let read: Awaited<ReturnType<StateBackend['readDocument']>>;
   try {
-    key = await openInstallKey(dir, { readOnly });
+    read = await backend.readDocument();
   } catch (err) {
-    throw new ReconcileError('STATE_IO', `cannot open the install key in ${dir}: ${(err as Error).message}`, {
-      cause: err,
-    });
+    if (!readOnly) throw err;
+    const reason = (err as Error).message;
+    return new StoredState(
+      undefined,
+      undefined,
+      { state: emptyState(), version: undefined },
+      key,
+      `${reason}: drift causes are unknown`,
+    );
   }
-  const file = join(dir, STATE_FILE);
-  let text: string;
+  const version = read?.version;
+  if (read?.text === undefined)
+    return new StoredState(writable, lease, { state: emptyState(), version }, key);
   try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
-      return new FileBackedState(writableDir, emptyState(), key);
-    if (readOnly)
-      return new FileBackedState(
-        undefined,
-        emptyState(),
-        key,
-        `cannot read ${file}: drift causes are unknown`,
-      );
-    throw new ReconcileError('STATE_IO', `cannot read ${file}: ${(err as Error).message}`, { cause: err });
-  }
-  try {
-    return new FileBackedState(writableDir, AnyStateFile.parse(JSON.parse(text)), key);
+    return new StoredState(
+      writable,
+      lease,
+      { state: AnyStateFile.parse(JSON.parse(read.text)), version },
+      key,
+    );
   } catch {
     if (readOnly) {
-      return new FileBackedState(
+      return new StoredState(
         undefined,
-        emptyState(),
+        undefined,
+        { state: emptyState(), version },
         key,
-        `state file ${file} is unreadable: drift causes are unknown`,
+        `the state document in ${backend.location} is unreadable: drift causes are unknown`,
       );
     }
-    const aside = `${file}.corrupt-${Date.now()}`;
-    await rename(file, aside).catch(() => undefined);
-    return new FileBackedState(
-      dir,
-      emptyState(),
+    const aside = await backend.setAsideDocument();
+    return new StoredState(
+      backend,
+      lease,
+      { state: emptyState(), version: undefined },
       key,
-      `state file ${file} was unreadable and was moved to ${aside}`,
+      `the state document in ${backend.location} was unreadable and was moved to ${aside}`,
     );
   }
 }
 
-/** A state store that keeps nothing on disk (`plan` without a state dir, tests). */
+/** A state store that keeps nothing (`plan` without a state, tests). */
 export function memoryStateStore(): StateStore {
-  return new FileBackedState(undefined, emptyState(), ephemeralInstallKey());
+  return new StoredState(
+    undefined,
+    undefined,
+    { state: emptyState(), version: undefined },
+    ephemeralInstallKey(),
+  );
 }

@@ -42,6 +42,26 @@ export interface PruneNote {
   /** The inventory subject that owned it, when there is one. */
   readonly subject?: string;
   readonly reason: string;
+  /**
+   * Set when only `--prune` is missing: with it the object would be deleted (`delete`) or the
+   * deletion refused by a guard without `--force` (`refused`). Absent when something else keeps
+   * it (an unreadable state, a rename, a zone that could not be read).
+   */
+  readonly withPrune?: 'delete' | 'refused';
+  /** With `withPrune: 'refused'`: the guard's message. */
+  readonly guard?: string;
+}
+
+/** A live object of an exclusive zone that an `ignore` glob keeps from being pruned. */
+export interface IgnoredObject {
+  readonly kind: KindName;
+  readonly shieldZoneId?: number;
+  readonly id: ObjectId;
+  readonly key: string;
+  /** The glob that matched the name. */
+  readonly glob: string;
+  /** The ShieldZone document that declares it. */
+  readonly shieldZone: string;
 }
 
 /** Why an `update` is not written: `metadata.suspend`, or drift mode `report`. */
@@ -71,16 +91,25 @@ export interface PlannedChange {
   readonly prune?: PruneReason;
   /** A create that apply re-plans once the object exists (an access list's E3). */
   readonly followUp?: boolean;
+  /** A create after which the kind's `lifecycle.afterCreate` requests go, at the new id (an app's deploy). */
+  readonly afterCreate?: boolean;
 }
 
 export interface PlanSummary {
   readonly resources: number;
-  /** Every write: updates, creates, adoptions and deletes. */
+  /** Every write: updates, creates, adoptions with field differences, and deletes. */
   readonly toUpdate: number;
   /** Of `toUpdate`, the creates, adoptions and deletes; present only when not zero. */
   readonly toCreate?: number;
   readonly toAdopt?: number;
   readonly toDelete?: number;
+  /**
+   * Adoptions by name with no field difference: information, not changes (apply records them
+   * in the inventory and sends nothing). Present only when not zero.
+   */
+  readonly adopted?: number;
+  /** Objects `--prune` would delete (or refuse without `--force`) while it is off; only when not zero. */
+  readonly withPrune?: number;
   readonly unchanged: number;
   readonly skipped: number;
   readonly errors: number;
@@ -91,6 +120,11 @@ export interface Plan {
   readonly version: 1;
   /** Git SHA or config digest the plan was made from. */
   readonly revision: string;
+  /**
+   * The API base URL the live state was read from. The CLI adds it (`withApi`) so every format
+   * says which account's API a plan is about; a missing --base-url means the production API.
+   */
+  readonly api?: string;
   readonly createdAt: string;
   readonly changes: readonly PlannedChange[];
   readonly summary: PlanSummary;
@@ -101,6 +135,8 @@ export interface Plan {
   readonly optimalRegion?: OptimalRegion;
   /** What would be pruned but is not (--prune off, unreadable state, a guard): information only. */
   readonly notPruned?: readonly PruneNote[];
+  /** Live objects of exclusive zones that `ignore` globs keep (information). */
+  readonly ignored?: readonly IgnoredObject[];
   /**
    * Inventory subjects whose document is gone and whose object is too (deleted out of band):
    * an apply drops them from the inventory, as a refresh drops what no longer exists.

@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DesiredResource } from '../../src/config/types.js';
 import { sha256Hex } from '../../src/domain/checksum.js';
 import type { Emulator } from '../../src/emulator/index.js';
+import { LIFECYCLE_KINDS } from '../../src/kinds/common/identity.js';
 import type { KindName } from '../../src/kinds/common/spec-module.js';
 import { KINDS } from '../../src/kinds/registry.js';
 import { desired } from '../helpers/desired.js';
@@ -213,6 +214,13 @@ const declarations = rows.filter((c): c is DeclarationContract => 'declaresOnly'
 it('has a contract for every kind of the registry', () => {
   expect(Object.keys(table).sort()).toEqual(Object.keys(KINDS).sort());
   expect(Object.entries(table).filter(([name, c]) => c.kind !== name)).toEqual([]);
+  // The state's inventory schema accepts exactly the kinds that have a lifecycle.
+  expect([...LIFECYCLE_KINDS].sort()).toEqual(
+    Object.values(KINDS)
+      .filter((kind) => kind.lifecycle !== undefined)
+      .map((kind) => kind.kind)
+      .sort(),
+  );
 });
 
 describe.each(declarations)('$kind contract (a declaration)', (contract) => {

@@ -110,6 +110,7 @@ describe('a document moved to another zone', () => {
         key: 'Block x',
         subject: 'WafCustomRule/block-x@shield-zone-42',
         reason: 'not pruned: --prune is off',
+        withPrune: 'delete',
       },
     ]);
     expect(names(f, 42)).toContain('Block x');

@@ -255,6 +255,7 @@ describe('prune', () => {
         key: 'Block admin',
         subject: 'WafCustomRule/block-admin',
         reason: 'not pruned: --prune is off',
+        withPrune: 'delete',
       },
     ]);
     expect(writesOf(f.emu)).toEqual([]);

@@ -4,13 +4,13 @@
  * writer per state directory, SIGHUP, and a failed state save.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Emulator, startEmulator } from '../../src/emulator/index.js';
-import { LOCK_FILE } from '../../src/engine/state-lock.js';
+import { LOCK_FILE } from '../../src/state/file-lease.js';
 import { daemonArgs, edit, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
 import { TEST_KEY, TEST_SEED } from '../helpers/emulator.js';
 import { APP_HEAD, APP_TAIL, appHead } from '../helpers/half-written-app.js';
@@ -31,11 +31,24 @@ afterEach(async () => {
 
 const ENV = { EDGESYNC_ACCESS_KEY: TEST_KEY };
 
-/** Writes by hand the lock an `edgesync run` of `pid` on `host` would hold since 2026-01-01. */
-function writeLock(stateDir: string, pid: number, host: string): void {
+/**
+ * Writes by hand the lock an `edgesync run` of `pid` on `host` would hold since 2026-01-01,
+ * last renewed `ageMs` ago.
+ */
+function writeLock(stateDir: string, pid: number, host: string, ageMs = 0): void {
   mkdirSync(stateDir, { recursive: true });
-  const lock = { pid, host, since: '2026-01-01T00:00:00.000Z', command: 'run', nonce: `${host}:${pid}` };
-  writeFileSync(join(stateDir, LOCK_FILE), JSON.stringify(lock));
+  const lock = {
+    pid,
+    host,
+    since: '2026-01-01T00:00:00.000Z',
+    command: 'run',
+    nonce: `${host}:${pid}`,
+    term: 1,
+  };
+  const path = join(stateDir, LOCK_FILE);
+  writeFileSync(path, JSON.stringify(lock));
+  const at = new Date(Date.now() - ageMs);
+  utimesSync(path, at, at);
 }
 
 describe('a file written in two steps', () => {
@@ -84,8 +97,12 @@ function runCommand(
   command: string,
   config: string,
   stateDir: string,
+  extra: readonly string[] = [],
 ): Promise<{ code: number | null; output: string }> {
-  const args = [command, '--config', config, '--state-dir', stateDir, '--base-url', emu.url];
+  const args =
+    command === 'forget'
+      ? [command, '--config', config, '--state-dir', stateDir, ...extra]
+      : [command, '--config', config, '--state-dir', stateDir, '--base-url', emu.url, ...extra];
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [MAIN, ...args], {
       cwd: REPO,
@@ -107,7 +124,7 @@ async function startDaemon(config: string, stateDir: string, what: string): Prom
 }
 
 describe('one writer per state directory', () => {
-  it('a second daemon and an apply refuse, naming the holder; after it stops, apply runs', async () => {
+  it('a second daemon, an apply and a forget refuse, naming the holder; a plan reads beside it; after it stops, apply runs', async () => {
     const config = writeDaemonConfig(join(root, 'config'));
     const stateDir = join(root, 'state');
     const first = await startDaemon(config, stateDir, 'the first daemon');
@@ -115,6 +132,8 @@ describe('one writer per state directory', () => {
     const second = spawnRun(daemonArgs({ config, stateDir, baseUrl: emu.url }), ENV);
     const secondExit = await second.exit;
     const apply = await runCommand('apply', config, stateDir);
+    const forget = await runCommand('forget', config, stateDir, ['WafCustomRule/anything']);
+    const plan = await runCommand('plan', config, stateDir);
     first.child.kill('SIGTERM');
     const firstExit = await first.exit;
     const after = await runCommand('apply', config, stateDir);
@@ -122,10 +141,15 @@ describe('one writer per state directory', () => {
     const holder = `pid ${first.child.pid} on host ${hostname()} (edgesync run, since `;
     expect(secondExit.code).toBe(1);
     expect(second.output()).toContain(`edgesync: the state directory ${stateDir} is in use by ${holder}`);
-    expect(second.output()).toContain(`If that process is gone, delete ${join(stateDir, LOCK_FILE)}`);
+    expect(second.output()).toContain('A holder that stops renewing is taken over after 60 s');
     expect(second.events('reconcile.started')).toEqual([]);
     expect(apply.code).toBe(1);
     expect(apply.output).toContain(`is in use by ${holder}`);
+    expect(forget.code).toBe(1);
+    expect(forget.output).toContain(`is in use by ${holder}`);
+    // `plan` only reads: it works beside the daemon, from one consistent snapshot.
+    expect(plan.code).toBe(0);
+    expect(plan.output).not.toContain('in use');
     expect(firstExit.code).toBe(0);
     expect(existsSync(join(stateDir, LOCK_FILE))).toBe(false);
     expect(after.code).toBe(0);
@@ -144,7 +168,7 @@ describe('one writer per state directory', () => {
 
     expect(left).toBe(true);
     expect(next.events('state.lock.takenOver')).toMatchObject([
-      { level: 'warn', pid: killed.child.pid, host: hostname() },
+      { level: 'warn', pid: killed.child.pid, host: hostname(), why: 'its process is gone' },
     ]);
   }, 60_000);
 
@@ -159,22 +183,47 @@ describe('one writer per state directory', () => {
 
     expect(apply.code).toBe(0);
     expect(apply.output).toContain(
-      `edgesync: warning: took over the lock of pid ${gone} on ${hostname()}, which is gone`,
+      `edgesync: warning: took over the state lease of pid ${gone} on ${hostname()}: its process is gone`,
     );
     expect(existsSync(join(stateDir, LOCK_FILE))).toBe(false);
   }, 30_000);
 
-  it('a lock held on another host is refused (its life cannot be checked)', async () => {
+  it('a lock of another host is refused while it is renewed, and taken over once it is not (--lease-seconds)', async () => {
+    const config = writeDaemonConfig(join(root, 'config'));
+    const fresh = join(root, 'fresh');
+    const stale = join(root, 'stale');
+    writeLock(fresh, 1, 'other-host', 5_000);
+    writeLock(stale, 1, 'other-host', 11_000);
+
+    const refused = await runCommand('apply', config, fresh, ['--lease-seconds', '10']);
+    const taken = await runCommand('apply', config, stale, ['--lease-seconds', '10']);
+
+    expect(refused.code).toBe(1);
+    // "renewed N s ago": N is 5 s and the time the command took to start.
+    expect(refused.output.replace(/renewed \d s ago/, 'renewed N s ago')).toBe(
+      `edgesync: the state directory ${fresh} is in use by pid 1 on host other-host (edgesync run, since 2026-01-01T00:00:00.000Z), renewed N s ago; two writers would undo each other's changes. A holder that stops renewing is taken over after 10 s\n`,
+    );
+    expect(taken.code).toBe(0);
+    expect(taken.output).toMatch(
+      /edgesync: warning: took over the state lease of pid 1 on other-host: not renewed for 1\d s \(lease 10 s\)/,
+    );
+  }, 30_000);
+
+  it('an empty lock (a crash between create and write) is taken over once it is a lease old', async () => {
     const config = writeDaemonConfig(join(root, 'config'));
     const stateDir = join(root, 'state');
-    writeLock(stateDir, 1, 'other-host');
+    mkdirSync(stateDir, { recursive: true });
+    writeFileSync(join(stateDir, LOCK_FILE), '');
+    const old = new Date(Date.now() - 61_000);
+    utimesSync(join(stateDir, LOCK_FILE), old, old);
 
-    const plan = await runCommand('plan', config, stateDir);
+    const apply = await runCommand('apply', config, stateDir);
 
-    expect(plan.code).toBe(1);
-    expect(plan.output).toBe(
-      `edgesync: the state directory ${stateDir} is in use by pid 1 on host other-host (edgesync run, since 2026-01-01T00:00:00.000Z); two writers would undo each other's changes. If that process is gone, delete ${join(stateDir, LOCK_FILE)}\n`,
+    expect(apply.code).toBe(0);
+    expect(apply.output).toMatch(
+      /edgesync: warning: took over the state lease: not renewed for 6\d s \(lease 60 s\)/,
     );
+    expect(existsSync(join(stateDir, LOCK_FILE))).toBe(false);
   }, 30_000);
 });
 
@@ -208,7 +257,9 @@ describe('a failed state save', () => {
     const retry = await until(() => d.events('retry.scheduled')[0], 'retry.scheduled', 20_000);
 
     expect(error).toMatchObject({ code: 'STATE_IO' });
-    expect(String(error.error)).toMatch(/^cannot save .*state\.json: (EISDIR|ENOTEMPTY|EEXIST|EPERM)$/);
+    expect(String(error.error)).toMatch(
+      /^cannot (save|read) .*state\.json: (EISDIR|ENOTEMPTY|EEXIST|EPERM)$/,
+    );
     expect(retry).toMatchObject({ code: 'STATE_IO' });
     expect(readdirSync(stateDir).sort()).toEqual([LOCK_FILE, 'state.json']);
   }, 30_000);

@@ -21,25 +21,23 @@ const SECRET = 'hook-secret-7d21';
 const fx = useDaemonFixture();
 
 describe('--metrics-listen', () => {
-  it('serves health, readiness, metrics and status apart from the hooks', async () => {
+  it('serves health, readiness, metrics, status and the status page apart from the hooks', async () => {
     const config = writeDaemonConfig(join(fx.root, 'config'));
     const d = await fx.start(config, {
       extra: ['--webhook-secret-file', secretFile(SECRET), '--metrics-listen', '127.0.0.1:0'],
     });
     const ops = String(d.events('daemon.started')[0]?.metricsListen);
 
-    const onHooks = await Promise.all(
-      ['/healthz', '/readyz', '/metrics', '/status'].map((path) => request(`${d.url}${path}`)),
-    );
-    const onOps = await Promise.all(
-      ['/healthz', '/readyz', '/metrics', '/status'].map((path) => request(`${ops}${path}`)),
-    );
+    const paths = ['/healthz', '/readyz', '/metrics', '/status', '/', '/ui/app.js'];
+    const onHooks = await Promise.all(paths.map((path) => request(`${d.url}${path}`)));
+    const onOps = await Promise.all(paths.map((path) => request(`${ops}${path}`)));
     const hookOnOps = await genericHook(ops, '{}', SECRET);
     const hook = await genericHook(d.url, '{}', SECRET);
 
     expect(ops).not.toBe(d.url);
-    expect(onHooks.map((r) => r.status)).toEqual([404, 404, 404, 404]);
-    expect(onOps.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(d.events('daemon.started')[0]?.statusPage).toBe(`${ops}/`);
+    expect(onHooks.map((r) => r.status)).toEqual([404, 404, 404, 404, 404, 404]);
+    expect(onOps.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(hookOnOps.status).toBe(404);
     expect(hook.status).toBe(202);
   });

@@ -267,6 +267,7 @@ describe('GET /status', () => {
         durationMs: expect.any(Number),
         result: 'success',
         counts: { applied: 1, unchanged: 2, skipped: 0, failed: 0 },
+        changes: [{ subject: 'WafCustomRule/block-sqli', action: 'update', outcome: 'applied' }],
       },
     ]);
     expect(doc.resources.map((r) => [r.subject, r.source, r.state])).toEqual([
@@ -279,6 +280,7 @@ describe('GET /status', () => {
       kind: 'WafCustomRule',
       name: 'block-sqli',
       source: 'shield/rules.yaml:1:1',
+      zone: '42',
       state: 'in-sync',
       drift: null,
       lastError: null,
@@ -321,13 +323,90 @@ spec:
 
     expect(doc.counts).toEqual({ pending: 0, 'in-sync': 0, suspended: 1, 'report-only': 1, failed: 1 });
     expect(doc.resources.map((r) => [r.subject, r.state, r.drift, r.lastError?.code ?? null])).toEqual([
-      ['DnsZone/example-com', 'report-only', { cause: 'unknown', fields: ['dnssec'] }, null],
+      [
+        'DnsZone/example-com',
+        'report-only',
+        {
+          cause: 'unknown',
+          fields: ['dnssec'],
+          diffs: [{ path: 'dnssec', live: 'true', desired: 'false' }],
+        },
+        null,
+      ],
       ['DnsZone/missing', 'failed', null, 'API_NOT_FOUND'],
-      ['WafCustomRule/block-sqli', 'suspended', { cause: 'unknown', fields: ['ruleName'] }, null],
+      [
+        'WafCustomRule/block-sqli',
+        'suspended',
+        {
+          cause: 'unknown',
+          fields: ['ruleName'],
+          diffs: [{ path: 'ruleName', live: '"Block SQLi"', desired: '"Suspended rename"' }],
+        },
+        null,
+      ],
     ]);
     expect(doc.lastError?.code).toBe('API_NOT_FOUND');
     expect(doc.lastAppliedRevision).toBeNull();
     expect(doc.retry).toBeNull();
     expect(fx.emu.journal.writes()).toEqual([]);
+  });
+});
+
+describe('the status page', () => {
+  it('is served at / and /ui/ with a strict Content-Security-Policy, and revalidates with ETags', async () => {
+    const d = await start();
+
+    const page = await request(`${d.url}/`);
+    const script = await request(`${d.url}/ui/app.js`);
+    const again = await request(`${d.url}/ui/app.js`, {
+      headers: { 'if-none-match': String(script.headers.get('etag')) },
+    });
+    const unknown = await request(`${d.url}/ui/nothing.js`);
+
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    );
+    expect(page.headers.get('x-frame-options')).toBe('DENY');
+    expect(page.text).toContain('<script type="module" src="/ui/app.js"></script>');
+    // Nothing inline, nothing from another origin.
+    expect(page.text).not.toMatch(/<script>|<style|style=|https?:\/\//);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    expect(unknown.status).toBe(404);
+  });
+
+  it('/status answers 304 while the document is unchanged, and 200 once it changes', async () => {
+    const d = await start();
+
+    const first = await request(`${d.url}/status`);
+    const etag = String(first.headers.get('etag'));
+    const unchanged = await request(`${d.url}/status`, { headers: { 'if-none-match': etag } });
+    edit(join(fx.root, 'a', 'config'), 'shield/rules.yaml', ruleYaml('Renamed again'));
+    await until(() => d.events('reconcile.finished')[1], 'the file-change run');
+    const changed = await request(`${d.url}/status`, { headers: { 'if-none-match': etag } });
+
+    expect(first.status).toBe(200);
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.text).toBe('');
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(etag);
+    expect((changed.json as StatusDocument).runs[0]?.trigger).toBe('file-change');
+  });
+
+  it('--no-ui: / and /ui/ answer 404, /status stays', async () => {
+    const config = writeDaemonConfig(join(fx.root, 'config'));
+    const d = await fx.start(config, { extra: ['--no-ui'] });
+
+    const replies = await Promise.all(
+      ['/', '/ui/app.js', '/status'].map((path) => request(`${d.url}${path}`)),
+    );
+
+    expect(replies.map((r) => r.status)).toEqual([404, 404, 200]);
+    expect(d.events('daemon.started')[0]?.statusPage).toBeNull();
   });
 });

@@ -100,6 +100,24 @@ interface Case {
 
 const NO_KEY = { key: null } as const;
 
+/** A container as the official bunny CLI sends it: Docker Hub library image, no registry id. */
+const MINIMAL_WEB = {
+  name: 'web',
+  imageRegistryId: '',
+  imageNamespace: '',
+  imageName: 'nginx',
+  imageTag: '1.27',
+};
+
+const NEW_APP = {
+  name: 'new app',
+  runtimeType: 'shared',
+  autoScaling: { min: 1, max: 1 },
+  regionSettings: { allowedRegionIds: ['DE'], requiredRegionIds: ['DE'] },
+  containerTemplates: [MINIMAL_WEB],
+  volumes: [{ name: 'data', size: 1 }],
+};
+
 const CASES: Case[] = [
   {
     label: 'E1 PATCH 200',
@@ -493,6 +511,110 @@ const CASES: Case[] = [
     method: 'GET',
     status: 200,
     path: '/mc/apps/app1',
+    hasSchema: true,
+  },
+  {
+    label: 'addApp 201 (a Docker Hub library image: imageNamespace "")',
+    spec: 'mc',
+    specPath: '/apps',
+    method: 'POST',
+    status: 201,
+    path: '/mc/apps',
+    options: { body: NEW_APP },
+    hasSchema: true,
+  },
+  {
+    label: 'addApp 400',
+    spec: 'mc',
+    specPath: '/apps',
+    method: 'POST',
+    status: 400,
+    path: '/mc/apps',
+    options: { body: { ...NEW_APP, name: 'bad!name' } },
+    hasSchema: true,
+  },
+  {
+    label: 'deleteApp 200',
+    spec: 'mc',
+    specPath: '/apps/{appId}',
+    method: 'DELETE',
+    status: 200,
+    path: '/mc/apps/app1',
+    hasSchema: false,
+  },
+  {
+    label: 'deleteApp 404',
+    spec: 'mc',
+    specPath: '/apps/{appId}',
+    method: 'DELETE',
+    status: 404,
+    path: '/mc/apps/missing',
+    hasSchema: true,
+  },
+  ...(['deploy', 'undeploy', 'restart'] as const).map(
+    (action): Case => ({
+      label: `${action} 200`,
+      spec: 'mc',
+      specPath: `/apps/{appId}/${action}`,
+      method: 'POST',
+      status: 200,
+      path: `/mc/apps/app1/${action}`,
+      hasSchema: false,
+    }),
+  ),
+  {
+    label: 'addEndpoint 201',
+    spec: 'mc',
+    specPath: '/apps/{appId}/containers/{containerId}/endpoints',
+    method: 'POST',
+    status: 201,
+    path: '/mc/apps/app1/containers/tpl-worker/endpoints',
+    options: {
+      body: { displayName: 'worker-any', anycast: { type: 'IPv4', portMappings: [{ containerPort: 9000 }] } },
+    },
+    hasSchema: true,
+  },
+  {
+    label: 'removeEndpoint 200',
+    spec: 'mc',
+    specPath: '/apps/{appId}/endpoints/{endpointId}',
+    method: 'DELETE',
+    status: 200,
+    path: '/mc/apps/app1/endpoints/web-cdn',
+    hasSchema: false,
+  },
+  {
+    label: 'removeVolume 200',
+    spec: 'mc',
+    specPath: '/apps/{appId}/volumes/{volumeId}',
+    method: 'DELETE',
+    status: 200,
+    path: '/mc/apps/app1/volumes/data',
+    hasSchema: true,
+  },
+  {
+    label: 'listRegistries 200',
+    spec: 'mc',
+    specPath: '/registries',
+    method: 'GET',
+    status: 200,
+    path: '/mc/registries',
+    hasSchema: true,
+  },
+  {
+    label: 'getAppOverview 200 of a failing rollout (container reasons)',
+    spec: 'mc',
+    specPath: '/apps/{appId}/overview',
+    method: 'GET',
+    status: 200,
+    path: '/mc/apps/app1/overview',
+    setup: async (emu) => {
+      emu.state.rollout.failingImageTags.add('bad');
+      const patched = await call(emu, 'PATCH', '/mc/apps/app1', {
+        body: { containerTemplates: [{ ...MINIMAL_WEB, id: 'tpl-web', imageTag: 'bad' }] },
+      });
+      expect(patched.status).toBe(200);
+    },
     hasSchema: true,
   },
   {

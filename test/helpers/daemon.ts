@@ -14,6 +14,7 @@ import { signBody } from '../../src/daemon/signatures.js';
 import type { DaemonPhase, StatusDocument } from '../../src/daemon/status.js';
 import { type Emulator, type EmulatorSeed, startEmulator } from '../../src/emulator/index.js';
 import { createLogger } from '../../src/log.js';
+import { fileBackend } from '../../src/state/file-backend.js';
 import { TEST_KEY, TEST_SEED } from './emulator.js';
 import { tempDir, writeTree } from './temp-dir.js';
 
@@ -243,6 +244,7 @@ export function inProcessDaemonOptions(
 ): DaemonOptions {
   return {
     configPath: options.configPath,
+    state: fileBackend(options.stateDir),
     stateDir: options.stateDir,
     api: options.api,
     concurrency: 4,

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { EmulatorSeed } from '../../src/emulator/index.js';
-import { STATE_FILE } from '../../src/engine/state.js';
+import { STATE_FILE } from '../../src/state/file-backend.js';
 import { cliAgainst } from '../helpers/cli.js';
 import { until } from '../helpers/daemon.js';
 import { TEST_KEY, withEmulator } from '../helpers/emulator.js';

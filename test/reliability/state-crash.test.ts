@@ -13,12 +13,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { openStateStore, STATE_FILE } from '../../src/engine/state.js';
+import { openStateStore } from '../../src/engine/state.js';
+import { fileBackend, STATE_FILE } from '../../src/state/file-backend.js';
 import { prng } from '../helpers/generate.js';
 import { REPO, requireBuild } from '../helpers/spawn-daemon.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const STATE_JS = join(REPO, 'dist/src/engine/state.js');
+const BACKEND_JS = join(REPO, 'dist/src/state/file-backend.js');
 const RECORDS = 4000;
 /** Per-record payload: makes each save a few MB, so the write itself takes milliseconds. */
 const PAD = 600;
@@ -39,13 +41,14 @@ const MAX_KILLS = 40;
 const SAVER = `
 import { writeSync } from 'node:fs';
 const say = (line) => writeSync(1, line + '\\n');
-const [stateJs, dir, records, pad] = process.argv.slice(1);
+const [stateJs, backendJs, dir, records, pad] = process.argv.slice(1);
 const { openStateStore } = await import(stateJs);
+const { fileBackend } = await import(backendJs);
 say('ready');
 let go = '';
 for await (const chunk of process.stdin) go += chunk;
 const [, first, saves] = go.split(' ');
-const store = await openStateStore(dir);
+const store = await openStateStore(fileBackend(dir));
 if (store.warning !== undefined) {
   say('warning ' + store.warning);
   process.exit(3);
@@ -78,7 +81,13 @@ interface Saver {
 }
 
 function startSaver(dir: string): Saver {
-  const args = [pathToFileURL(STATE_JS).href, dir, String(RECORDS), String(PAD)];
+  const args = [
+    pathToFileURL(STATE_JS).href,
+    pathToFileURL(BACKEND_JS).href,
+    dir,
+    String(RECORDS),
+    String(PAD),
+  ];
   const child = spawn(process.execPath, ['--input-type=module', '-e', SAVER, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -137,7 +146,7 @@ async function loadGeneration(stateDir: string): Promise<number> {
   if (!existsSync(join(stateDir, STATE_FILE))) return 0;
   const text = readFileSync(join(stateDir, STATE_FILE), 'utf8');
   expect(() => JSON.parse(text), 'state.json parses').not.toThrow();
-  const store = await openStateStore(stateDir, { readOnly: true });
+  const store = await openStateStore(fileBackend(stateDir), { readOnly: true });
   expect(store.warning).toBeUndefined();
   const generation = store.hint('generation') as number;
   expect(generation).toBeGreaterThan(0);

@@ -22,10 +22,11 @@ const ALLOWED: Record<string, readonly string[]> = {
   log: ['errors'],
   git: [],
   secrets: ['domain', 'errors'],
+  state: ['errors'],
   config: ['domain', 'errors', 'kinds-spec', 'log'],
   api: ['domain', 'errors', 'log'],
   kinds: ['domain', 'errors', 'api', 'log'],
-  engine: ['config', 'kinds', 'kinds-spec', 'api', 'domain', 'errors', 'log', 'git', 'secrets'],
+  engine: ['config', 'kinds', 'kinds-spec', 'api', 'domain', 'errors', 'log', 'git', 'state'],
   daemon: [
     'engine',
     'config',
@@ -38,6 +39,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'domain',
     'emulator-entry',
     'cli',
+    'state',
   ],
   cli: [
     'engine',
@@ -52,8 +54,10 @@ const ALLOWED: Record<string, readonly string[]> = {
     'daemon',
     'emulator-entry',
     'secrets',
+    'state',
   ],
   emulator: ['domain'],
+  ci: ['cli', 'errors', 'git'],
   main: ['cli'],
 };
 

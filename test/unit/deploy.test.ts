@@ -110,6 +110,7 @@ describe('Dockerfile', () => {
       'tsconfig.json',
       'tsconfig.build.json',
       'src',
+      'ui',
     ]);
     for (const source of sources) {
       expect(existsSync(join(REPO, source)), source).toBe(true);
@@ -120,13 +121,15 @@ describe('Dockerfile', () => {
   it('installs from the lockfile, builds with tsc, and runs dist/ with production dependencies only', () => {
     const runs = only(instructions, 'RUN').map((i) => [i.stage, i.args]);
     const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
-      scripts: { build: string };
+      scripts: { build: string; 'build:ui': string };
       bin: { edgesync: string };
     };
 
     expect(runs).toContainEqual(['deps', 'npm ci --no-audit --no-fund']);
     expect(runs).toContainEqual(['build', 'npm run build']);
-    expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json');
+    // The status page (ui/) is built into dist/ui/ by the same script, so the image serves it.
+    expect(pkg.scripts.build).toBe('tsc -p tsconfig.build.json && npm run build:ui');
+    expect(pkg.scripts['build:ui']).toMatch(/^tsc -p ui\/tsconfig\.json && /);
     expect(runs.filter(([stage, args]) => stage === 'runtime' && args?.startsWith('npm ci'))).toEqual([
       ['runtime', 'npm ci --omit=dev --no-audit --no-fund && npm cache clean --force'],
     ]);

@@ -183,3 +183,56 @@ export interface PatchAppRequest {
 }
 
 export const PatchAppReplyWire = z.object({ id: z.string() });
+
+/** `POST /mc/apps`: the AddApplicationRequest (name, runtimeType, autoScaling and regionSettings required). */
+export interface CreateAppRequest extends PatchAppRequest {
+  name: string;
+  runtimeType: string;
+  autoScaling: { min: number; max: number };
+  regionSettings: NonNullable<PatchAppRequest['regionSettings']>;
+}
+
+/** `POST /mc/apps` answers 201 `{id}`. */
+export const CreatedAppWire = z.object({ id: z.string() });
+
+/** One app of `GET /mc/apps` (ListApplicationsResponse item). */
+export const AppListItemWire = z.object({ id: z.string(), name: z.string(), status: z.string().nullish() });
+export type AppListItemWire = z.infer<typeof AppListItemWire>;
+
+/** `GET /mc/apps`: cursor-paged; `cursor` is null (or absent) on the last page. */
+export const AppListWire = z.object({
+  items: z.array(AppListItemWire).nullish(),
+  cursor: z.string().nullish(),
+});
+export type AppListWire = z.infer<typeof AppListWire>;
+
+/** `GET /mc/apps/{id}/overview`: the rollout's state, per region, pod and container. */
+export const AppOverviewWire = z.object({
+  status: z.string().nullish(),
+  regions: z
+    .array(
+      z.object({
+        region: z.string().nullish(),
+        pods: z
+          .array(
+            z.object({
+              name: z.string().nullish(),
+              containers: z
+                .array(
+                  z.object({
+                    name: z.string().nullish(),
+                    status: z.string().nullish(),
+                    reason: z.string().nullish(),
+                    message: z.string().nullish(),
+                    numberOfRestarts: z.number().nullish(),
+                  }),
+                )
+                .nullish(),
+            }),
+          )
+          .nullish(),
+      }),
+    )
+    .nullish(),
+});
+export type AppOverviewWire = z.infer<typeof AppOverviewWire>;

@@ -6,7 +6,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { renderApplyText, renderPlanText } from '../../engine/render.js';
+import { renderApplyText, renderPlanText, withApi } from '../../engine/render.js';
 import { MAX_SAVED_PLAN_BYTES, parseSavedPlan, type SavedPlan } from '../../engine/saved-plan.js';
 import { ReconcileError } from '../../errors.js';
 import type { CommandRegistrar } from '../command.js';
@@ -30,7 +30,7 @@ export const registerApply: CommandRegistrar = (program, io, setExitCode) => {
     .command('apply')
     .description('make live state equal the desired state, or apply a plan saved by `plan --out`')
     .argument('[plan-file]', 'a plan saved by `edgesync plan --out`: applied only if nothing changed since');
-  addReconcileOptions(addConnectionOptions(addConfigOption(command)))
+  addReconcileOptions(addConnectionOptions(addConfigOption(command), { lockTimeout: true }))
     .option('--json', 'print the plan and the outcomes as JSON')
     .option('--detailed-exitcode', 'exit 2 when changes were applied, 0 when there were none, 1 on error')
     .action(async (file: string | undefined, flags: ApplyFlags) => {
@@ -74,16 +74,16 @@ async function runApply(file: string | undefined, flags: ApplyFlags, io: CliIo):
     flags,
     io,
     'apply',
-    ({ plan, apply }) => {
+    ({ plan: planned, apply }, _origin, apiUrl) => {
       if (apply === undefined) throw new ReconcileError('INTERNAL', 'apply produced no result');
-      const common = commonReadFailure(plan);
+      const plan = withApi(planned, apiUrl);
+      const common = commonReadFailure(plan, apiUrl);
+      if (common !== undefined) io.stderr.write(`edgesync: ${common}\n`);
       if (flags.json === true) {
         io.stdout.write(
           `${JSON.stringify({ plan, results: apply.results, counts: apply.counts }, null, 2)}\n`,
         );
-      } else if (common !== undefined) {
-        io.stderr.write(`edgesync: ${common}\n`);
-      } else {
+      } else if (common === undefined) {
         const color = useColor(io);
         io.stdout.write(renderPlanText(plan, { color }));
         io.stdout.write(renderApplyText(apply, { color }));

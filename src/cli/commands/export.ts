@@ -6,12 +6,13 @@
  * See docs/inspect-and-export.md.
  */
 import { stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { openStateStore } from '../../engine/state.js';
 import { ReconcileError } from '../../errors.js';
 import { REMEMBERED_APP_ID } from '../../kinds/container-app/env.js';
 import { exportLive } from '../../kinds/export.js';
+import { fileBackend } from '../../state/file-backend.js';
 import { withApiClient } from '../api-session.js';
 import { DEFAULT_SCHEMA_PATH, existingFiles, planFiles, streamText, writeFiles } from '../export-output.js';
 import type { CliIo } from '../io.js';
@@ -127,7 +128,7 @@ async function runExport(flags: ExportFlags, io: CliIo): Promise<number> {
     if (!(await isFile(resolve(io.cwd, schema)))) {
       // The modelines are right once the schema is there; say how to put it there.
       io.stderr.write(
-        `edgesync: note: the files' modelines point at ${schema}; create it with: edgesync schema > ${schema}\n`,
+        `edgesync: note: the files' modelines point at ${schema}; create it with: mkdir -p ${dirname(schema)} && edgesync schema > ${schema}\n`,
       );
     }
   }
@@ -136,7 +137,7 @@ async function runExport(flags: ExportFlags, io: CliIo): Promise<number> {
 
 /**
  * What the state (read only, never written) remembers of each app's last apply, by app id:
- * without it, only secret-looking names become placeholders (docs/secrets.md, export).
+ * without it, only secret-looking names become placeholders (docs/secrets.md, `export`).
  */
 async function rememberedApps(
   flags: ExportFlags,
@@ -144,7 +145,7 @@ async function rememberedApps(
 ): Promise<(appId: string) => Readonly<Record<string, unknown>> | undefined> {
   const dir = flags.stateDir ?? io.env.EDGESYNC_STATE_DIR;
   if (dir === undefined || dir === '') return () => undefined;
-  const state = await openStateStore(resolve(io.cwd, dir), { readOnly: true });
+  const state = await openStateStore(fileBackend(resolve(io.cwd, dir)), { readOnly: true });
   if (state.warning !== undefined) io.stderr.write(`edgesync: warning: ${state.warning}\n`);
   const byApp = new Map<string, Readonly<Record<string, unknown>>>();
   for (const record of Object.values(state.resources())) {

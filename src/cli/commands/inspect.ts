@@ -53,10 +53,10 @@ export function registerInspect(program: Command, io: CliIo, setExitCode: (code:
   const inspect = program
     .command('inspect')
     .description(
-      'show read-only data of the API: bots (E6), WAF catalogue (E8), API Guardian (E9), optimal region (E7)',
+      'show read-only data of the API: bots, the WAF rule catalogue, API Guardian metrics, the optimal region',
     );
 
-  shieldZoneOption(subcommand(inspect, 'bots', 'bots of a Shield Zone, grouped by category (E6)')).action(
+  shieldZoneOption(subcommand(inspect, 'bots', 'bots of a Shield Zone, grouped by category')).action(
     async (flags: ZoneFlags) => {
       const reply = await withApiClient(flags, io, (api) =>
         api.getBotCategorization(flags.shieldZone, { signal: io.signal }),
@@ -67,7 +67,7 @@ export function registerInspect(program: Command, io: CliIo, setExitCode: (code:
     },
   );
 
-  subcommand(inspect, 'waf-catalog', 'WAF rule catalogue by subscription plan (E8)')
+  subcommand(inspect, 'waf-catalog', 'WAF rule catalogue by subscription plan')
     .option('--plan <name>', 'only this plan, listing its rules (case-insensitive)')
     .option('--group <code>', 'only this rule group, listing its rules (case-insensitive)')
     .action(async (flags: CatalogFlags) => {
@@ -83,7 +83,7 @@ export function registerInspect(program: Command, io: CliIo, setExitCode: (code:
     });
 
   shieldZoneOption(
-    subcommand(inspect, 'api-guardian', 'API Guardian totals and the 28-day overview of a Shield Zone (E9)'),
+    subcommand(inspect, 'api-guardian', 'API Guardian totals and the 28-day overview of a Shield Zone'),
   ).action(async (flags: ZoneFlags) => {
     const reply = await withApiClient(flags, io, (api) =>
       api.getApiGuardianMetrics(flags.shieldZone, { signal: io.signal }),
@@ -93,7 +93,7 @@ export function registerInspect(program: Command, io: CliIo, setExitCode: (code:
     setExitCode(0);
   });
 
-  subcommand(inspect, 'optimal-region', 'the base region the API picks for deployment (E7)').action(
+  subcommand(inspect, 'optimal-region', 'the base region the API picks for deployment').action(
     async (flags: InspectFlags) => {
       const reply = await withApiClient(flags, io, (api) => api.getOptimalRegion({ signal: io.signal }));
       if (flags.json === true) printJson(io, reply);

@@ -8,11 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { validate as validateCron } from 'node-cron';
 import { DEFAULT_SETTLE_MS, startDaemon } from '../../daemon/daemon.js';
 import { parseListen } from '../../daemon/http-server.js';
 import { type NotifyFlags, readNotifySettings } from '../../daemon/notify/settings.js';
-import { DEFAULT_SCHEDULE } from '../../daemon/scheduler.js';
+import { assertSchedule, DEFAULT_SCHEDULE } from '../../daemon/scheduler.js';
 import { EMULATOR_SEED_PATH, type Emulator, loadSeedFile, startEmulator } from '../../emulator/index.js';
 import { ReconcileError } from '../../errors.js';
 import type { Logger } from '../../log.js';
@@ -30,8 +29,8 @@ import {
   maxRps,
   nonNegativeNumber,
   secretReaderFrom,
-  stateDir,
 } from '../settings.js';
+import { stateBackendOf } from '../state-options.js';
 import { VERSION } from '../version.js';
 
 /** Default of `--listen`: every interface, port 8080 (the image's EXPOSE and HEALTHCHECK use it). */
@@ -57,11 +56,8 @@ interface RunFlags extends ReconcileFlags, NotifyFlags {
   settleMs: number;
   shutdownTimeout: number;
   emulator?: boolean;
-}
-
-function cronExpression(value: string): string {
-  if (!validateCron(value)) throw new InvalidArgumentError('not a cron expression (e.g. "*/5 * * * *").');
-  return value;
+  /** commander's `--no-ui`: false when given. */
+  ui: boolean;
 }
 
 function nonNegativeInt(value: string): number {
@@ -86,11 +82,12 @@ export const registerRun: CommandRegistrar = (program, io, setExitCode) => {
   const command = program
     .command('run')
     .description('run the reconciler daemon: schedule, file watch, webhooks, health, metrics, status');
-  addNotifyOptions(addReconcileOptions(addConnectionOptions(addConfigOption(command))))
+  addNotifyOptions(
+    addReconcileOptions(addConnectionOptions(addConfigOption(command), { lockTimeout: false })),
+  )
     .option(
       '--schedule <cron>',
-      'cron expression of the full reconciles (node-cron)',
-      cronExpression,
+      'cron expression of the full reconciles, e.g. "*/5 * * * *" (checked before anything starts)',
       DEFAULT_SCHEDULE,
     )
     .option(
@@ -101,9 +98,10 @@ export const registerRun: CommandRegistrar = (program, io, setExitCode) => {
     )
     .option(
       '--metrics-listen <host:port>',
-      'serve /healthz, /readyz, /metrics and /status here instead, apart from the hooks',
+      'serve /healthz, /readyz, /metrics, /status and the status page here instead, apart from the hooks',
       listenAddress('--metrics-listen'),
     )
+    .option('--no-ui', 'do not serve the read-only status page at / (the JSON /status stays)')
     .option(
       '--webhook-secret-file <file>',
       'webhook secrets, one per line (rotation); without it /hooks/* answer 404',
@@ -168,14 +166,17 @@ async function startEmbeddedEmulator(config: string, key: string, logger: Logger
   } catch (err) {
     throw new ReconcileError('USAGE', `cannot start the embedded emulator: ${(err as Error).message}`);
   }
+  // The URL is how a second terminal plans against the demo: `--base-url URL` with the key
+  // this process was given (EDGESYNC_ACCESS_KEY); a generated key is never printed.
   logger.info(
     { event: 'emulator.started', url: emulator.url, seed: seeded ? EMULATOR_SEED_PATH : null },
-    'embedded emulator started',
+    `embedded emulator started at ${emulator.url} (plan against it: --base-url ${emulator.url} with this EDGESYNC_ACCESS_KEY)`,
   );
   return emulator;
 }
 
 async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
+  assertSchedule(flags.schedule);
   const logger = commandLogger(flags, io, { level: 'info', stream: 'stdout' });
   const config = configDirFrom(flags.config, io).path;
   const listen = parseListen(flags.listen);
@@ -185,6 +186,8 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
   if (flags.emulator === true && flags.baseUrl !== undefined) {
     throw new ReconcileError('USAGE', '--emulator and --base-url cannot be used together');
   }
+  const store = stateBackendOf(flags, config, io);
+  for (const warning of store.warnings) logger.warn({ event: 'state.warning', warning }, 'state store');
   const key = flags.emulator === true ? await emulatorKey(flags, io) : await accessKey(flags, io);
   const url = flags.emulator === true ? undefined : baseUrl(flags, io);
   const emulator =
@@ -194,7 +197,8 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
   try {
     const daemon = await startDaemon({
       configPath: config,
-      stateDir: stateDir(flags, config, io),
+      state: store.backend,
+      stateDir: store.stateDir,
       api: { baseUrl: emulator?.url ?? (url as string), accessKey: key, maxRps: maxRps(flags, io) },
       concurrency: flags.concurrency,
       maxChangePercent: flags.maxChangePercent,
@@ -205,6 +209,7 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
       schedule: flags.schedule,
       listen,
       ...(metricsListen === undefined ? {} : { metricsListen }),
+      ui: flags.ui,
       ...(flags.webhookSecretFile === undefined
         ? {}
         : { webhookSecretFile: resolve(io.cwd, flags.webhookSecretFile) }),

@@ -4,8 +4,6 @@
  * statuses (github-status.ts). Every call returns at once; delivery.ts sends in the background.
  * With a `stateFile`, what the transitions remember is kept there across restarts.
  */
-import { readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../../engine/state.js';
 import type { Logger } from '../../log.js';
 import { createDelivery, type Delivery, type DeliveryResult } from './delivery.js';
 import { createCommitStatuses } from './github-status.js';
@@ -23,8 +21,12 @@ export interface NotifierOptions {
   readonly logger: Logger;
   /** `edgesync_notifications_total{target,result}`. */
   readonly count: (target: string, result: DeliveryResult) => void;
-  /** Where the transitions' memory is kept (`notify.json` in the state directory); none: in memory. */
-  readonly stateFile?: string;
+  /** What the transitions remember, kept by the state store (its `notify` record); none: in memory. */
+  readonly memory?: {
+    /** The record as the last daemon saved it; undefined when there is none. */
+    readonly initial: string | undefined;
+    save(text: string): Promise<void>;
+  };
 }
 
 /** A running notifier. */
@@ -55,12 +57,12 @@ export function createNotifier(options: NotifierOptions): Notifier | undefined {
           delivery,
           logger,
         });
-  const initial = options.stateFile === undefined ? undefined : readTransitions(options.stateFile, logger);
+  const initial = options.memory === undefined ? undefined : readTransitions(options.memory.initial, logger);
   const tracker = createTransitionTracker({
     repeatMs: settings.repeatMs,
     ...(initial === undefined ? {} : { initial }),
   });
-  const remembered = options.stateFile === undefined ? undefined : rememberer(options.stateFile, logger);
+  const remembered = options.memory === undefined ? undefined : rememberer(options.memory.save, logger);
   /** A notification is never worth a failed reconcile: a bug here is logged, not thrown into the run loop. */
   const guarded = (fn: () => void): void => {
     try {
@@ -103,15 +105,8 @@ export function createNotifier(options: NotifierOptions): Notifier | undefined {
 }
 
 /** The transitions a previous daemon remembered; none (a healthy start) when absent or unreadable. */
-function readTransitions(file: string, logger: Logger): TransitionState | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    logger.warn({ event: 'notify.state-unreadable', reason: (err as Error).message }, 'starting healthy');
-    return undefined;
-  }
+function readTransitions(text: string | undefined, logger: Logger): TransitionState | undefined {
+  if (text === undefined) return undefined;
   try {
     return TransitionState.parse(JSON.parse(text));
   } catch {
@@ -124,7 +119,7 @@ function readTransitions(file: string, logger: Logger): TransitionState | undefi
  * Saves the transitions after each run, one write at a time, only when they changed. A failed
  * save is logged and costs at most a repeated or missed notification after a restart.
  */
-function rememberer(file: string, logger: Logger) {
+function rememberer(write: (text: string) => Promise<void>, logger: Logger) {
   let written: string | undefined;
   let pending: Promise<void> = Promise.resolve();
   return {
@@ -133,7 +128,7 @@ function rememberer(file: string, logger: Logger) {
       if (text === written) return;
       written = text;
       pending = pending.then(() =>
-        writeFileAtomic(file, text).catch((err: unknown) => {
+        write(text).catch((err: unknown) => {
           logger.warn({ event: 'notify.state-save-failed', reason: (err as Error).message }, 'not saved');
         }),
       );

@@ -114,7 +114,7 @@ function getAppOverview(ctx: RequestContext): Reply {
         averageVolumesUsagePercentage: 0,
         requests: 0,
         anycastTraffic: 0,
-        pods: [],
+        pods: podsOf(app, ctx, region),
       })),
       averageLatency: 0,
       totalVolumeSizeInGb: app.volumes.reduce((sum, v) => sum + v.size, 0),
@@ -122,6 +122,40 @@ function getAppOverview(ctx: RequestContext): Reply {
       latencyChart: {},
     },
   };
+}
+
+/**
+ * The pods of a region while the app is not simply running: one pod whose containers say
+ * what the rollout simulation decided (a failing image crash-loops, the rest start).
+ */
+function podsOf(app: Application, ctx: RequestContext, region: string): unknown[] {
+  if (app.status !== 'failing' && app.status !== 'progressing') return [];
+  const failing = new Set(ctx.state.failingContainers(app).map((c) => c.id));
+  return [
+    {
+      name: `${app.id}-${region.toLowerCase()}-0`,
+      status: 'scheduled',
+      cpuUsage: 0,
+      ramUsage: 0,
+      containers: app.containerTemplates.map((t) => ({
+        id: t.id,
+        name: t.name,
+        cpuUsage: 0,
+        ramUsage: 0,
+        status: failing.has(t.id) && app.status === 'failing' ? 'notStarted' : 'started',
+        reason: failing.has(t.id) && app.status === 'failing' ? 'CrashLoopBackOff' : 'ContainerCreating',
+        message:
+          failing.has(t.id) && app.status === 'failing'
+            ? `back-off restarting failed container ${t.name}: exited with code 1 (image ${t.image})`
+            : `starting image ${t.image}`,
+        image: t.image,
+        imageDisplay: t.image,
+        numberOfRestarts: failing.has(t.id) && app.status === 'failing' ? 5 : 0,
+        exitCode: failing.has(t.id) && app.status === 'failing' ? 1 : null,
+      })),
+      volumesUtilizationPercentage: {},
+    },
+  ];
 }
 
 function getRegionSettings(ctx: RequestContext): Reply {

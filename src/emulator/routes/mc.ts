@@ -24,6 +24,7 @@ function patchAppRoute(ctx: RequestContext): Reply {
   const outcome = patchApp(live, ctx.state.nodeSelectors(appId) ?? {}, checked.value, ctx.state);
   if (!outcome.ok) return ctx.fail('invalid', validationFailure(outcome.errors));
   ctx.state.setApp(outcome.app, outcome.nodeSelectors);
+  ctx.state.startRollout(appId);
   return { status: 200, body: { id: appId } };
 }
 

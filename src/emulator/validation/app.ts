@@ -162,9 +162,13 @@ export const ContainerRequest = z.strictObject({
   imageName: text('imageName', 1).regex(IMAGE_PART_PATTERN, {
     ...matches('imageName', IMAGE_PART_PATTERN_TEXT),
   }),
-  imageNamespace: text('imageNamespace', 1).regex(IMAGE_PART_PATTERN, {
-    ...matches('imageNamespace', IMAGE_PART_PATTERN_TEXT),
-  }),
+  // "" is a Docker Hub library image (`nginx`): the official bunny CLI's `apps push` sends it,
+  // and the real API accepts it although the spec says minLength 1.
+  imageNamespace: z.literal('').or(
+    text('imageNamespace', 1).regex(IMAGE_PART_PATTERN, {
+      ...matches('imageNamespace', IMAGE_PART_PATTERN_TEXT),
+    }),
+  ),
   imageTag: text('imageTag', 1).regex(IMAGE_TAG_PATTERN, {
     ...matches('imageTag', IMAGE_TAG_PATTERN_TEXT),
   }),

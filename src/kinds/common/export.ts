@@ -57,7 +57,7 @@ export interface ExportSettings {
   readonly includeSecretValues: boolean;
   /**
    * What the state remembers of an app's last apply (`KindPlan.remember`), by app id: its
-   * variables applied as secrets are exported as placeholders too (docs/secrets.md, export).
+   * variables applied as secrets are exported as placeholders too (docs/secrets.md, `export`).
    */
   readonly remembered?: (appId: string) => Readonly<Record<string, unknown>> | undefined;
 }

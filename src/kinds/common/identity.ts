@@ -10,7 +10,7 @@
  * `lifecycle` part. The state's inventory schema is built from this list; a test keeps it equal
  * to the registry's kinds that have one.
  */
-export const LIFECYCLE_KINDS = ['WafCustomRule', 'AccessList'] as const;
+export const LIFECYCLE_KINDS = ['WafCustomRule', 'AccessList', 'ContainerApp'] as const;
 export type LifecycleKind = (typeof LIFECYCLE_KINDS)[number];
 
 /** A live object's id: numbers for Shield objects, strings for container apps. */

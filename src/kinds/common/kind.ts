@@ -71,6 +71,8 @@ export interface KindPlan {
    * new list's configuration id): apply re-plans the resource after the create and sends that.
    */
   readonly followUp?: boolean;
+  /** A create after which the kind's `lifecycle.afterCreate` requests are sent (an app's deploy). */
+  readonly afterCreate?: boolean;
   /**
    * The digest recorded for this resource once applied, instead of the loader's, when its
    * desired state holds secrets: keyed (`PlanContext.keyedDigest`) and covering the resolved
@@ -86,6 +88,11 @@ export interface ResourceKind<Spec = unknown, Live = unknown> {
    * Reads the live objects of these resources with as few requests as possible. A failure of
    * one resource's read is that resource's `error` lookup; the method itself does not throw.
    */
+  /**
+   * False for a declaration that has nothing live of its own (ShieldZone): its resources
+   * never fail a read, so "every read failed" (one wrong key) is judged without them.
+   */
+  readonly readsLive?: false;
   readLive(
     resources: readonly DesiredResource<Spec>[],
     ctx: ReadContext,
@@ -155,6 +162,13 @@ export interface KindLifecycle<Spec = unknown> {
   }): string | undefined;
   /** The operation whose reply names a created object's id (audited by `checkReply` as `{id}`). */
   readonly createOperation: WriteOperationId;
+  /**
+   * Requests sent once a create's reply (or, after a lost reply, a fresh listing) names the new
+   * object's id, when the create's plan asks for them (`KindPlan.afterCreate`): an app's deploy.
+   */
+  afterCreate?(id: ObjectId): readonly ApiRequest<WriteOperationId>[];
+  /** What deleting each of these objects destroys with it (an app's volumes), read for prune candidates only. */
+  readLosses?(id: ObjectId, ctx: ReadContext): Promise<readonly string[]>;
   /** The request that deletes one object. */
   deleteRequest(shieldZoneId: number | undefined, id: ObjectId): ApiRequest<WriteOperationId>;
   /** The diffs a deletion shows beyond its key (what it destroys with the object). */
@@ -167,6 +181,6 @@ export interface KindLifecycle<Spec = unknown> {
 export interface ExclusiveScope {
   readonly kind: LifecycleKind;
   readonly shieldZoneId?: number | undefined;
-  /** Keys the document leaves alone (its `ignore` patterns). */
-  ignored(key: string): boolean;
+  /** The `ignore` pattern that leaves this key alone, if one does. */
+  ignoredBy(key: string): string | undefined;
 }

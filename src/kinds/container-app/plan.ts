@@ -36,10 +36,63 @@ import {
 
 const NEW_CONTAINER_REQUIRED = ['imageRegistryId', 'imageNamespace', 'imageName', 'imageTag'] as const;
 
-/** What the read phase gives the plan: the live app and the app's secrets, read at the same time. */
+/**
+ * What the read phase gives the plan: the live app (null: none has the document's name, it is
+ * created) and the app's secrets, read at the same time.
+ */
 export interface AppRead {
-  readonly app: LiveApp;
+  readonly app: LiveApp | null;
   readonly secrets: AppSecrets;
+}
+
+/** What a created app holds before its request is applied: nothing, so every declared field is new. */
+const NEW_APP: LiveApp = {
+  id: '',
+  name: '',
+  runtimeType: null,
+  autoScaling: null,
+  regionSettings: { allowedRegionIds: [], requiredRegionIds: [], maxAllowedRegions: null },
+  containers: [],
+  volumes: [],
+};
+
+/**
+ * A new app: the E4 plan against an empty app gives the diffs and the body, which becomes the
+ * AddApplicationRequest (`POST /mc/apps`), with the API's required fields filled where the
+ * document leaves them out (runtime shared, one instance). Deployed after unless `deploy: false`.
+ */
+function planCreate(
+  desired: DesiredResource<ContainerAppSpec>,
+  secrets: AppSecrets,
+  ctx: PlanContext,
+): KindPlan {
+  const patch = planApp(desired, { app: NEW_APP, secrets }, ctx);
+  const spec = desired.spec;
+  if (patch.error !== undefined) return patch;
+  const body = (patch.requests[0]?.body ?? {}) as PatchAppRequest;
+  const missing = [
+    body.containerTemplates === undefined ? 'containerTemplates' : '',
+    body.regionSettings === undefined ? 'regionSettings' : '',
+  ].filter((field) => field !== '');
+  if (missing.length > 0) {
+    return {
+      diffs: patch.diffs,
+      requests: [],
+      error: {
+        code: 'PLAN_UNSAFE',
+        message: `no app is named ${JSON.stringify(spec.name)}, and creating one needs ${missing.join(' and ')}`,
+      },
+      ...(patch.digest === undefined ? {} : { digest: patch.digest }),
+    };
+  }
+  const request = writeRequests.createApp({
+    ...body,
+    name: spec.name ?? '',
+    runtimeType: body.runtimeType ?? 'shared',
+    autoScaling: body.autoScaling ?? { min: 1, max: 1 },
+    regionSettings: body.regionSettings ?? {},
+  });
+  return { ...patch, requests: [request], afterCreate: spec.deploy !== false };
 }
 
 /** Replaces `@optimal` with E7's region id, keeping order and dropping a resulting duplicate. */
@@ -133,7 +186,7 @@ function optimalRegion(spec: ContainerAppSpec, ctx: PlanContext): { id?: string;
  * What the state keeps once the app is applied: the nodeSelectors the API never returns, and
  * per container how each declared variable was applied (literal or sensitive, never a value).
  */
-function rememberOf(spec: ContainerAppSpec): { remember?: Record<string, unknown> } {
+function rememberOf(spec: ContainerAppSpec, appId: string): { remember?: Record<string, unknown> } {
   const remember: Record<string, unknown> = {};
   if (spec.regionSettings?.nodeSelectors !== undefined)
     remember.nodeSelectors = spec.regionSettings.nodeSelectors;
@@ -144,7 +197,8 @@ function rememberOf(spec: ContainerAppSpec): { remember?: Record<string, unknown
   }
   if (Object.keys(environment).length > 0) {
     remember[REMEMBERED_ENVIRONMENT] = environment;
-    remember[REMEMBERED_APP_ID] = spec.appId;
+    // A created app's id is not known yet: the next run (a no-change one) records it.
+    if (appId !== '') remember[REMEMBERED_APP_ID] = appId;
   }
   return Object.keys(remember).length === 0 ? {} : { remember };
 }
@@ -156,8 +210,9 @@ export function planApp(
   ctx: PlanContext,
 ): KindPlan {
   const spec = desired.spec;
-  const live = read.app;
   const secrets = read.secrets;
+  if (read.app === null) return planCreate(desired, secrets, ctx);
+  const live = read.app;
   const optimal = optimalRegion(spec, ctx);
   if (optimal.error !== undefined) return { diffs: [], requests: [], error: optimal.error };
   // A missing secret is never sent as an empty value: nothing is planned for the app.
@@ -196,7 +251,7 @@ export function planApp(
   const volumes = planVolumes(spec, live, diffs);
   if (volumes !== undefined) body.volumes = volumes;
 
-  const remember = rememberOf(spec);
+  const remember = rememberOf(spec, live.id);
   const deletions = diffs.filter((d) => d.destructive).map((d) => d.path);
   if (deletions.length > 0 && spec.allowDeletions !== true) {
     problems.push(`would delete ${deletions.join(', ')}; set allowDeletions: true to allow it`);
@@ -205,5 +260,5 @@ export function planApp(
     return { diffs, requests: [], error: { code: 'PLAN_UNSAFE', message: problems.join('; ') }, ...digest };
   }
   if (Object.keys(body).length === 0) return { diffs, requests: [], ...remember, ...digest };
-  return { diffs, requests: [writeRequests.patchApp(spec.appId, body)], ...remember, ...digest };
+  return { diffs, requests: [writeRequests.patchApp(live.id, body)], ...remember, ...digest };
 }

@@ -279,7 +279,11 @@ export type VolumeSpec = z.infer<typeof VolumeSpec>;
 /** Strict schema of the `spec` of a ContainerApp document (unknown keys are errors). */
 export const ContainerAppSpec = z
   .strictObject({
-    appId: z.string().min(1, 'must not be empty'),
+    /**
+     * The app's id. Without it the app is found by the inventory, then by `name` in the
+     * account's app listing, and created when no app has that name.
+     */
+    appId: z.string().min(1, 'must not be empty').optional(),
     name: z
       .string()
       .min(1, 'must be 1-100 characters')
@@ -303,6 +307,13 @@ export const ContainerAppSpec = z
     volumes: z.array(VolumeSpec).optional(),
     /** Lets the plan delete live containers, endpoints and volumes the YAML no longer lists. */
     allowDeletions: z.boolean().optional(),
+    /** false: an app edgesync creates is not deployed (default true). */
+    deploy: z.boolean().optional(),
+  })
+  .refine((app) => app.appId !== undefined || app.name !== undefined, {
+    message: 'give the app a name (it is found or created by name) or an appId',
+    path: ['name'],
+    when: whenValid('appId', 'name'),
   })
   .superRefine(
     (app, ctx) => {
@@ -409,7 +420,8 @@ export const containerAppSpec: KindSpecModule<ContainerAppSpec, ContainerAppSpec
   kind: 'ContainerApp',
   schema: ContainerAppSpec,
   resolve: resolveContainerApp,
-  target: (spec) => `app:${spec.appId}`,
-  targetPath: () => ['appId'],
+  // Without an appId the name is the app's key: two documents with one name are an error.
+  target: (spec) => (spec.appId !== undefined ? `app:${spec.appId}` : `app-name:${spec.name}`),
+  targetPath: (spec) => (spec.appId !== undefined ? ['appId'] : ['name']),
   shieldZoneId: () => undefined,
 };

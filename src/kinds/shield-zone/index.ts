@@ -13,17 +13,18 @@ const NOTHING: KindPlan = { diffs: [], requests: [] };
 export const shieldZoneKind: ResourceKind<ShieldZoneSpec, null> = {
   kind: 'ShieldZone',
   spec: shieldZoneSpec as ResourceKind<ShieldZoneSpec>['spec'],
+  readsLive: false,
   async readLive(resources: readonly DesiredResource<ShieldZoneSpec>[]) {
     return new Map<string, LiveRead<null>>(resources.map((r) => [r.subject, found(null)]));
   },
   plan: () => NOTHING,
   exclusiveScopes(spec) {
-    const ignored = ignoreMatcher(spec);
+    const ignoredBy = ignoreMatcher(spec);
     const scopes: ExclusiveScope[] = [];
     if (spec.customWafRules === 'exclusive')
-      scopes.push({ kind: 'WafCustomRule', shieldZoneId: spec.shieldZoneId, ignored });
+      scopes.push({ kind: 'WafCustomRule', shieldZoneId: spec.shieldZoneId, ignoredBy });
     if (spec.customAccessLists === 'exclusive')
-      scopes.push({ kind: 'AccessList', shieldZoneId: spec.shieldZoneId, ignored });
+      scopes.push({ kind: 'AccessList', shieldZoneId: spec.shieldZoneId, ignoredBy });
     return scopes;
   },
 };

@@ -4,24 +4,20 @@
  * (or lists) that no document claims and no `ignore` glob matches are deleted, whether or not
  * the state's inventory knows them, so ownership survives a lost state directory.
  */
-import picomatch from 'picomatch';
 import { z } from 'zod';
 import { IntId } from '../common/fields.js';
 import type { KindSpecModule } from '../common/spec-module.js';
 
 const Ownership = z.enum(['exclusive', 'shared'], { error: 'must be exclusive or shared' });
 
-/** A glob matched against a rule's ruleName or a list's name (picomatch syntax). */
-const IgnoreGlob = z
-  .string()
-  .min(1, 'must not be empty')
-  .superRefine((glob, ctx) => {
-    try {
-      picomatch.makeRe(glob);
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: `not a glob: ${(err as Error).message}` });
-    }
-  });
+/**
+ * A glob matched against a rule's ruleName or a list's name: `*` is any run of characters, `?`
+ * one character, everything else is itself. Names are free text (`Legacy (old) rule`,
+ * `Team [EU]`): a richer syntax (groups, classes, braces) made such names match nothing, and
+ * the rule it should have protected was deleted (see docs/configuration.md, ShieldZone → ownership,
+ * no request of its own).
+ */
+const IgnoreGlob = z.string().min(1, 'must not be empty');
 
 /** Strict schema of the `spec` of a ShieldZone document (unknown keys are errors). */
 export const ShieldZoneSpec = z.strictObject({
@@ -36,12 +32,25 @@ export const ShieldZoneSpec = z.strictObject({
 /** The parsed (output) form of ShieldZoneSpec: defaults applied. */
 export type ShieldZoneSpec = z.infer<typeof ShieldZoneSpec>;
 
-/** A matcher for a zone's `ignore` globs; names are matched whole (spaces and slashes included). */
-export function ignoreMatcher(spec: ShieldZoneSpec): (name: string) => boolean {
-  if (spec.ignore.length === 0) return () => false;
-  // Names are not paths: `*` must match across `/` too, and dot-names are names like others.
-  const match = picomatch(spec.ignore, { dot: true, bash: true });
-  return (name) => match(name);
+/** A glob as a regular expression matching a whole name: only `*` and `?` are special. */
+export function globRegExp(glob: string): RegExp {
+  let source = '';
+  for (const char of glob) {
+    if (char === '*') source += '[\\s\\S]*';
+    else if (char === '?') source += '[\\s\\S]';
+    else source += char.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+  }
+  return new RegExp(`^${source}$`, 'u');
+}
+
+/**
+ * A matcher for a zone's `ignore` globs: the first glob that matches a name whole (spaces,
+ * slashes and dots included), or undefined.
+ */
+export function ignoreMatcher(spec: ShieldZoneSpec): (name: string) => string | undefined {
+  if (spec.ignore.length === 0) return () => undefined;
+  const globs = spec.ignore.map((glob) => ({ glob, re: globRegExp(glob) }));
+  return (name) => globs.find((g) => g.re.test(name))?.glob;
 }
 
 /** The ShieldZone kind as the config loader sees it: schema, canonical form, target. */

@@ -483,7 +483,7 @@ describe('execute', () => {
 
     expect(error.code).toBe('API_BAD_RESPONSE');
     expect(error.message).toBe(
-      `E1 PATCH /shield/waf/custom-rule/${RULE_ID} failed: 200 OK: the reply does not match its schema: id: Invalid input: expected number, received undefined (schema mismatch)`,
+      `update custom WAF rule (PATCH /shield/waf/custom-rule/${RULE_ID}) failed: 200 OK: the reply does not match its schema: id: Invalid input: expected number, received undefined (schema mismatch)`,
     );
   });
 
@@ -497,7 +497,7 @@ describe('execute', () => {
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).code).toBe('API_BAD_RESPONSE');
     expect((error as ApiError).message).toBe(
-      `E4 PATCH /mc/apps/${APP_ID} failed: 200 OK: the reply does not match its schema: id: Invalid input: expected string, received undefined (schema mismatch)`,
+      `update app (PATCH /mc/apps/${APP_ID}) failed: 200 OK: the reply does not match its schema: id: Invalid input: expected string, received undefined (schema mismatch)`,
     );
   });
 });
@@ -538,7 +538,7 @@ describe('unauthorizedNote', () => {
     const forbidden = await failure(noted.client.getDnsZone(DNS_ZONE_ID));
     await noted.dispose();
 
-    const line = `getDnsZone GET /dnszone/${DNS_ZONE_ID} failed`;
+    const line = `read DNS zone (GET /dnszone/${DNS_ZONE_ID}) failed`;
     expect([unauthorized.code, unauthorized.message]).toEqual([
       'API_AUTH',
       `${line}: 401 Unauthorized (empty body); check the key file`,
@@ -642,7 +642,7 @@ describe('listCustomWafRules', () => {
 
     expect(error.code).toBe('API_BAD_RESPONSE');
     expect(error.message).toBe(
-      `listCustomWafRules GET /shield/waf/custom-rules/${ZONE}?page=1&perPage=1000 failed: 200 OK: page 1 names page 1 as the next one (schema mismatch)`,
+      `list custom WAF rules (GET /shield/waf/custom-rules/${ZONE}?page=1&perPage=1000) failed: 200 OK: page 1 names page 1 as the next one (schema mismatch)`,
     );
     expect(server.requests).toHaveLength(1);
   });
@@ -685,7 +685,7 @@ describe('listCustomWafRules', () => {
 
     expect(error.code).toBe('API_REJECTED');
     expect(error.message).toBe(
-      `listCustomWafRules GET /shield/waf/custom-rules/${ZONE}?page=2&perPage=1000 failed: 200 OK: No access [forbidden] (envelope error)`,
+      `list custom WAF rules (GET /shield/waf/custom-rules/${ZONE}?page=2&perPage=1000) failed: 200 OK: No access [forbidden] (envelope error)`,
     );
   });
 });

@@ -46,15 +46,15 @@ const E7 = (c: ApiClient) => c.getOptimalRegion();
 const E8 = (c: ApiClient) => c.getWafPlanSegmentation();
 const E9 = (c: ApiClient) => c.getApiGuardianMetrics(ZONE);
 
-const E1_PATH = `E1 PATCH /shield/waf/custom-rule/${RULE_ID}`;
-const E2_PATH = `E2 PATCH /shield/shield-zone/${ZONE}/access-lists/${LIST_ID}`;
-const E3_PATH = `E3 PATCH /shield/shield-zone/${ZONE}/access-lists/configurations/${CONFIGURATION_ID}`;
-const E4_PATH = `E4 PATCH /mc/apps/${APP_ID}`;
-const E5_PATH = `E5 DELETE /dnszone/${DNS_ZONE_ID}/dnssec`;
-const E6_PATH = `E6 GET /shield/shield-zone/${ZONE}/bot-categorization`;
-const E7_PATH = 'E7 GET /mc/regions/optimal';
-const E8_PATH = 'E8 GET /shield/waf/rules/plan-segmentation';
-const E9_PATH = `E9 GET /shield/metrics/shield-zone/${ZONE}/api-guardian`;
+const E1_PATH = `update custom WAF rule (PATCH /shield/waf/custom-rule/${RULE_ID})`;
+const E2_PATH = `update custom access list (PATCH /shield/shield-zone/${ZONE}/access-lists/${LIST_ID})`;
+const E3_PATH = `update access list configuration (PATCH /shield/shield-zone/${ZONE}/access-lists/configurations/${CONFIGURATION_ID})`;
+const E4_PATH = `update app (PATCH /mc/apps/${APP_ID})`;
+const E5_PATH = `disable DNSSEC (DELETE /dnszone/${DNS_ZONE_ID}/dnssec)`;
+const E6_PATH = `read bot categories (GET /shield/shield-zone/${ZONE}/bot-categorization)`;
+const E7_PATH = 'read optimal region (GET /mc/regions/optimal)';
+const E8_PATH = 'read WAF rule catalogue (GET /shield/waf/rules/plan-segmentation)';
+const E9_PATH = `read API Guardian metrics (GET /shield/metrics/shield-zone/${ZONE}/api-guardian)`;
 
 interface ErrorCase {
   name: string;
@@ -388,7 +388,7 @@ const cases: ErrorCase[] = [
     code: 'API_NOT_FOUND',
     shape: 'extended-error',
     apiMessage: 'Application not found',
-    message: `getApp GET /mc/apps/${APP_ID} failed: 404 Not Found: Application not found (extended error)`,
+    message: `read app (GET /mc/apps/${APP_ID}) failed: 404 Not Found: Application not found (extended error)`,
   },
   {
     name: 'getDnsZone 404 empty',
@@ -396,7 +396,7 @@ const cases: ErrorCase[] = [
     status: 404,
     code: 'API_NOT_FOUND',
     shape: 'empty',
-    message: `getDnsZone GET /dnszone/${DNS_ZONE_ID} failed: 404 Not Found (empty body)`,
+    message: `read DNS zone (GET /dnszone/${DNS_ZONE_ID}) failed: 404 Not Found (empty body)`,
   },
   {
     name: 'a plain-text 400',
@@ -406,7 +406,7 @@ const cases: ErrorCase[] = [
     code: 'API_REJECTED',
     shape: 'unparseable',
     apiMessage: 'Request body too large',
-    message: `getCustomWafRule GET /shield/waf/custom-rule/${RULE_ID} failed: 400 Bad Request: Request body too large (not JSON)`,
+    message: `read custom WAF rule (GET /shield/waf/custom-rule/${RULE_ID}) failed: 400 Bad Request: Request body too large (not JSON)`,
   },
   {
     name: 'a redirect (the base URL points elsewhere)',
@@ -414,7 +414,7 @@ const cases: ErrorCase[] = [
     status: 301,
     code: 'API_BAD_RESPONSE',
     shape: 'empty',
-    message: `getDnsZone GET /dnszone/${DNS_ZONE_ID} failed: 301 Moved Permanently (empty body)`,
+    message: `read DNS zone (GET /dnszone/${DNS_ZONE_ID}) failed: 301 Moved Permanently (empty body)`,
   },
 ];
 
@@ -633,7 +633,7 @@ describe('bad responses', () => {
 
     expect(error.code).toBe('API_BAD_RESPONSE');
     expect(error.message).toBe(
-      `getCustomAccessList GET /shield/shield-zone/${ZONE}/access-lists/${LIST_ID} failed: 200 OK: the reply has no data (schema mismatch)`,
+      `read custom access list (GET /shield/shield-zone/${ZONE}/access-lists/${LIST_ID}) failed: 200 OK: the reply has no data (schema mismatch)`,
     );
   });
 });

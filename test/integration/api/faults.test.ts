@@ -48,8 +48,8 @@ function client(overrides: Parameters<typeof createTestClient>[1] = {}): TestCli
 }
 
 const bots = { categories: [], error: { statusCode: 200, success: true } };
-const E6_LINE = `E6 GET /shield/shield-zone/${ZONE}/bot-categorization`;
-const E4_LINE = `E4 PATCH /mc/apps/${APP_ID}`;
+const E6_LINE = `read bot categories (GET /shield/shield-zone/${ZONE}/bot-categorization)`;
+const E4_LINE = `update app (PATCH /mc/apps/${APP_ID})`;
 const AMBIGUOUS =
   'not retried because it creates containers and may have been applied: re-read the app and plan again';
 
@@ -162,7 +162,7 @@ describe('5xx', () => {
     ]);
     expect(error.details).toMatchObject({ attempts: 4 });
     expect(error.message).toBe(
-      'E8 GET /shield/waf/rules/plan-segmentation failed: 500 Internal Server Error (status only); gave up after 4 attempts',
+      'read WAF rule catalogue (GET /shield/waf/rules/plan-segmentation) failed: 500 Internal Server Error (status only); gave up after 4 attempts',
     );
     expect(server.requests).toHaveLength(4);
     expect(events.map((e) => e.attempt)).toEqual([1, 2, 3, 4]);
@@ -282,7 +282,7 @@ describe('timeouts', () => {
     expect(answer).toBe('answered');
     expect(firstMessage).toBe(`${E6_LINE} failed: no reply: timed out after 400 ms`);
     expect(secondMessage).toBe(
-      `E6 GET /shield/shield-zone/${ZONE + 1}/bot-categorization failed: no reply: timed out after 400 ms`,
+      `read bot categories (GET /shield/shield-zone/${ZONE + 1}/bot-categorization) failed: no reply: timed out after 400 ms`,
     );
     // Each one after its own 400 ms, and well before a deadline pushed out by another request.
     expect(firstMs).toBeGreaterThanOrEqual(400);
@@ -316,8 +316,8 @@ describe('timeouts', () => {
 
     expect(await all).toEqual([
       `${E6_LINE} failed: no reply: timed out after 300 ms`,
-      `E6 GET /shield/shield-zone/${ZONE + 1}/bot-categorization failed: no reply: aborted by the caller`,
-      `E6 GET /shield/shield-zone/${ZONE + 2}/bot-categorization failed: no reply: timed out after 300 ms`,
+      `read bot categories (GET /shield/shield-zone/${ZONE + 1}/bot-categorization) failed: no reply: aborted by the caller`,
+      `read bot categories (GET /shield/shield-zone/${ZONE + 2}/bot-categorization) failed: no reply: timed out after 300 ms`,
     ]);
     expect(performance.now() - started).toBeLessThan(1_500);
   });

@@ -92,6 +92,6 @@ it('replaces an echoed key with [redacted] and keeps the rest of the message', a
 
   expect(error.apiMessage).toBe('Key [redacted] is unknown');
   expect(error.message).toBe(
-    `E6 GET /shield/shield-zone/${ZONE}/bot-categorization failed: 401 Unauthorized: Key [redacted] is unknown (problem details)`,
+    `read bot categories (GET /shield/shield-zone/${ZONE}/bot-categorization) failed: 401 Unauthorized: Key [redacted] is unknown (problem details)`,
   );
 });

@@ -74,6 +74,8 @@ describe('plan and apply', () => {
     expect(plain.stderr).toBe('');
     expect(plain.stdout).toBe(
       [
+        `API: ${emu.url}`,
+        '',
         '~ WafCustomRule/block-sqli shield/rules.yaml:1 (cause: unknown)',
         '    ruleConfiguration.operatorType: "DETECTSQLI" → "RX"',
         '~ AccessList/office shield/lists.yaml:1 (cause: unknown)',
@@ -169,11 +171,11 @@ describe('plan and apply', () => {
     const lines = result.stdout.split('\n').filter((l) => /^(applied|failed|skipped) /.test(l));
     expect(lines).toEqual([
       expect.stringMatching(
-        /^failed {4}WafCustomRule\/block-sqli: E1 PATCH \/shield\/waf\/custom-rule\/1234 failed: 202 Accepted.*Not on the free tier.*\[waf\.plan_limit\]/,
+        /^failed {4}WafCustomRule\/block-sqli: update custom WAF rule \(PATCH \/shield\/waf\/custom-rule\/1234\) failed: 202 Accepted.*Not on the free tier.*\[waf\.plan_limit\]/,
       ),
       `failed    AccessList/office: the API returned checksum ${sha256Hex('x')} for list 9001, expected ${sha256Hex('203.0.113.0/24\n198.51.100.7\n192.0.2.10')}`,
       expect.stringMatching(
-        /^failed {4}DnsZone\/example-com: E5 DELETE \/dnszone\/12345\/dnssec failed: 500 Internal Server Error.*gave up after 6 attempts/,
+        /^failed {4}DnsZone\/example-com: disable DNSSEC \(DELETE \/dnszone\/12345\/dnssec\) failed: 500 Internal Server Error.*gave up after 6 attempts/,
       ),
     ]);
     expect(result.stdout).toContain('Apply: 0 applied, 3 failed, 0 skipped, 2 unchanged.');

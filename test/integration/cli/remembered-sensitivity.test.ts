@@ -157,7 +157,7 @@ describe('a pull request against an app whose secrets edgesync applied', () => {
       'edgesync: warning: app app1, container web: LEGACY was applied as a secret and is written as valueFrom: { env: EDGESYNC_SECRET_LEGACY }',
     );
     expect(leaks(exported.stdout + exported.stderr)).toEqual([]);
-    // Without the state's record nothing says these were secrets (docs/secrets.md, export).
+    // Without the state's record nothing says these were secrets (docs/secrets.md, `export`).
     expect(stateless.stdout).toContain(LEGACY);
 
     const config = writeTree(tempDir(), { 'app.yaml': exported.stdout });

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../src/emulator/index.js';
-import { INSTALL_KEY_FILE } from '../../../src/secrets/install-key.js';
+import { INSTALL_KEY_FILE } from '../../../src/state/file-backend.js';
 import { cli } from '../../helpers/cli.js';
 import { TEST_KEY, TEST_SEED, withEmulator } from '../../helpers/emulator.js';
 import { writesOf } from '../../helpers/engine.js';
@@ -79,6 +79,8 @@ describe('container secrets', () => {
 
     expect(text.stdout).toBe(
       [
+        `API: ${emu.url}`,
+        '',
         '~ ContainerApp/storefront storefront.yaml:1 (cause: unknown)',
         `    ${VARIABLE}[DATABASE_URL]: (sensitive) → (sensitive)`,
         `    ${VARIABLE}[STRIPE_KEY]: (sensitive) → (sensitive)`,
@@ -149,6 +151,8 @@ describe('container secrets', () => {
 
     expect(rotation.stdout).toBe(
       [
+        `API: ${emu.url}`,
+        '',
         '~ ContainerApp/storefront storefront.yaml:1 (cause: desired-changed)',
         `    ${VARIABLE}[DATABASE_URL]: (sensitive) → (sensitive)`,
         '',
@@ -159,6 +163,8 @@ describe('container secrets', () => {
     expect(liveVariables().DATABASE_URL).toBe(ROTATED_DB);
     expect(edit.stdout).toBe(
       [
+        `API: ${emu.url}`,
+        '',
         '~ ContainerApp/storefront storefront.yaml:1 (cause: out-of-band)',
         `    ${VARIABLE}[STRIPE_KEY]: (sensitive) → (sensitive)`,
         '',
@@ -213,7 +219,7 @@ describe('container secrets', () => {
 
     const expected = message.replace('{dir}', env.EDGESYNC_SECRETS_DIR ?? '');
     expect(plan.stdout).toBe(
-      `${PREFIX} ${expected}\n\nPlan: 0 to change, 1 failed or refused, 0 unchanged.\n`,
+      `API: ${emu.url}\n\n${PREFIX} ${expected}\n\nPlan: 0 to change, 1 failed or refused, 0 unchanged.\n`,
     );
     expect(apply.stdout).toContain(`failed    ContainerApp/storefront: environment variable ${expected}\n`);
     expect([plan.code, apply.code]).toEqual([1, 1]);
@@ -319,7 +325,7 @@ describe('export of secret-looking variables', () => {
     });
 
     expect(plan.stdout).toBe(
-      'No changes. Live state matches the desired state.\n\nPlan: 0 to change, 1 unchanged.\n',
+      `API: ${emu.url}\n\nNo changes. Live state matches the desired state.\n\nPlan: 0 to change, 1 unchanged.\n`,
     );
     expect(plan.code).toBe(0);
   });

@@ -92,7 +92,7 @@ describe('readApiGuardianTotals', () => {
     if (failed?.ok !== false) return;
     expect(failed.error.code).toBe('API_UNAVAILABLE');
     expect(failed.error.message).toBe(
-      'E9 GET /shield/metrics/shield-zone/43/api-guardian failed: 500 Internal Server Error (status only); gave up after 6 attempts',
+      'read API Guardian metrics (GET /shield/metrics/shield-zone/43/api-guardian) failed: 500 Internal Server Error (status only); gave up after 6 attempts',
     );
   });
 
@@ -113,15 +113,19 @@ describe('readApiGuardianTotals', () => {
       [
         99,
         'API_NOT_FOUND',
-        'E9 GET /shield/metrics/shield-zone/99/api-guardian failed: 404 Not Found (status only)',
+        'read API Guardian metrics (GET /shield/metrics/shield-zone/99/api-guardian) failed: 404 Not Found (status only)',
       ],
-      [43, 'API_BAD_RESPONSE', 'E9 GET /shield/metrics/shield-zone/43/api-guardian answered without data'],
+      [
+        43,
+        'API_BAD_RESPONSE',
+        'read API Guardian metrics (GET /shield/metrics/shield-zone/43/api-guardian) answered without data',
+      ],
     ]);
     expect(codes(none)).toEqual([
       [
         42,
         'API_UNAVAILABLE',
-        'E9 GET /shield/metrics/shield-zone/42/api-guardian failed: no reply: aborted by the caller',
+        'read API Guardian metrics (GET /shield/metrics/shield-zone/42/api-guardian) failed: no reply: aborted by the caller',
       ],
     ]);
   });

@@ -105,10 +105,11 @@ describe('export round trip: export → validate → plan shows no field change,
         .map((r) => [r.subject, ADOPTED(r) ? 'adopt' : 'noop', [], []])
         .sort(([a], [b]) => String(a).localeCompare(String(b))),
     );
+    // Adoptions by name with nothing to change are information, not changes.
     expect(plan.summary).toEqual({
       resources: names.length,
-      toUpdate: adopted,
-      ...(adopted > 0 ? { toAdopt: adopted } : {}),
+      toUpdate: 0,
+      ...(adopted > 0 ? { adopted } : {}),
       unchanged: names.length - adopted,
       skipped: 0,
       errors: 0,
@@ -134,7 +135,7 @@ describe('export round trip: export → validate → plan shows no field change,
     ).toEqual(['WafCustomRule/block-sqli-on-login', 'WafCustomRule/block-sqli-on-login-2']);
   });
 
-  it('holds through the CLI: export --out, validate, apply (adoptions only), then plan --detailed-exitcode exit 0', async () => {
+  it('holds through the CLI: export --out, validate, plan --detailed-exitcode exit 0 (adoptions are information), apply records them, plan exit 0', async () => {
     const out = tempDir();
     const stateDir = tempDir();
     const config = ['--config', out, '--state-dir', stateDir];
@@ -142,17 +143,39 @@ describe('export round trip: export → validate → plan shows no field change,
     const exported = await cliAgainst(fx.emu, ['export', ...EVERYTHING, '--out', out]);
     const validated = await cli(['validate', '--config', out]);
     fx.emu.journal.clear();
+    const first = await cliAgainst(fx.emu, ['plan', ...config, '--detailed-exitcode']);
+    const strict = await cliAgainst(fx.emu, ['plan', ...config, '--drift-exitcode']);
     const applied = await cliAgainst(fx.emu, ['apply', ...config]);
+    const inventory = JSON.parse(readFileSync(join(stateDir, 'state.json'), 'utf8')).inventory;
     const planned = await cliAgainst(fx.emu, ['plan', ...config, '--detailed-exitcode']);
 
     expect(exported.code).toBe(0);
     expect(validated).toEqual({ code: 0, stderr: '', stdout: '16 resources in 16 files are valid\n' });
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('No changes. Live state matches the desired state.\n');
+    expect(first.stdout).toContain(
+      '  = WafCustomRule/regle-ete #1006 "Règle été" in Shield Zone 42 (waf-custom-rules/regle-ete.yaml:2)\n',
+    );
+    expect(first.stdout).toContain(
+      'Plan: 0 to change, 7 unchanged. Information: 9 adopted by name, no changes.\n',
+    );
+    expect(strict.code).toBe(0);
     expect(applied.code).toBe(0);
-    expect(applied.stdout).toContain('Plan: 9 to change (9 to adopt), 7 unchanged.');
+    expect(applied.stdout).toContain(
+      'Plan: 0 to change, 7 unchanged. Information: 9 adopted by name, no changes.',
+    );
+    // The 9 adoptions, and the 2 rules pinned by id (a pinned object is owned too).
+    expect(Object.keys(inventory)).toHaveLength(11);
+    expect(inventory['WafCustomRule/regle-ete']).toEqual({
+      kind: 'WafCustomRule',
+      shieldZoneId: 42,
+      id: 1006,
+      key: 'Règle été',
+    });
     expect(planned).toEqual({
       code: 0,
       stderr: '',
-      stdout: 'No changes. Live state matches the desired state.\n\nPlan: 0 to change, 16 unchanged.\n',
+      stdout: `API: ${fx.emu.url}\n\nNo changes. Live state matches the desired state.\n\nPlan: 0 to change, 16 unchanged.\n`,
     });
     expect(fx.emu.journal.writes()).toEqual([]);
   });
@@ -164,7 +187,7 @@ describe('export round trip: export → validate → plan shows no field change,
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(NO_VARIABLES_WARNING);
     expect(state.resources).toHaveLength(16);
-    expect(plan.summary).toMatchObject({ resources: 16, toUpdate: 9, toAdopt: 9, unchanged: 7, errors: 0 });
+    expect(plan.summary).toMatchObject({ resources: 16, toUpdate: 0, adopted: 9, unchanged: 7, errors: 0 });
     expect(plan.changes.flatMap((c) => c.requests)).toEqual([]);
   });
 
@@ -471,7 +494,7 @@ describe('export --out', () => {
 
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(
-      `${NO_VARIABLES_WARNING}edgesync: note: the files' modelines point at live/schema/edgesync.schema.json; create it with: edgesync schema > live/schema/edgesync.schema.json\n`,
+      `${NO_VARIABLES_WARNING}edgesync: note: the files' modelines point at live/schema/edgesync.schema.json; create it with: mkdir -p live/schema && edgesync schema > live/schema/edgesync.schema.json\n`,
     );
     const files = [
       'waf-custom-rules/block-sqli-on-login.yaml',
@@ -614,7 +637,7 @@ describe('export failures', () => {
       code: 1,
       stdout: '',
       stderr:
-        "edgesync: getApp GET /mc/apps/nope failed: 404 Not Found: Application 'nope' was not found. (extended error)\n",
+        "edgesync: read app (GET /mc/apps/nope) failed: 404 Not Found: Application 'nope' was not found. (extended error)\n",
     });
     expect(tree(out)).toEqual([]);
   });
@@ -636,17 +659,17 @@ describe('export failures', () => {
     fx.emu.faults.script({ operation: 'listCustomWafRules', reply: { delayMs: 150 } });
     const listsFirst = await cliAgainst(fx.emu, ['export', '--shield-zone', '99']);
     const wafLine =
-      'edgesync: listCustomWafRules GET /shield/waf/custom-rules/99?page=1&perPage=1000 failed: 404 Not Found (status only)\n';
+      'edgesync: list custom WAF rules (GET /shield/waf/custom-rules/99?page=1&perPage=1000) failed: 404 Not Found (status only)\n';
     expect(wafFirst.stderr).toBe(wafLine);
     expect(listsFirst.stderr).toBe(
-      'edgesync: listAccessLists GET /shield/shield-zone/99/access-lists failed: 404 Not Found: Shield Zone 99 was not found. (problem details)\n',
+      'edgesync: list access lists (GET /shield/shield-zone/99/access-lists) failed: 404 Not Found: Shield Zone 99 was not found. (problem details)\n',
     );
     expect([wafLine, listsFirst.stderr]).toContain(unknownZone.stderr);
     expect(unavailable.stderr).toMatch(
-      /^edgesync: getCustomAccessList GET \/shield\/shield-zone\/42\/access-lists\/9003 failed: 503 Service Unavailable: busy \[redacted\] \(problem details\); gave up after 6 attempts\n$/,
+      /^edgesync: read custom access list \(GET \/shield\/shield-zone\/42\/access-lists\/9003\) failed: 503 Service Unavailable: busy \[redacted\] \(problem details\); gave up after 6 attempts\n$/,
     );
     expect(unauthorized.stderr).toBe(
-      'edgesync: getDnsZone GET /dnszone/12345 failed: 401 Unauthorized (empty body); check the access key (EDGESYNC_ACCESS_KEY or --access-key-file)\n',
+      'edgesync: read DNS zone (GET /dnszone/12345) failed: 401 Unauthorized (empty body); check the access key (EDGESYNC_ACCESS_KEY or --access-key-file)\n',
     );
     for (const run of [unknownZone, unavailable, unauthorized]) {
       expect(run.code).toBe(1);

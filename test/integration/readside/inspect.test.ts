@@ -100,10 +100,10 @@ const SEED: EmulatorSeed = {
   ],
 };
 
-const E6 = 'E6 GET /shield/shield-zone/42/bot-categorization failed';
-const E7 = 'E7 GET /mc/regions/optimal failed';
-const E8 = 'E8 GET /shield/waf/rules/plan-segmentation failed';
-const E9 = 'E9 GET /shield/metrics/shield-zone/42/api-guardian failed';
+const E6 = 'read bot categories (GET /shield/shield-zone/42/bot-categorization) failed';
+const E7 = 'read optimal region (GET /mc/regions/optimal) failed';
+const E8 = 'read WAF rule catalogue (GET /shield/waf/rules/plan-segmentation) failed';
+const E9 = 'read API Guardian metrics (GET /shield/metrics/shield-zone/42/api-guardian) failed';
 const KEY_HINT = 'check the access key (EDGESYNC_ACCESS_KEY or --access-key-file)';
 
 let emu: Emulator;
@@ -450,7 +450,7 @@ describe('inspect failures: one line on stderr, exit 1', () => {
       'E6 404 problem details (unknown zone)',
       undefined,
       ['bots', '--shield-zone', '99'],
-      'edgesync: E6 GET /shield/shield-zone/99/bot-categorization failed: 404 Not Found: Shield Zone 99 was not found. (problem details)',
+      'edgesync: read bot categories (GET /shield/shield-zone/99/bot-categorization) failed: 404 Not Found: Shield Zone 99 was not found. (problem details)',
     ],
     [
       'E6 403 problem details',

@@ -107,7 +107,7 @@ describe('@optimal resolved with E7', () => {
         '    regionSettings.requiredRegionIds: ["DE"] → ["SG"]',
       ].join('\n'),
     );
-    expect(text).toContain('\n@optimal resolved to SG (E7 optimal region).\n');
+    expect(text).toContain("\n@optimal resolved to SG (the API's optimal region).\n");
   });
 
   it('applies the resolved region, then plans no change', async () => {
@@ -150,12 +150,12 @@ describe('@optimal resolved with E7', () => {
     [
       'scripted 503s (extended error)',
       EXTENDED_503,
-      'E7 GET /mc/regions/optimal failed: 503 Service Unavailable: Region capacity service is down (extended error); gave up after 6 attempts',
+      'read optimal region (GET /mc/regions/optimal) failed: 503 Service Unavailable: Region capacity service is down (extended error); gave up after 6 attempts',
     ],
     [
       'scripted 500s (problem details)',
       PROBLEM_500,
-      'E7 GET /mc/regions/optimal failed: 500 Internal Server Error: No token location (problem details); gave up after 6 attempts',
+      'read optimal region (GET /mc/regions/optimal) failed: 500 Internal Server Error: No token location (problem details); gave up after 6 attempts',
     ],
   ])('E7 failing with %s fails only the @optimal apps; the rest is applied', async (_name, fault, reason) => {
     fx.emu.faults.script(fault);

@@ -264,7 +264,7 @@ describe('formatApiErrorMessage', () => {
         shape: 'problem-details',
         apiMessage: 'operatorType 10 is not allowed',
       },
-      'E1 PATCH /shield/waf/custom-rule/1234 failed: 400 Bad Request: operatorType 10 is not allowed (problem details)',
+      'update custom WAF rule (PATCH /shield/waf/custom-rule/1234) failed: 400 Bad Request: operatorType 10 is not allowed (problem details)',
     ],
     [
       'field errors after the message, its full stop dropped',
@@ -277,7 +277,7 @@ describe('formatApiErrorMessage', () => {
           { field: undefined, message: 'bad image' },
         ],
       },
-      'E1 PATCH /shield/waf/custom-rule/1234 failed: 400 Bad Request: One or more validation errors occurred; name: too long; bad image (extended error)',
+      'update custom WAF rule (PATCH /shield/waf/custom-rule/1234) failed: 400 Bad Request: One or more validation errors occurred; name: too long; bad image (extended error)',
     ],
     [
       'a core error said once',
@@ -288,12 +288,12 @@ describe('formatApiErrorMessage', () => {
         errorKey: 'dns.invalid',
         fieldErrors: [{ field: 'Domain', message: 'invalid' }],
       },
-      'E1 PATCH /shield/waf/custom-rule/1234 failed: 400 Bad Request: Domain: invalid [dns.invalid] (core API error)',
+      'update custom WAF rule (PATCH /shield/waf/custom-rule/1234) failed: 400 Bad Request: Domain: invalid [dns.invalid] (core API error)',
     ],
     [
       'no reply with a problem and a note',
       { shape: 'no-reply', problem: 'timed out after 200 ms', note: 'gave up after 3 attempts' },
-      'E1 PATCH /shield/waf/custom-rule/1234 failed: no reply: timed out after 200 ms; gave up after 3 attempts',
+      'update custom WAF rule (PATCH /shield/waf/custom-rule/1234) failed: no reply: timed out after 200 ms; gave up after 3 attempts',
     ],
   ] as const)('formats %s', (_name, fields, expected) => {
     const init = {
@@ -308,7 +308,7 @@ describe('formatApiErrorMessage', () => {
     expect(formatApiErrorMessage(init as Parameters<typeof formatApiErrorMessage>[0])).toBe(expected);
   });
 
-  it('labels an operation without a seed number by its id', () => {
+  it('names the operation in words', () => {
     const error = new ApiError({
       code: 'API_NOT_FOUND',
       operation: 'getApp',
@@ -321,7 +321,7 @@ describe('formatApiErrorMessage', () => {
     });
 
     expect(error.message).toBe(
-      'getApp GET /mc/apps/x failed: 404 Not Found: Application not found (problem details)',
+      'read app (GET /mc/apps/x) failed: 404 Not Found: Application not found (problem details)',
     );
     expect(error.route).toBe('/mc/apps/{appId}');
     expect(error.details).toEqual({
@@ -338,7 +338,7 @@ describe('formatApiErrorMessage', () => {
     expect(error.name).toBe('ApiError');
   });
 
-  it('puts the seed number in details for seed operations', () => {
+  it('never puts a seed operation number in the message or details', () => {
     const error = new ApiError({
       code: 'API_UNAVAILABLE',
       operation: 'getWafPlanSegmentation',
@@ -350,7 +350,9 @@ describe('formatApiErrorMessage', () => {
       note: 'gave up after 4 attempts',
     });
 
-    expect(error.details).toMatchObject({ seed: 'E8', attempts: 4 });
+    expect(error.message).toMatch(/^read WAF rule catalogue \(GET /);
+    expect(error.details).toMatchObject({ operation: 'getWafPlanSegmentation', attempts: 4 });
+    expect(JSON.stringify(error.details)).not.toMatch(/\bE8\b/);
     expect(error.retryable).toBe(true);
   });
 });

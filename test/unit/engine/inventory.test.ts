@@ -7,12 +7,15 @@
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { writeRequests } from '../../../src/api/operations.js';
 import { inventoryView } from '../../../src/engine/inventory.js';
 import { planLifecycle } from '../../../src/engine/prune.js';
 import { type ScopeLive, scopeKey } from '../../../src/engine/read.js';
-import { renderPlanMarkdown, renderPlanText } from '../../../src/engine/render.js';
-import { openStateStore, STATE_FILE, STATE_VERSION } from '../../../src/engine/state.js';
+import { renderPlanText } from '../../../src/engine/render.js';
+import { renderPlanMarkdown } from '../../../src/engine/render-markdown.js';
+import { openStateStore, STATE_VERSION } from '../../../src/engine/state.js';
 import type { Plan } from '../../../src/engine/types.js';
+import { fileBackend, STATE_FILE } from '../../../src/state/file-backend.js';
 import { desired } from '../../helpers/desired.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
@@ -23,7 +26,7 @@ describe('state file versions', () => {
     const dir = tempDir();
     copyFileSync(V1_FILE, join(dir, STATE_FILE));
 
-    const store = await openStateStore(dir);
+    const store = await openStateStore(fileBackend(dir));
     const before = { warning: store.warning, inventory: { ...store.inventory() } };
     store.setInventory('WafCustomRule/block-sqli', {
       kind: 'WafCustomRule',
@@ -33,7 +36,7 @@ describe('state file versions', () => {
     });
     await store.save();
     const saved = JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8'));
-    const reopened = await openStateStore(dir);
+    const reopened = await openStateStore(fileBackend(dir));
 
     expect(before).toEqual({ warning: undefined, inventory: {} });
     expect(store.resource('ContainerApp/storefront')?.remember).toEqual({ nodeSelectors: { disk: 'ssd' } });
@@ -51,7 +54,7 @@ describe('state file versions', () => {
     const v1 = JSON.parse(readFileSync(V1_FILE, 'utf8'));
     writeFileSync(join(dir, STATE_FILE), JSON.stringify({ ...v1, version: 9, inventory: {} }));
 
-    const store = await openStateStore(dir);
+    const store = await openStateStore(fileBackend(dir));
 
     expect(store.warning).toMatch(/was unreadable and was moved to/);
     expect(store.inventory()).toEqual({});
@@ -113,7 +116,7 @@ describe('prune guards that need no server', () => {
   it('an empty desired state never prunes nor forgets, even an exclusive zone with --force', () => {
     const out = lifecycle({ force: true, all: [] });
 
-    expect(out).toEqual({ changes: [], notPruned: [], gone: [] });
+    expect(out).toEqual({ changes: [], notPruned: [], gone: [], ignored: [] });
   });
 
   it('a file-change run prunes only the objects of its removed documents', () => {
@@ -167,8 +170,10 @@ describe('rendering the lifecycle', () => {
           source: { file: 'rules.yaml', line: 9, col: 1 },
           action: 'adopt',
           cause: 'unknown',
-          diffs: [],
-          requests: [],
+          diffs: [{ path: 'ruleDescription', live: '', desired: 'Blocks B' }],
+          requests: [
+            writeRequests.updateCustomWafRule(2, { ruleName: 'B', ruleDescription: 'Blocks B' } as never),
+          ],
           digest: 'd',
           shieldZoneId: 42,
           object: { kind: 'WafCustomRule', shieldZoneId: 42, via: 'adopt', id: 2, key: 'B' },
@@ -204,7 +209,8 @@ describe('rendering the lifecycle', () => {
       [
         '+ WafCustomRule/new rules.yaml:3 (create in Shield Zone 42, cause: unknown)',
         '    ruleName: (absent) → "New"',
-        '~ WafCustomRule/b rules.yaml:9 (adopt #2)',
+        '~ WafCustomRule/b rules.yaml:9 (adopt #2, cause: unknown)',
+        '    ruleDescription: "" → "Blocks B"',
         '- WafCustomRule/gone (no document) (delete #4 "D" from Shield Zone 42: no document claims it, cause: desired-changed)',
         '    ruleName: "D" → (deleted)',
         '',
@@ -217,15 +223,14 @@ describe('rendering the lifecycle', () => {
     );
   });
 
-  it('Markdown: the same marks and notes', () => {
+  it('Markdown: the same marks and notes, the deletion first and in bold', () => {
     const md = renderPlanMarkdown(plan());
-    expect(md).toContain(
-      '| ➕ | `WafCustomRule/new` (create in Shield Zone 42) | `ruleName` | `(absent)` | `"New"` |',
-    );
-    expect(md).toContain('| ✏️ | `WafCustomRule/b` (adopt #2) |');
-    expect(md).toContain(
-      '| 🗑️ | `WafCustomRule/gone` (delete #4 "D" from Shield Zone 42: no document claims it) | `ruleName` | `"D"` | `(deleted)` |',
-    );
+    const rows = md.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| |'));
+    expect(rows).toEqual([
+      '| 🗑️ | **`WafCustomRule/gone`** **`delete #4 "D" from Shield Zone 42: no document claims it`** | **`ruleName`** | **`"D"`** | **`(deleted)`** |',
+      '| ➕ | `WafCustomRule/new` `create in Shield Zone 42` | `ruleName` | `(absent)` | `"New"` |',
+      '| ✏️ | `WafCustomRule/b` `adopt #2` | `ruleDescription` | `""` | `"Blocks B"` |',
+    ]);
     expect(md).toContain('<details><summary>Not pruned (information)</summary>');
     expect(md).toContain(
       '- `AccessList #9 "Old list" in Shield Zone 42 (was AccessList/old): not pruned: --prune is off`',

@@ -92,4 +92,15 @@ describe('saved plans', () => {
     );
     expect(() => checkSavedRevision(file, ORIGIN)).not.toThrow();
   });
+
+  it('refuses a plan read from another API', () => {
+    const file = parseSavedPlan(
+      serializeSavedPlan(plan('plain'), { ...ORIGIN, api: 'https://staging.example' }, OPTIONS, {}),
+      'plan.json',
+    );
+
+    expect(() => checkSavedRevision(file, { ...ORIGIN, api: 'https://api.bunny.net' })).toThrow(
+      'the saved plan was made against the API at https://staging.example, not https://api.bunny.net; nothing was sent',
+    );
+  });
 });

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { driftCause, MAX_RUN_RECORDS, openStateStore, STATE_FILE } from '../../../src/engine/state.js';
+import { driftCause, MAX_RUN_RECORDS, openStateStore } from '../../../src/engine/state.js';
+import { fileBackend, STATE_FILE } from '../../../src/state/file-backend.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 const run = (i: number) => ({
@@ -16,13 +17,13 @@ const run = (i: number) => ({
 describe('state store', () => {
   it('round-trips records, hints and runs, keeping the last 20 runs and no temporary file', async () => {
     const dir = join(tempDir(), 'state');
-    const store = await openStateStore(dir);
+    const store = await openStateStore(fileBackend(dir));
     store.markInSync('DnsZone/a', 'digest-a', 'rev1', { nodeSelectors: { disk: 'ssd' } });
     store.setHint('AccessList/l', { checksum: 'abc' });
     for (let i = 0; i < 25; i += 1) store.addRun(run(i));
     await store.save();
 
-    const reopened = await openStateStore(dir);
+    const reopened = await openStateStore(fileBackend(dir));
 
     expect(reopened.resource('DnsZone/a')).toMatchObject({
       digest: 'digest-a',
@@ -38,7 +39,7 @@ describe('state store', () => {
 
   it('shows a deferred run while it lives but never writes it: an older build must still read the file', async () => {
     const dir = join(tempDir(), 'state');
-    const store = await openStateStore(dir);
+    const store = await openStateStore(fileBackend(dir));
     store.addRun(run(1));
     store.addRun({ ...run(2), result: 'deferred', counts: { toUpdate: 1, destructive: 1 } });
     await store.save();
@@ -47,17 +48,17 @@ describe('state store', () => {
     const written = JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8')) as { runs: { result: string }[] };
     // The results every earlier build knows.
     expect(written.runs.map((r) => r.result)).toEqual(['success']);
-    expect((await openStateStore(dir)).runs().map((r) => r.revision)).toEqual(['r1']);
+    expect((await openStateStore(fileBackend(dir))).runs().map((r) => r.revision)).toEqual(['r1']);
   });
 
   it('sets a corrupt file aside with a warning and starts empty', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, STATE_FILE), '{"version":1,"resources":{"x": tr');
 
-    const store = await openStateStore(dir);
+    const store = await openStateStore(fileBackend(dir));
 
     expect(store.warning).toMatch(
-      /^state file .*state\.json was unreadable and was moved to .*state\.json\.corrupt-\d+$/,
+      /^the state document in .* was unreadable and was moved to .*state\.json\.corrupt-\d+$/,
     );
     expect(store.resource('x')).toBeUndefined();
     expect(readdirSync(dir).filter((f) => f.startsWith(`${STATE_FILE}.corrupt-`))).toHaveLength(1);
@@ -68,8 +69,8 @@ describe('state store', () => {
     writeFileSync(join(dir, STATE_FILE), 'not json');
     const missing = join(dir, 'never-created');
 
-    const corrupt = await openStateStore(dir, { readOnly: true });
-    const absent = await openStateStore(missing, { readOnly: true });
+    const corrupt = await openStateStore(fileBackend(dir), { readOnly: true });
+    const absent = await openStateStore(fileBackend(missing), { readOnly: true });
     corrupt.markInSync('A/a', 'd', 'r');
     await corrupt.save();
     await absent.save();
@@ -83,5 +84,23 @@ describe('state store', () => {
     expect(driftCause(undefined, 'd1')).toBe('unknown');
     expect(driftCause({ digest: 'd1', at: '', revision: '' }, 'd1')).toBe('out-of-band');
     expect(driftCause({ digest: 'd0', at: '', revision: '' }, 'd1')).toBe('desired-changed');
+  });
+
+  it('reload reads what another writer saved since (a forget), keeping the deferred runs only this process has', async () => {
+    const dir = tempDir();
+    const entry = { kind: 'WafCustomRule' as const, shieldZoneId: 42, id: 7, key: 'Seven' };
+    const daemon = await openStateStore(fileBackend(dir));
+    daemon.setInventory('WafCustomRule/seven', entry);
+    daemon.setInventory('WafCustomRule/eight', { ...entry, id: 8, key: 'Eight' });
+    await daemon.save();
+    daemon.addRun({ ...run(1), startedAt: new Date(5).toISOString(), result: 'deferred' });
+    const forget = await openStateStore(fileBackend(dir));
+    forget.setInventory('WafCustomRule/seven', undefined);
+    await forget.save();
+
+    await daemon.reload();
+
+    expect(Object.keys(daemon.inventory())).toEqual(['WafCustomRule/eight']);
+    expect(daemon.runs().map((r) => r.result)).toEqual(['deferred']);
   });
 });

@@ -7,7 +7,7 @@ import { normalizeApp } from '../../../src/kinds/container-app/convert.js';
 import { NO_APP_SECRETS } from '../../../src/kinds/container-app/env.js';
 import { planApp } from '../../../src/kinds/container-app/plan.js';
 import type { ContainerAppSpec } from '../../../src/kinds/container-app/spec.js';
-import { ephemeralInstallKey } from '../../../src/secrets/install-key.js';
+import { ephemeralInstallKey } from '../../../src/state/install-key.js';
 import { desired } from '../../helpers/desired.js';
 
 const ctx: PlanContext = { remembered: () => undefined, keyedDigest: (data) => `keyed:${data}` };

@@ -5,7 +5,13 @@
 import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { INSTALL_KEY_FILE, openInstallKey } from '../../../src/secrets/install-key.js';
+import { fileBackend, INSTALL_KEY_FILE } from '../../../src/state/file-backend.js';
+import { openInstallKey as openKeyIn } from '../../../src/state/install-key.js';
+
+/** The install key of state directory `dir`, through the file store. */
+const openInstallKey = (dir: string, options?: { readOnly?: boolean }) =>
+  openKeyIn(fileBackend(dir).installKey, options);
+
 import { tempDir } from '../../helpers/temp-dir.js';
 
 describe('openInstallKey', () => {
