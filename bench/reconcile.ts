@@ -90,7 +90,7 @@ export async function runReconcileBench(
     const load = await runLoad({
       url: emu.url,
       connections: concurrency,
-      duration: Math.max(3, Math.ceil(applied.phases.applyMs / 1000)),
+      duration: Math.max(3, Math.ceil(applied.writesMs / 1000)),
       headers: { AccessKey: ACCESS_KEY },
       requests: e1Requests(applied.plan, REPLAYED_E1),
     });
@@ -104,8 +104,8 @@ export async function runReconcileBench(
         changes,
         failed: applied.counts.failed ?? 0,
         wallMs: applied.wallMs,
-        applyMs: applied.phases.applyMs,
-        writesPerSecond: changes / (applied.phases.applyMs / 1000),
+        applyMs: applied.writesMs,
+        writesPerSecond: changes / (applied.writesMs / 1000),
         autocannonRequestsPerSecond: load.requests.total / load.duration,
       },
     };

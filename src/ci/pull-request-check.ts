@@ -73,10 +73,11 @@ export async function runPullRequestCheck(io: CliIo): Promise<number> {
   const env = io.env;
   const say = (line: string) => io.stdout.write(`${line}\n`);
   const payload = await readEvent(env.GITHUB_EVENT_PATH);
-  const config = resolve(io.cwd, env.EDGESYNC_CONFIG ?? '.');
+  // As given, so that problems are reported relative to the workspace as the user wrote them.
+  const config = env.EDGESYNC_CONFIG === undefined || env.EDGESYNC_CONFIG === '' ? '.' : env.EDGESYNC_CONFIG;
   const hasKey = (env.EDGESYNC_ACCESS_KEY ?? '') !== '';
   if (hasKey) {
-    const problem = await forkProblem(env.GITHUB_EVENT_NAME, payload, config, io);
+    const problem = await forkProblem(env.GITHUB_EVENT_NAME, payload, resolve(io.cwd, config), io);
     if (problem !== undefined) {
       io.stderr.write(`edgesync: ${problem}\n`);
       return 1;
@@ -104,7 +105,13 @@ export async function runPullRequestCheck(io: CliIo): Promise<number> {
 
   const revision = payload.pull_request?.head?.sha ?? env.GITHUB_SHA ?? '';
   const url = runUrl(env);
-  const footer = `<sub>edgesync ${failed ? '❌ failed' : '✅ passed'} · commit \`${revision.slice(0, 12)}\` · [run ${env.GITHUB_RUN_ID ?? ''}](${url})</sub>`;
+  const footer = `<sub>${[
+    `edgesync ${failed ? '❌ failed' : '✅ passed'}`,
+    revision === '' ? '' : `commit \`${revision.slice(0, 12)}\``,
+    env.GITHUB_RUN_ID === undefined ? '' : `[run ${env.GITHUB_RUN_ID}](${url})`,
+  ]
+    .filter((part) => part !== '')
+    .join(' · ')}</sub>`;
   io.stdout.write(content);
   if (env.GITHUB_STEP_SUMMARY !== undefined && env.GITHUB_STEP_SUMMARY !== '') {
     await appendFile(env.GITHUB_STEP_SUMMARY, `${content}\n${footer}\n`);

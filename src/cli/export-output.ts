@@ -5,8 +5,8 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { Document, isMap, isScalar, isSeq, type YAMLMap, type YAMLSeq } from 'yaml';
-import type { KindName } from '../kinds/common/spec-module.js';
 import type { ExportedDocument } from '../kinds/export.js';
+import type { KindName } from '../kinds/types.js';
 
 /** Folder of each kind under `--out`. Names are unique per kind, so `<kind-dir>/<name>.yaml` never collides. */
 const KIND_DIRS: Readonly<Record<KindName, string>> = {

@@ -28,11 +28,6 @@ export function isLifecycleKind(kind: string): kind is LifecycleKind {
   return (LIFECYCLE_KINDS as readonly string[]).includes(kind);
 }
 
-/** The same object: kind, zone and id (the key may have been renamed since). */
-export function sameObject(a: InventoryEntry, b: Omit<InventoryEntry, 'key'>): boolean {
-  return a.kind === b.kind && a.shieldZoneId === b.shieldZoneId && a.id === b.id;
-}
-
 /** The inventory's view the read and plan phases use (read-only). */
 export interface InventoryView {
   /** What this subject owns, if anything. */

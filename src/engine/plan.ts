@@ -33,7 +33,6 @@ export interface PlanOptions {
   lifecycle?: LifecycleOptions;
   /** HMAC under the state's install key (`StateStore.keyedDigest`), for resources that hold secrets. */
   keyedDigest(data: string): string;
-  now?: () => Date;
 }
 
 /** The threshold applies only from this many managed resources on. */
@@ -98,7 +97,7 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
         : undefined;
   // Built by assignment in the same key order the plan JSON has always had: spreading
   // conditional parts cost two throwaway objects per resource, 10,000 times per plan.
-  const change: Mutable<PlannedChange> = base as Mutable<PlannedChange>;
+  const change = base as { -readonly [K in keyof PlannedChange]: PlannedChange[K] };
   change.action = action;
   if (result.digest !== undefined) change.digest = result.digest;
   change.cause = result.diffs.length > 0 ? driftCause(record, change.digest) : 'unknown';
@@ -112,8 +111,6 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
   if (result.afterCreate === true && action === 'create') change.afterCreate = true;
   return change;
 }
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** A change that must not be made (engine/conflicts.ts): its diffs still show, nothing is sent. */
 function refused(change: PlannedChange, error: PlanError): PlannedChange {
@@ -219,7 +216,7 @@ export function buildPlan(
   return {
     version: 1,
     revision: options.revision,
-    createdAt: (options.now?.() ?? new Date()).toISOString(),
+    createdAt: new Date().toISOString(),
     changes,
     summary: summarize(changes, lifecycle.notPruned.filter((n) => n.withPrune !== undefined).length),
     ...(snapshot.optimalRegion === undefined ? {} : { optimalRegion: snapshot.optimalRegion }),

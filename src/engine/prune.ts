@@ -38,8 +38,6 @@ export interface LifecycleOptions {
   readonly scope: 'full' | ReadonlySet<string>;
 }
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
 /** The scope's listing of that kind, when it was read. */
 function listingOf(
   scopes: ReadonlyMap<string, ScopeLive>,
@@ -439,5 +437,3 @@ export function planLifecycle(
   });
   return { changes: [...changes, ...deletes], notPruned: notes, gone, ignored };
 }
-
-export type { Mutable };

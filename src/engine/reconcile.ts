@@ -62,7 +62,6 @@ export interface ReconcileOptions {
   audit?: Logger;
   /** Where container secrets (`valueFrom`) are read; without it every `valueFrom` is an error. */
   secrets?: SecretReader;
-  onResult?(change: PlannedChange, result: ChangeResult): void;
   /** `apply` mode: called with the plan just before its writes are sent (the daemon's notifier). */
   beforeApply?(plan: Plan): void;
   /**
@@ -80,17 +79,7 @@ export interface ReconcileOptions {
   saved?: SavedPlan;
 }
 
-/** Wall time of each phase of one reconcile (milliseconds, not rounded). */
-export interface PhaseTimings {
-  /** Reading live state (every request of the read phase). */
-  readonly readMs: number;
-  /** Building the plan from the snapshot (pure). */
-  readonly planMs: number;
-  /** Applying the changes; 0 in `plan` mode. */
-  readonly applyMs: number;
-}
-
-/** What one reconcile did: the plan, the apply results in `apply` mode, and its timings. */
+/** What one reconcile did: the plan, the apply results in `apply` mode, and its duration. */
 export interface ReconcileOutcome {
   readonly plan: Plan;
   /** Present in `apply` mode. */
@@ -98,8 +87,6 @@ export interface ReconcileOutcome {
   /** Set when `holdDestructive` kept a plan with deletions from being applied. */
   readonly deferred?: 'destructive';
   readonly durationMs: number;
-  /** Where the time went: for metrics, and for the benchmark's write throughput. */
-  readonly phases: PhaseTimings;
   /** Subject → digest of its live object as read, when `liveDigests` or `saved` asked. */
   readonly live?: Readonly<Record<string, string>>;
 }
@@ -283,12 +270,11 @@ async function readAndPlan(
   readOptions: ReadOptions,
   options: ReconcileOptions,
   lifecycle: LifecycleOptions,
-): Promise<{ plan: Plan; read: number; planned: number; live?: Record<string, string> }> {
+): Promise<{ plan: Plan; live?: Record<string, string> }> {
   const snapshot = await readLiveState(resources, {
     ...readOptions,
     orphans: orphansOf(lifecycle),
   });
-  const read = performance.now();
   const fresh = buildPlan(resources, snapshot, planOptions(options, lifecycle));
   const live =
     options.liveDigests === true || options.saved !== undefined
@@ -297,13 +283,12 @@ async function readAndPlan(
   // A saved plan replaces the fresh one only when the two are the same; else this throws.
   const plan =
     options.saved === undefined || live === undefined ? fresh : bindSavedPlan(options.saved, fresh, live);
-  const planned = performance.now();
   if (options.mode === 'apply') {
     for (const [subject, live] of snapshot.reads) {
       if (live.lookup.status === 'found') options.state.setHint(subject, live.hint);
     }
   }
-  return { plan, read, planned, ...(live === undefined ? {} : { live }) };
+  return { plan, ...(live === undefined ? {} : { live }) };
 }
 
 /** Reads, plans and — in `apply` mode — applies and records. Never throws for one resource. */
@@ -340,10 +325,8 @@ export async function reconcile(
     owned: (subject: string) => inventory.entry(subject),
     ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
   };
-  const readStarted = performance.now();
-  const { plan, read, planned, live } = await readAndPlan(resources, readOptions, options, lifecycle);
+  const { plan, live } = await readAndPlan(resources, readOptions, options, lifecycle);
   auditDrift(options.audit, plan);
-  let applyMs = 0;
   if (options.mode === 'apply' && options.holdDestructive === true && plan.summary.destructive > 0) {
     const durationMs = Math.round(performance.now() - started);
     options.audit?.info(
@@ -358,15 +341,13 @@ export async function reconcile(
       },
       'reconcile finished without applying: its plan deletes and the files changed too recently',
     );
-    const phases = { readMs: read - readStarted, planMs: planned - read, applyMs };
-    return { plan, deferred: 'destructive', durationMs, phases };
+    return { plan, deferred: 'destructive', durationMs };
   }
 
   let apply: ApplyResult | undefined;
   if (options.mode === 'apply') {
     const bySubject = new Map(resources.map((r) => [r.subject, r]));
     options.beforeApply?.(plan);
-    const applyStarted = performance.now();
     apply = await applyChanges(plan.changes, {
       api: options.api,
       concurrency: options.concurrency,
@@ -406,10 +387,8 @@ export async function reconcile(
           recordInventory(options, change, result);
         }
         auditResult(options.audit, change, result);
-        options.onResult?.(change, result);
       },
     });
-    applyMs = performance.now() - applyStarted;
     forgetGone(options, plan.gone ?? []);
   }
   const durationMs = Math.round(performance.now() - started);
@@ -447,12 +426,10 @@ export async function reconcile(
     },
     'reconcile finished',
   );
-  const phases = { readMs: read - readStarted, planMs: planned - read, applyMs };
   return {
     plan,
     ...(apply === undefined ? {} : { apply }),
     durationMs,
-    phases,
     ...(live === undefined ? {} : { live }),
   };
 }

@@ -4,8 +4,7 @@
  */
 import type { ApiRequest, WriteOperationId } from '../api/operations.js';
 import type { ObjectId, ObjectIdentity } from '../kinds/common/identity.js';
-import type { KindName } from '../kinds/common/spec-module.js';
-import type { FieldDiff, OptimalRegion, PlanError, SourceLocation } from '../kinds/types.js';
+import type { FieldDiff, KindName, OptimalRegion, PlanError, SourceLocation } from '../kinds/types.js';
 
 export type { FieldDiff, OptimalRegion, PlanError } from '../kinds/types.js';
 

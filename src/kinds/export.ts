@@ -13,11 +13,11 @@ import type { ApiClient } from '../api/types.js';
 import { accessListExporter } from './access-list/export.js';
 import type { ExportedSpec, ExportScope, ExportScopes, KindExporter } from './common/export.js';
 import { createReadContext } from './common/read.js';
-import type { KindName } from './common/spec-module.js';
 import { containerAppExporter } from './container-app/export.js';
 import { dnsZoneExporter } from './dns-zone/export.js';
 import { managedAccessListExporter } from './managed-access-list/export.js';
 import { KIND_NAMES, KIND_SPECS } from './specs.js';
+import type { KindName } from './types.js';
 import { wafCustomRuleExporter } from './waf-custom-rule/export.js';
 
 export type { ExportedSpec, ExportScope, KindExporter } from './common/export.js';

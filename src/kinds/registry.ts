@@ -4,11 +4,11 @@
  */
 import { accessListKind } from './access-list/index.js';
 import type { KindLifecycle, ResourceKind } from './common/kind.js';
-import type { KindName } from './common/spec-module.js';
 import { containerAppKind } from './container-app/index.js';
 import { dnsZoneKind } from './dns-zone/index.js';
 import { managedAccessListKind } from './managed-access-list/index.js';
 import { shieldZoneKind } from './shield-zone/index.js';
+import type { KindName } from './types.js';
 import { wafCustomRuleKind } from './waf-custom-rule/index.js';
 
 export const KINDS: Readonly<Record<KindName, ResourceKind>> = {

@@ -4,7 +4,17 @@
  * produces `DesiredResource`s and the engine holds `FieldDiff`s, but both are the kinds' words.
  */
 import type { ErrorCode } from '../errors.js';
-import type { KindName } from './common/spec-module.js';
+
+/** Every kind a document may declare, in apply order. */
+export const KIND_NAMES = [
+  'WafCustomRule',
+  'AccessList',
+  'ManagedAccessList',
+  'ContainerApp',
+  'DnsZone',
+  'ShieldZone',
+] as const;
+export type KindName = (typeof KIND_NAMES)[number];
 
 /** Where something is written: a file of the config directory and a 1-based position in it. */
 export interface SourceLocation {

@@ -13,8 +13,8 @@ import type { DesiredResource } from '../../src/config/types.js';
 import { sha256Hex } from '../../src/domain/checksum.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { LIFECYCLE_KINDS } from '../../src/kinds/common/identity.js';
-import type { KindName } from '../../src/kinds/common/spec-module.js';
 import { KINDS } from '../../src/kinds/registry.js';
+import type { KindName } from '../../src/kinds/types.js';
 import { desired } from '../helpers/desired.js';
 import { type EngineFixture, engineFixture, writesOf } from '../helpers/engine.js';
 

@@ -4,8 +4,8 @@
  */
 import { resourceDigest } from '../../src/config/canonical.js';
 import type { DesiredResource, ResourceMetadata } from '../../src/config/types.js';
-import type { KindName } from '../../src/kinds/common/spec-module.js';
 import { KIND_SPECS } from '../../src/kinds/specs.js';
+import type { KindName } from '../../src/kinds/types.js';
 
 export function desired<Spec = unknown>(
   kind: KindName,

@@ -11,8 +11,8 @@
  */
 
 import { type EnumTable, enumName } from '../../domain/enums.js';
+import type { KindName } from '../types.js';
 import type { ReadContext } from './kind.js';
-import type { KindName } from './spec-module.js';
 
 /** What an export is asked for: a Shield Zone's rules and lists, an app, a DNS zone. */
 export interface ExportScopes {

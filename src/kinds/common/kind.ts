@@ -7,7 +7,7 @@ import type { ApiRequest, WriteOperationId } from '../../api/operations.js';
 import type { ApiClient, WriteReplies } from '../../api/types.js';
 import type { SecretReader } from '../../domain/secret-sources.js';
 import type { ReconcileError } from '../../errors.js';
-import type { DesiredResource, FieldDiff, OptimalRegion, PlanError } from '../types.js';
+import type { DesiredResource, FieldDiff, KindName, OptimalRegion, PlanError } from '../types.js';
 import type { LifecycleKind, ObjectId, ObjectIdentity, OwnedObject } from './identity.js';
 import type {
   DeletionGroup,
@@ -17,7 +17,7 @@ import type {
   ScopeListing,
   ScopeObjects,
 } from './lifecycle.js';
-import type { KindName, KindSpecModule } from './spec-module.js';
+import type { KindSpecModule } from './spec-module.js';
 
 /** What a kind found for one desired resource. */
 export type LiveLookup<Live> =

@@ -3,16 +3,7 @@
  * speaks HTTP. Each kind's `spec.ts` exports one of these; `src/kinds/specs.ts` lists them.
  */
 import type { z } from 'zod';
-
-export const KIND_NAMES = [
-  'WafCustomRule',
-  'AccessList',
-  'ManagedAccessList',
-  'ContainerApp',
-  'DnsZone',
-  'ShieldZone',
-] as const;
-export type KindName = (typeof KIND_NAMES)[number];
+import type { KindName } from '../types.js';
 
 /** A path inside a document's `spec`, as zod and the yaml Document use it. */
 export type SpecPath = readonly (string | number)[];

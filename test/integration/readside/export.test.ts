@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadDesiredState } from '../../../src/config/loader.js';
 import type { DesiredResource } from '../../../src/config/types.js';
-import type { KindName } from '../../../src/kinds/common/spec-module.js';
+import type { KindName } from '../../../src/kinds/types.js';
 import { type CliRun, cli, cliAgainst } from '../../helpers/cli.js';
 import { TEST_KEY, withEmulator } from '../../helpers/emulator.js';
 import { type EngineFixture, engineFixture } from '../../helpers/engine.js';
