@@ -25,3 +25,11 @@ export function waitForAbort(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((done) => signal.addEventListener('abort', () => done(), { once: true }));
 }
+
+/**
+ * One error line of the CLI: `edgesync: CODE: message`. Every error a user sees names its
+ * code, so it can be looked up in docs/errors.md.
+ */
+export function errorLine(code: string, message: string, program = 'edgesync'): string {
+  return `${program}: ${code}: ${message}\n`;
+}

@@ -13,8 +13,9 @@ import { registerInspect } from './commands/inspect.js';
 import { registerPlan } from './commands/plan.js';
 import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
+import { registerState } from './commands/state.js';
 import { registerValidate } from './commands/validate.js';
-import type { CliIo } from './io.js';
+import { type CliIo, errorLine } from './io.js';
 import { VERSION } from './version.js';
 
 export type { CommandRegistrar } from './command.js';
@@ -30,6 +31,7 @@ const COMMANDS: readonly CommandRegistrar[] = [
   registerInspect,
   registerExport,
   registerForget,
+  registerState,
 ];
 
 /**
@@ -50,7 +52,7 @@ function usesAccessKeyFlag(argv: readonly string[]): boolean {
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   if (usesAccessKeyFlag(argv)) {
-    io.stderr.write(`edgesync: ${ACCESS_KEY_FLAG_MESSAGE}\n`);
+    io.stderr.write(errorLine('USAGE', ACCESS_KEY_FLAG_MESSAGE));
     return 1;
   }
   let exitCode = 0;
@@ -61,6 +63,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(s),
+      // Commander's own refusals (an unknown flag, a missing argument) are usage errors.
+      outputError: (s, write) => write(s.replace(/^error: /, 'edgesync: USAGE: ')),
     })
     // A pointer, not the whole help: the error line stays visible.
     .showHelpAfterError('(add --help to list the flags)');
@@ -78,11 +82,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return err.exitCode === 0 ? 0 : 1;
     }
     if (err instanceof ReconcileError) {
-      io.stderr.write(`edgesync: ${err.message}\n`);
+      io.stderr.write(errorLine(err.code, err.message));
       return 1;
     }
     io.stderr.write(
-      `edgesync: internal error, please report it: ${err instanceof Error ? err.stack : String(err)}\n`,
+      errorLine(
+        'INTERNAL',
+        `internal error, please report it: ${err instanceof Error ? err.stack : String(err)}`,
+      ),
     );
     return 1;
   }

@@ -19,7 +19,7 @@ import { KINDS } from '../kinds/registry.js';
 import type { Lease } from '../state/backend.js';
 import { createCliApiClient, resolveApiTarget } from './api-session.js';
 import { configDirFrom } from './config-dir.js';
-import type { CliIo } from './io.js';
+import { type CliIo, errorLine } from './io.js';
 import { type ConnectionFlags, commandLogger, maxRps, positiveInt, secretReaderFrom } from './settings.js';
 import { lockTimeoutMsOf, stateBackendOf } from './state-options.js';
 
@@ -57,7 +57,7 @@ export interface ReconcileFlags extends ConnectionFlags {
 function printConfigIssues(io: CliIo, err: ReconcileError): void {
   const issues = (err.details?.issues ?? []) as ConfigIssue[];
   for (const issue of issues) io.stderr.write(`${formatIssue(issue)}\n`);
-  io.stderr.write(`edgesync: ${err.message}\n`);
+  io.stderr.write(errorLine(err.code, err.message));
 }
 
 const READ_FAILURE_PREFIX = 'cannot read live state: ';
@@ -82,7 +82,10 @@ export function commonReadFailure(plan: Plan, apiUrl: string): string | undefine
   }
   const message = failures[0]?.error?.message ?? '';
   const cause = message.startsWith(READ_FAILURE_PREFIX) ? message.slice(READ_FAILURE_PREFIX.length) : message;
-  return `cannot read the API at ${apiUrl} (${code}, every one of ${failures.length} resources): ${cause}`;
+  return errorLine(
+    code,
+    `cannot read the API at ${apiUrl} (every one of ${failures.length} resources): ${cause}`,
+  );
 }
 
 interface PreparedRun {

@@ -35,10 +35,11 @@ const NOTIFY_RECORD = 'notify';
 /**
  * Default of `--settle-ms`: how long the config files must have stayed the same before a run may
  * apply a plan that deletes anything. Longer than the pauses of editors and scripts that write a
- * file in steps (the half-written file of issue 23 had a 600 ms pause); edits that delete
- * nothing wait only for the debounce.
+ * file in steps, and than a file briefly absent while a tool replaces it: one second was not
+ * (a writer that paused 1.5 s, a file gone for 1.5 s, each deleted a live object). Deletions are
+ * rare and can wait; edits that delete nothing wait only for the debounce.
  */
-export const DEFAULT_SETTLE_MS = 1000;
+export const DEFAULT_SETTLE_MS = 5000;
 
 /** Everything `edgesync run` decides from its flags. */
 export interface DaemonOptions extends ReconcileSettings {

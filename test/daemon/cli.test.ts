@@ -19,7 +19,7 @@ describe('edgesync run: bad settings', () => {
   const config = (): string => writeDaemonConfig(join(tempDir(), 'config'));
 
   it.each([
-    [['--schedule', 'every minute'], "option '--schedule <cron>' argument 'every minute' is invalid"],
+    [['--schedule', 'every minute'], 'edgesync: USAGE: --schedule "every minute" is not a cron expression'],
     [['--listen', 'localhost'], 'is not HOST:PORT'],
     [['--debounce-ms', '-1'], "option '--debounce-ms <ms>' argument '-1' is invalid"],
     [['--shutdown-timeout', 'soon'], "option '--shutdown-timeout <seconds>' argument 'soon' is invalid"],
@@ -38,7 +38,7 @@ describe('edgesync run: bad settings', () => {
 
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      'edgesync: no access key: set EDGESYNC_ACCESS_KEY or pass --access-key-file FILE\n',
+      'edgesync: USAGE: no access key: set EDGESYNC_ACCESS_KEY or pass --access-key-file FILE\n',
     );
     expect(result.stdout).toBe('');
   });
@@ -51,7 +51,7 @@ describe('edgesync run: bad settings', () => {
     ]);
 
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`edgesync: cannot read the webhook secret file ${missing}: ENOENT\n`);
+    expect(result.stderr).toBe(`edgesync: USAGE: cannot read the webhook secret file ${missing}: ENOENT\n`);
     expect(result.stdout).toBe('');
   });
 
@@ -71,7 +71,7 @@ describe('edgesync run: bad settings', () => {
     await new Promise((resolve) => blocker.close(resolve));
 
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(`edgesync: cannot listen on 127.0.0.1:${port}: EADDRINUSE\n`);
+    expect(result.stderr).toBe(`edgesync: USAGE: cannot listen on 127.0.0.1:${port}: EADDRINUSE\n`);
     expect(result.stdout).toBe('');
   });
 });

@@ -144,7 +144,7 @@ describe('the edgesync binary', () => {
     expect(result).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'edgesync: no access key: set EDGESYNC_ACCESS_KEY or pass --access-key-file FILE\n',
+      stderr: 'edgesync: USAGE: no access key: set EDGESYNC_ACCESS_KEY or pass --access-key-file FILE\n',
     });
   });
 });

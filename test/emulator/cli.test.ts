@@ -85,7 +85,7 @@ describe('edgesync emulator', () => {
     expect(code).toBe(1);
     expect(cli.out()).toBe('');
     expect(cli.err()).toBe(
-      'edgesync emulator: no access key configured: set EDGESYNC_ACCESS_KEY, or pass --access-key-file or --access-key\n',
+      'edgesync emulator: USAGE: no access key configured: set EDGESYNC_ACCESS_KEY, or pass --access-key-file or --access-key\n',
     );
   });
 

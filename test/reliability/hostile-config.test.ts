@@ -54,7 +54,7 @@ describe('the invalid-input corpus through apply', () => {
     expect(run.stateDirCreated).toBe(false);
     expect(run.stdout).toBe('');
     expect(run.stderr).toBe(
-      `${[...expected, `edgesync: ${errors} problem${errors === 1 ? '' : 's'} in ${dir}`].join('\n')}\n`,
+      `${[...expected, `edgesync: CONFIG_INVALID: ${errors} problem${errors === 1 ? '' : 's'} in ${dir}`].join('\n')}\n`,
     );
   });
 
@@ -110,7 +110,7 @@ describe('nesting depth (issue 23): a small file built to exhaust memory', () =>
       // Composed, the old loader ran out of this heap (V8 aborts: no exit code, SIGABRT).
       expect({ code: run.code, signal: run.signal }).toEqual({ code: 1, signal: null });
       expect(run.stderr).toBe(
-        `${dir}/deep.yaml:1:65: YAML nested deeper than 64 levels (collections inside collections); refused unparsed as a guard against documents built to exhaust memory\n1 problem in ${dir}\n`,
+        `${dir}/deep.yaml:1:65: YAML nested deeper than 64 levels (collections inside collections); refused unparsed as a guard against documents built to exhaust memory\nedgesync: CONFIG_INVALID: 1 problem in ${dir}\n`,
       );
     },
     130_000,

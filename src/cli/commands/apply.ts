@@ -78,7 +78,7 @@ async function runApply(file: string | undefined, flags: ApplyFlags, io: CliIo):
       if (apply === undefined) throw new ReconcileError('INTERNAL', 'apply produced no result');
       const plan = withApi(planned, apiUrl);
       const common = commonReadFailure(plan, apiUrl);
-      if (common !== undefined) io.stderr.write(`edgesync: ${common}\n`);
+      if (common !== undefined) io.stderr.write(common);
       if (flags.json === true) {
         io.stdout.write(
           `${JSON.stringify({ plan, results: apply.results, counts: apply.counts }, null, 2)}\n`,

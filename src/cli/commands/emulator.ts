@@ -10,7 +10,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { EmulatorOptions, EmulatorSeed, FaultOptions } from '../../emulator/index.js';
 import { checkRateLimit, loadSeedFile, startEmulator } from '../../emulator/index.js';
 import type { CommandRegistrar } from '../command.js';
-import { type CliIo, waitForAbort } from '../io.js';
+import { type CliIo, errorLine, waitForAbort } from '../io.js';
 import { configuredAccessKey, nonNegativeNumber } from '../settings.js';
 
 /** Default port: next to the daemon's default 8080, so both run side by side. */
@@ -90,12 +90,16 @@ async function run(flags: EmulatorFlags, io: CliIo): Promise<number> {
     key = await resolveKey(flags, io);
   } catch (err) {
     // A key file that cannot be read or is empty: the message names the file and why.
-    io.stderr.write(`edgesync emulator: ${(err as Error).message}\n`);
+    io.stderr.write(errorLine('USAGE', (err as Error).message, 'edgesync emulator'));
     return 1;
   }
   if (key === undefined) {
     io.stderr.write(
-      'edgesync emulator: no access key configured: set EDGESYNC_ACCESS_KEY, or pass --access-key-file or --access-key\n',
+      errorLine(
+        'USAGE',
+        'no access key configured: set EDGESYNC_ACCESS_KEY, or pass --access-key-file or --access-key',
+        'edgesync emulator',
+      ),
     );
     return 1;
   }
@@ -110,14 +114,14 @@ async function run(flags: EmulatorFlags, io: CliIo): Promise<number> {
     const faults = faultOptions(flags);
     if (faults !== undefined) options.faults = faults;
   } catch (err) {
-    io.stderr.write(`edgesync emulator: ${(err as Error).message}\n`);
+    io.stderr.write(errorLine('USAGE', (err as Error).message, 'edgesync emulator'));
     return 1;
   }
   let emulator: Awaited<ReturnType<typeof startEmulator>>;
   try {
     emulator = await startEmulator(options);
   } catch (err) {
-    io.stderr.write(`edgesync emulator: cannot start: ${(err as Error).message}\n`);
+    io.stderr.write(errorLine('USAGE', `cannot start: ${(err as Error).message}`, 'edgesync emulator'));
     return 1;
   }
   io.stdout.write(`listening on ${emulator.url}\n`);

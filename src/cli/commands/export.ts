@@ -15,7 +15,7 @@ import { exportLive } from '../../kinds/export.js';
 import { fileBackend } from '../../state/file-backend.js';
 import { withApiClient } from '../api-session.js';
 import { DEFAULT_SCHEMA_PATH, existingFiles, planFiles, streamText, writeFiles } from '../export-output.js';
-import type { CliIo } from '../io.js';
+import { type CliIo, errorLine } from '../io.js';
 import { type ApiFlags, addApiOptions, addConcurrencyOption, positiveInt } from '../settings.js';
 
 interface ExportFlags extends ApiFlags {
@@ -108,7 +108,10 @@ async function runExport(flags: ExportFlags, io: CliIo): Promise<number> {
   if (existing.length > 0 && flags.force !== true) {
     for (const shown of existing) io.stderr.write(`${shown}: exists\n`);
     io.stderr.write(
-      `edgesync: refusing to overwrite ${existing.length} existing ${existing.length === 1 ? 'file' : 'files'} without --force; nothing was written\n`,
+      errorLine(
+        'USAGE',
+        `refusing to overwrite ${existing.length} existing ${existing.length === 1 ? 'file' : 'files'} without --force; nothing was written`,
+      ),
     );
     return 1;
   }

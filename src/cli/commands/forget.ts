@@ -9,7 +9,7 @@ import { openStateStore, type StateStore } from '../../engine/state.js';
 import { ReconcileError } from '../../errors.js';
 import type { CommandRegistrar } from '../command.js';
 import { configDirFrom } from '../config-dir.js';
-import type { CliIo } from '../io.js';
+import { type CliIo, errorLine } from '../io.js';
 import { addStateOptions, lockTimeoutMsOf, type StateFlags, stateBackendOf } from '../state-options.js';
 
 interface ForgetFlags extends StateFlags {
@@ -63,7 +63,7 @@ async function forgetIn(state: StateStore, subjects: readonly string[], io: CliI
   const inventory = state.inventory();
   const unknown = subjects.filter((subject) => inventory[subject] === undefined);
   if (unknown.length > 0) {
-    io.stderr.write(`edgesync: not in the inventory (nothing forgotten): ${unknown.join(', ')}\n`);
+    io.stderr.write(errorLine('USAGE', `not in the inventory (nothing forgotten): ${unknown.join(', ')}`));
     return 1;
   }
   for (const subject of subjects) {

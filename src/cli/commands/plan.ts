@@ -80,7 +80,7 @@ function report(plan: Plan, flags: PlanFlags, io: CliIo): number {
   const common = commonReadFailure(plan, plan.api ?? '');
   if (common !== undefined) {
     // Said once on stderr; JSON still carries every resource's error for tools.
-    io.stderr.write(`edgesync: ${common}\n`);
+    io.stderr.write(common);
     if (format === 'json') io.stdout.write(`${JSON.stringify(plan, null, 2)}\n`);
     return 1;
   }

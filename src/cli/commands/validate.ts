@@ -13,7 +13,7 @@ import { loadDesiredState } from '../../config/loader.js';
 import type { ConfigIssue } from '../../config/types.js';
 import { ReconcileError } from '../../errors.js';
 import { addConfigOption, type ConfigFlags, configDirFrom } from '../config-dir.js';
-import type { CliIo } from '../io.js';
+import { type CliIo, errorLine } from '../io.js';
 
 interface ValidateFlags extends ConfigFlags {
   readonly json?: boolean;
@@ -50,7 +50,7 @@ export async function runValidate(flags: ValidateFlags, io: CliIo): Promise<numb
     }
     for (const issue of issues) io.stderr.write(`${display(issue)}\n`);
     const errors = issues.filter((issue) => issue.severity === 'error').length;
-    io.stderr.write(`${plural(errors, 'problem')} in ${dir.given}\n`);
+    io.stderr.write(errorLine('CONFIG_INVALID', `${plural(errors, 'problem')} in ${dir.given}`));
     return 1;
   }
 }

@@ -53,7 +53,7 @@ describe('the first day', () => {
       expect([result.code, result.stdout, result.stderr]).toEqual([
         1,
         '',
-        `edgesync: cannot read the API at ${emu.url} (API_AUTH, every one of 2 resources): list custom WAF rules (GET /shield/waf/custom-rules/42?page=1&perPage=1000) failed: 401 Unauthorized (UnauthorizedResult); check the access key (EDGESYNC_ACCESS_KEY or --access-key-file)\n`,
+        `edgesync: API_AUTH: cannot read the API at ${emu.url} (every one of 2 resources): list custom WAF rules (GET /shield/waf/custom-rules/42?page=1&perPage=1000) failed: 401 Unauthorized (UnauthorizedResult); check the access key (EDGESYNC_ACCESS_KEY or --access-key-file)\n`,
       ]);
       expect(emu.journal.writes()).toEqual([]);
     },
@@ -70,7 +70,7 @@ describe('the first day', () => {
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(
       new RegExp(
-        `^edgesync: cannot read the API at ${closed.replaceAll('.', '\\.')} \\(API_UNAVAILABLE, every one of 2 resources\\): [^\\n]*connection refused[^\\n]*\\n$`,
+        `^edgesync: API_UNAVAILABLE: cannot read the API at ${closed.replaceAll('.', '\\.')} \\(every one of 2 resources\\): [^\\n]*connection refused[^\\n]*\\n$`,
       ),
     );
   }, 30_000);
@@ -97,7 +97,7 @@ describe('the first day', () => {
     const joined = await cli(['apply', '--access-key=sk-live-123']);
 
     const line =
-      'edgesync: --access-key is not accepted: a key on the command line shows in `ps` and shell history; set EDGESYNC_ACCESS_KEY or pass --access-key-file FILE\n';
+      'edgesync: USAGE: --access-key is not accepted: a key on the command line shows in `ps` and shell history; set EDGESYNC_ACCESS_KEY or pass --access-key-file FILE\n';
     expect([separate.code, separate.stdout, separate.stderr]).toEqual([1, '', line]);
     expect([joined.code, joined.stdout, joined.stderr]).toEqual([1, '', line]);
   });
@@ -108,7 +108,7 @@ describe('the first day', () => {
     expect([result.code, result.stdout, result.stderr]).toEqual([
       1,
       '',
-      'edgesync: --schedule "*/5 * * *" is not a cron expression: five fields, minute hour day-of-month month day-of-week (a sixth in front for seconds), e.g. --schedule "*/5 * * * *" for every five minutes\n',
+      'edgesync: USAGE: --schedule "*/5 * * *" is not a cron expression: five fields, minute hour day-of-month month day-of-week (a sixth in front for seconds), e.g. --schedule "*/5 * * * *" for every five minutes\n',
     ]);
   });
 
@@ -118,7 +118,7 @@ describe('the first day', () => {
     expect([result.code, result.stdout, result.stderr]).toEqual([
       1,
       '',
-      "error: unknown option '--dry-run'\n(add --help to list the flags)\n",
+      "edgesync: USAGE: unknown option '--dry-run'\n(add --help to list the flags)\n",
     ]);
   });
 });

@@ -46,7 +46,7 @@ describe('edgesync forget', () => {
     expect(again).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'edgesync: not in the inventory (nothing forgotten): WafCustomRule/block-admin\n',
+      stderr: 'edgesync: USAGE: not in the inventory (nothing forgotten): WafCustomRule/block-admin\n',
     });
     expect(pruned.code).toBe(0);
     expect(emu.journal.writes()).toEqual([]);

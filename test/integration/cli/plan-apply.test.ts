@@ -227,7 +227,7 @@ describe('plan and apply', () => {
     expect(elapsed).toBeGreaterThanOrEqual((sent - 1) * 125);
     expect([bad.code, bad.stdout + bad.stderr]).toEqual([
       1,
-      'edgesync: EDGESYNC_MAX_RPS must be a number > 0, not "fast"\n',
+      'edgesync: USAGE: EDGESYNC_MAX_RPS must be a number > 0, not "fast"\n',
     ]);
     expect(zero.code).toBe(1);
     expect(zero.stderr).toContain('--max-rps must be a number > 0');
@@ -241,7 +241,9 @@ describe('plan and apply', () => {
     const result = await cli(['apply'], { env });
 
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^dns\.yaml:4:\d+: .*\(at spec\.dnssec\)\nedgesync: 1 problem/m);
+    expect(result.stderr).toMatch(
+      /^dns\.yaml:4:\d+: .*\(at spec\.dnssec\)\nedgesync: CONFIG_INVALID: 1 problem/m,
+    );
     expect(emu.journal.entries()).toEqual([]);
   });
 
@@ -249,7 +251,7 @@ describe('plan and apply', () => {
     [
       'no key',
       { EDGESYNC_ACCESS_KEY: '' },
-      'edgesync: no access key: set EDGESYNC_ACCESS_KEY or pass --access-key-file FILE\n',
+      'edgesync: USAGE: no access key: set EDGESYNC_ACCESS_KEY or pass --access-key-file FILE\n',
     ],
     [
       'a wrong key',

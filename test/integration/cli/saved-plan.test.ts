@@ -115,7 +115,7 @@ describe('saved plans', () => {
     expect(edits.map((e) => e.status)).toEqual([200, 200]);
     expect(applied.code).toBe(1);
     expect(applied.stderr).toBe(
-      'edgesync: live state changed since the plan was made: DnsZone/example-org, WafCustomRule/block-sqli; nothing was sent: plan again and review\n',
+      'edgesync: PLAN_STALE: live state changed since the plan was made: DnsZone/example-org, WafCustomRule/block-sqli; nothing was sent: plan again and review\n',
     );
     expect(emu.journal.writes()).toEqual([]);
     expect(emu.state.dnsZone(12345)?.DnsSecEnabled).toBe(true);
@@ -149,10 +149,36 @@ describe('saved plans', () => {
     expect(applied.code).toBe(1);
     expect(applied.stderr).toMatch(
       new RegExp(
-        `^edgesync: the saved plan was made at revision ${saved.revision}, but the config is now at revision config:[0-9a-f]{12}; nothing was sent: plan again\\n$`,
+        `^edgesync: PLAN_STALE: the saved plan was made at revision ${saved.revision}, but the config is now at revision config:[0-9a-f]{12}; nothing was sent: plan again\\n$`,
       ),
     );
     expect(emu.journal.count()).toBe(0);
+  });
+
+  it('applies a saved plan that prunes with the options it was made with, and refuses it once an object is gone', async () => {
+    writeTree(config, {
+      'shield/zone.yaml': `${DOC}kind: ShieldZone\nmetadata: { name: main }\nspec: { shieldZoneId: 42, customWafRules: exclusive }\n`,
+    });
+    await cli(['plan', '--prune', '--force', '--out', 'prune.json'], { env, cwd: work });
+    await cli(['plan', '--prune', '--force', '--out', 'again.json'], { env, cwd: work });
+    const saved = JSON.parse(readFileSync(join(work, 'prune.json'), 'utf8'));
+    emu.journal.clear();
+
+    // No --prune, no --force here: the file holds them.
+    const applied = await cli(['apply', 'prune.json'], { env, cwd: work });
+    const deletes = writesOf(emu).filter((w) => w.method === 'DELETE' && w.path.startsWith('/shield/'));
+    emu.journal.clear();
+    const stale = await cli(['apply', 'again.json'], { env, cwd: work });
+
+    expect(saved.options).toEqual({ prune: true, force: true, driftMode: 'correct', maxChangePercent: 30 });
+    expect(applied.code).toBe(0);
+    expect(deletes.map((d) => d.path).sort()).toEqual([
+      '/shield/waf/custom-rule/1235',
+      '/shield/waf/custom-rule/1236',
+    ]);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('WafCustomRule/#1235');
+    expect(emu.journal.writes()).toEqual([]);
   });
 
   it('refuses a file that is not a saved plan, and plan-changing flags beside one', async () => {
@@ -165,11 +191,11 @@ describe('saved plans', () => {
     const forced = await cli(['apply', 'plan.json', '--force', '--prune'], { env, cwd: work });
 
     expect(other.stderr).toBe(
-      'edgesync: other.json: not a plan saved by edgesync plan --out at format: Invalid input: expected "edgesync-plan"\n',
+      'edgesync: PLAN_FILE_INVALID: other.json: not a plan saved by edgesync plan --out at format: Invalid input: expected "edgesync-plan"\n',
     );
-    expect(missing.stderr).toBe('edgesync: cannot read missing.json: ENOENT\n');
+    expect(missing.stderr).toBe('edgesync: PLAN_FILE_INVALID: cannot read missing.json: ENOENT\n');
     expect(forced.stderr).toBe(
-      'edgesync: --force, --prune cannot be given with a saved plan: it is applied with the options it was made with\n',
+      'edgesync: USAGE: --force, --prune cannot be given with a saved plan: it is applied with the options it was made with\n',
     );
     expect([other.code, missing.code, forced.code]).toEqual([1, 1, 1]);
     expect(emu.journal.count()).toBe(0);

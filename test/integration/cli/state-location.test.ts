@@ -85,10 +85,10 @@ describe('the state directory', () => {
     expect(byFlag).toEqual({
       code: 1,
       stdout: '',
-      stderr: `edgesync: the state directory ${inConfig} is inside the config directory ${config}: a commit could write it, and a document could read it. Choose a directory outside it (--state-dir or EDGESYNC_STATE_DIR), or leave both unset for the default\n`,
+      stderr: `edgesync: USAGE: the state directory ${inConfig} is inside the config directory ${config}: a commit could write it, and a document could read it. Choose a directory outside it (--state-dir or EDGESYNC_STATE_DIR), or leave both unset for the default\n`,
     });
     expect(byEnv.stderr).toBe(
-      `edgesync: the state directory ${inTree} is inside the git work tree ${repo} that holds the config directory: a commit could write it, and a document could read it. Choose a directory outside it (--state-dir or EDGESYNC_STATE_DIR), or leave both unset for the default\n`,
+      `edgesync: USAGE: the state directory ${inTree} is inside the git work tree ${repo} that holds the config directory: a commit could write it, and a document could read it. Choose a directory outside it (--state-dir or EDGESYNC_STATE_DIR), or leave both unset for the default\n`,
     );
     expect(plan.code).toBe(1);
     expect(forget.code).toBe(1);

@@ -185,10 +185,12 @@ describe('inspect bots (E6)', () => {
     const bad = await cliAgainst(emu, ['inspect', 'bots', '--shield-zone', 'x']);
 
     expect(missing.code).toBe(1);
-    expect(missing.stderr.split('\n')[0]).toBe("error: required option '--shield-zone <id>' not specified");
+    expect(missing.stderr.split('\n')[0]).toBe(
+      "edgesync: USAGE: required option '--shield-zone <id>' not specified",
+    );
     expect(bad.code).toBe(1);
     expect(bad.stderr.split('\n')[0]).toBe(
-      "error: option '--shield-zone <id>' argument 'x' is invalid. --shield-zone must be a positive integer",
+      "edgesync: USAGE: option '--shield-zone <id>' argument 'x' is invalid. --shield-zone must be a positive integer",
     );
     expect(emu.journal.count()).toBe(0);
   });
@@ -290,11 +292,14 @@ describe('inspect waf-catalog (E8)', () => {
   });
 
   it.each([
-    [['--plan', 'Gold'], 'edgesync: no plan named "Gold"; the catalogue has Basic, Advanced\n'],
-    [['--group', 'RCE'], 'edgesync: no rule group with code "RCE" in the catalogue; codes: SQLI, XSS\n'],
+    [['--plan', 'Gold'], 'edgesync: USAGE: no plan named "Gold"; the catalogue has Basic, Advanced\n'],
+    [
+      ['--group', 'RCE'],
+      'edgesync: USAGE: no rule group with code "RCE" in the catalogue; codes: SQLI, XSS\n',
+    ],
     [
       ['--plan', 'basic', '--group', 'xss'],
-      'edgesync: no rule group with code "xss" in plan Basic; codes: SQLI\n',
+      'edgesync: USAGE: no rule group with code "xss" in plan Basic; codes: SQLI\n',
     ],
   ])('%j that names nothing is one line and exit 1', async (flags, message) => {
     const run = await cliAgainst(emu, ['inspect', 'waf-catalog', ...flags]);
@@ -450,7 +455,7 @@ describe('inspect failures: one line on stderr, exit 1', () => {
       'E6 404 problem details (unknown zone)',
       undefined,
       ['bots', '--shield-zone', '99'],
-      'edgesync: read bot categories (GET /shield/shield-zone/99/bot-categorization) failed: 404 Not Found: Shield Zone 99 was not found. (problem details)',
+      'edgesync: API_NOT_FOUND: read bot categories (GET /shield/shield-zone/99/bot-categorization) failed: 404 Not Found: Shield Zone 99 was not found. (problem details)',
     ],
     [
       'E6 403 problem details',
@@ -467,7 +472,7 @@ describe('inspect failures: one line on stderr, exit 1', () => {
         },
       },
       ['bots', '--shield-zone', '42'],
-      `edgesync: ${E6}: 403 Forbidden: Bot detection needs the Advanced plan. (problem details)`,
+      `edgesync: API_AUTH: ${E6}: 403 Forbidden: Bot detection needs the Advanced plan. (problem details)`,
     ],
     [
       'E7 500 extended error',
@@ -487,31 +492,31 @@ describe('inspect failures: one line on stderr, exit 1', () => {
         },
       },
       ['optimal-region'],
-      `edgesync: ${E7}: 500 Internal Server Error: Region lookup failed; cdnServerToken: could not be resolved (extended error); gave up after 6 attempts`,
+      `edgesync: API_UNAVAILABLE: ${E7}: 500 Internal Server Error: Region lookup failed; cdnServerToken: could not be resolved (extended error); gave up after 6 attempts`,
     ],
     [
       'E8 status-only 500',
       { operation: 'getWafPlanSegmentation', times: 6, reply: STATUS_500 },
       ['waf-catalog'],
-      `edgesync: ${E8}: 500 Internal Server Error (status only); gave up after 6 attempts`,
+      `edgesync: API_UNAVAILABLE: ${E8}: 500 Internal Server Error (status only); gave up after 6 attempts`,
     ],
     [
       'E9 status-only 500',
       { operation: 'getApiGuardianMetrics', times: 6, reply: STATUS_500 },
       ['api-guardian', '--shield-zone', '42'],
-      `edgesync: ${E9}: 500 Internal Server Error (status only); gave up after 6 attempts`,
+      `edgesync: API_UNAVAILABLE: ${E9}: 500 Internal Server Error (status only); gave up after 6 attempts`,
     ],
     [
       'E8 garbage body',
       { operation: 'getWafPlanSegmentation', reply: { status: 200, body: '{"data": [garbage' } },
       ['waf-catalog'],
-      `edgesync: ${E8}: 200 OK: the reply is not JSON (not JSON)`,
+      `edgesync: API_BAD_RESPONSE: ${E8}: 200 OK: the reply is not JSON (not JSON)`,
     ],
     [
       'E6 JSON of the wrong shape',
       { operation: 'getBotCategorization', reply: { status: 200, body: { categories: 'none' } } },
       ['bots', '--shield-zone', '42'],
-      `edgesync: ${E6}: 200 OK: the reply does not match its schema: categories: Invalid input: expected array, received string (schema mismatch)`,
+      `edgesync: API_BAD_RESPONSE: ${E6}: 200 OK: the reply does not match its schema: categories: Invalid input: expected array, received string (schema mismatch)`,
     ],
     [
       'E9 envelope with success: false',
@@ -531,7 +536,7 @@ describe('inspect failures: one line on stderr, exit 1', () => {
         },
       },
       ['api-guardian', '--shield-zone', '42'],
-      `edgesync: ${E9}: 200 OK: API Guardian is not enabled [api_guardian.disabled] (envelope error)`,
+      `edgesync: API_REJECTED: ${E9}: 200 OK: API Guardian is not enabled [api_guardian.disabled] (envelope error)`,
     ],
   ])('%s', async (_name, fault, argv, message) => {
     if (fault !== undefined) emu.faults.script(fault);
@@ -555,7 +560,7 @@ describe('inspect failures: one line on stderr, exit 1', () => {
   ])('401 for %j names the operation and where the key comes from', async (argv, message) => {
     const run = await cliAgainst(emu, ['inspect', ...argv], { key: 'not-the-key' });
 
-    expect(run).toEqual({ code: 1, stdout: '', stderr: `edgesync: ${message}; ${KEY_HINT}\n` });
+    expect(run).toEqual({ code: 1, stdout: '', stderr: `edgesync: API_AUTH: ${message}; ${KEY_HINT}\n` });
   });
 
   it('an unreachable API is one line after the retries', async () => {
@@ -569,7 +574,7 @@ describe('inspect failures: one line on stderr, exit 1', () => {
     expect(run).toEqual({
       code: 1,
       stdout: '',
-      stderr: `edgesync: ${E7}: no reply: connection refused (ECONNREFUSED); gave up after 6 attempts\n`,
+      stderr: `edgesync: API_UNAVAILABLE: ${E7}: no reply: connection refused (ECONNREFUSED); gave up after 6 attempts\n`,
     });
   });
 
@@ -579,7 +584,7 @@ describe('inspect failures: one line on stderr, exit 1', () => {
     expect(run).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'edgesync: no access key: set EDGESYNC_ACCESS_KEY or pass --access-key-file FILE\n',
+      stderr: 'edgesync: USAGE: no access key: set EDGESYNC_ACCESS_KEY or pass --access-key-file FILE\n',
     });
     expect(emu.journal.count()).toBe(0);
   });
@@ -603,7 +608,7 @@ describe('inspect failures: one line on stderr, exit 1', () => {
     ];
 
     expect(echoed.stderr).toBe(
-      `edgesync: ${E6}: 404 Not Found: no zone for key [redacted] (problem details)\n`,
+      `edgesync: API_NOT_FOUND: ${E6}: 404 Not Found: no zone for key [redacted] (problem details)\n`,
     );
     for (const run of runs) expect(`${run.stdout}${run.stderr}`).not.toContain(TEST_KEY);
   });

@@ -28,9 +28,10 @@ const COMMANDS = [
   ['inspect', 'optimal-region'],
 ];
 
+/** The Markdown and YAML files under `dir` (images are not text). */
 function filesUnder(dir: string): string[] {
   return readdirSync(join(REPO, dir), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
+    .filter((entry) => entry.isFile() && /\.(md|ya?ml)$/.test(entry.name))
     .map((entry) => join(entry.parentPath, entry.name));
 }
 

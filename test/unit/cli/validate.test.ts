@@ -33,7 +33,7 @@ describe('edgesync validate', () => {
       [
         `${join(given, 'dns.yaml')}:6:11: expected true or false, got string (at spec.dnssec)`,
         `${join(given, 'dns.yaml')}:7:3: unknown key "extra" (at spec.extra)`,
-        `2 problems in ${given}`,
+        `edgesync: CONFIG_INVALID: 2 problems in ${given}`,
         '',
       ].join('\n'),
     );
@@ -77,7 +77,9 @@ describe('edgesync validate', () => {
     const run = await cli(['validate'], { env: { EDGESYNC_CONFIG: 'no-such-dir' }, cwd: ROOT });
 
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('no-such-dir: the config directory does not exist\n1 problem in no-such-dir\n');
+    expect(run.stderr).toBe(
+      'no-such-dir: the config directory does not exist\nedgesync: CONFIG_INVALID: 1 problem in no-such-dir\n',
+    );
   });
 
   it('defaults to ./config, also when EDGESYNC_CONFIG is empty', async () => {
