@@ -125,7 +125,7 @@ function displayWafValue(path: string, value: unknown): unknown {
 /**
  * The declared part of a spec, in the live form's shape, for `diffDeclared`. Built for each
  * plan, not kept per spec: a kept copy of every rule outlives the run that needed it (see
- * docs/performance.md, Memory), and building one is a handful of small objects.
+ * docs/performance.md, Latest figures, memory), and building one is a handful of small objects.
  */
 function declared(spec: WafCustomRuleSpec): unknown {
   const c = spec.ruleConfiguration;
