@@ -328,8 +328,19 @@ describe('export of secret-looking variables', () => {
       },
     });
 
+    // A fresh state: the app is found by its name, with nothing to change (information).
     expect(plan.stdout).toBe(
-      `API: ${emu.url}\n\nNo changes. Live state matches the desired state.\n\nPlan: 0 to change, 1 unchanged.\n`,
+      [
+        `API: ${emu.url}`,
+        '',
+        'No changes. Live state matches the desired state.',
+        '',
+        'Adopted by name, no changes (information: apply records them as managed):',
+        '  = ContainerApp/storefront #app1 "storefront" in the account (app.yaml:2)',
+        '',
+        'Plan: 0 to change, 0 unchanged. Information: 1 adopted by name, no changes.',
+        '',
+      ].join('\n'),
     );
     expect(plan.code).toBe(0);
   });
