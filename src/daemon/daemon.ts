@@ -202,9 +202,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       onChange: (info) => controller.request('file-change', info),
     });
     const page = options.ui === false ? undefined : loadStatusPage();
-    if (page?.kind === 'missing') {
-      log.warn({ event: 'ui.missing', dir: page.dir }, 'the status page is not built: run npm run build');
-    }
     const serverOptions = {
       logger: logger.child({ component: 'http' }),
       metrics,
@@ -229,6 +226,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         ...options.metricsListen,
         serves: { hooks: false, operations: true },
       });
+    }
+    // Warned only once the servers listen: a daemon that cannot start says one thing, why.
+    if (page?.kind === 'missing') {
+      log.warn({ event: 'ui.missing', dir: page.dir }, 'the status page is not built: run npm run build');
     }
     schedule = startSchedule(options.schedule, () => controller.request('schedule'), log);
     metrics.setConfigValid(true);
