@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { signBody } from '../src/daemon/signatures.js';
 import type { GeneratedResource } from '../test/helpers/generate.js';
+import { imageNodeOptions } from '../test/helpers/image.js';
 import { procPeakRssBytes } from './section.js';
 
 export const ACCESS_KEY = 'bench-access-key';
@@ -20,13 +21,7 @@ export const DEBOUNCE_MS = 100;
 const ROOT = new URL('../../', import.meta.url);
 export const MAIN = fileURLToPath(new URL('dist/src/main.js', ROOT));
 
-/** The image's NODE_OPTIONS, read from the Dockerfile's ENV: the daemon runs as deployed. */
-export function imageNodeOptions(): string {
-  const dockerfile = readFileSync(new URL('Dockerfile', ROOT), 'utf8');
-  const match = /NODE_OPTIONS="([^"]*)"/.exec(dockerfile);
-  if (match === null) throw new Error('the Dockerfile sets no NODE_OPTIONS="…"');
-  return match[1] as string;
-}
+export { imageNodeOptions };
 
 export type LogLine = Record<string, unknown>;
 

@@ -48,7 +48,7 @@ export function healthOf(doc: StatusShape): Health {
     return {
       label: 'Standby',
       tone: 'info',
-      detail: 'Another edgesync leads the state store; this one writes nothing until it leads.',
+      detail: `Another edgesync leads the state store${doc.leader === undefined || doc.leader === null ? '' : ` (${cellText(doc.leader)})`}; this one writes nothing until it leads.`,
       reconciling,
     };
   }

@@ -13,6 +13,7 @@ import { registerInspect } from './commands/inspect.js';
 import { registerPlan } from './commands/plan.js';
 import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
+import { registerState } from './commands/state.js';
 import { registerValidate } from './commands/validate.js';
 import { type CliIo, errorLine } from './io.js';
 import { VERSION } from './version.js';
@@ -30,6 +31,7 @@ const COMMANDS: readonly CommandRegistrar[] = [
   registerInspect,
   registerExport,
   registerForget,
+  registerState,
 ];
 
 /**

@@ -1,17 +1,26 @@
 /**
- * The flags that choose and guard the state store (docs/state.md): `--state-dir`,
- * `--lease-seconds` and `--lock-timeout`, and how they become a `StateBackend`.
+ * The flags that choose and guard the state store (docs/state.md): `--state-dir` or
+ * `--state-url` (with `--state-password-file` and `--instance`), `--lease-seconds` and
+ * `--lock-timeout`, and how they become a `StateBackend`. The database password is read from a
+ * file, PGPASSWORD or PGPASSFILE (or the URL) and never printed: messages show the URL without it.
  */
-import { resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
+import { ReconcileError } from '../errors.js';
 import type { StateBackend } from '../state/backend.js';
 import { fileBackend } from '../state/file-backend.js';
 import { DEFAULT_LEASE_MS } from '../state/file-lease.js';
 import { assertStateDirOutside, defaultStateDir, legacyStateWarning } from '../state/location.js';
+import { postgresBackend } from '../state/postgres-backend.js';
 import type { CliIo } from './io.js';
 
 export interface StateFlags {
   stateDir?: string;
+  stateUrl?: string;
+  statePasswordFile?: string;
+  instance?: string;
   leaseSeconds?: number;
   lockTimeout?: number;
 }
@@ -31,6 +40,18 @@ export function addStateOptions(command: Command, options: { lockTimeout: boolea
     .option(
       '--state-dir <dir>',
       'state directory (env EDGESYNC_STATE_DIR; default $XDG_STATE_HOME/edgesync/<config>-<digest>); never inside the config directory or its git work tree',
+    )
+    .option(
+      '--state-url <url>',
+      'keep the state in PostgreSQL instead: postgres://user@host:port/db (env EDGESYNC_STATE_URL)',
+    )
+    .option(
+      '--state-password-file <file>',
+      "the database password (else PGPASSWORD, PGPASSFILE or the URL's own); never printed",
+    )
+    .option(
+      '--instance <name>',
+      'the name of this configuration in a shared database (default: the config directory name and a digest of its path)',
     )
     .option(
       '--lease-seconds <s>',
@@ -57,12 +78,62 @@ export function stateDirOf(flags: StateFlags, configDir: string, io: CliIo): str
   return dir;
 }
 
+/** `--state-url`, else EDGESYNC_STATE_URL; undefined for the file store. */
+function stateUrlOf(flags: StateFlags, io: CliIo): string | undefined {
+  const url = flags.stateUrl ?? io.env.EDGESYNC_STATE_URL;
+  if (url === undefined || url === '') return undefined;
+  if (!/^postgres(ql)?:\/\//.test(url)) {
+    throw new ReconcileError(
+      'USAGE',
+      '--state-url (EDGESYNC_STATE_URL) must be a postgres:// or postgresql:// URL',
+    );
+  }
+  return url;
+}
+
+/** The default instance name: the config directory's name and a digest of its path as given. */
+export function defaultInstance(configDir: string): string {
+  const path = resolve(configDir);
+  return `${basename(path) || 'config'}-${createHash('sha256').update(path).digest('hex').slice(0, 12)}`;
+}
+
+export function passwordOf(flags: { statePasswordFile?: string }, io: CliIo): string | undefined {
+  if (flags.statePasswordFile !== undefined) {
+    const file = resolve(io.cwd, flags.statePasswordFile);
+    try {
+      return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    } catch (err) {
+      throw new ReconcileError(
+        'USAGE',
+        `cannot read --state-password-file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
+    }
+  }
+  const fromEnv = io.env.PGPASSWORD;
+  return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
+}
+
 /** The state store the flags name, and the warnings to print (an abandoned legacy directory). */
 export function stateBackendOf(
   flags: StateFlags,
   configDir: string,
   io: CliIo,
-): { backend: StateBackend; stateDir: string; warnings: string[] } {
+): { backend: StateBackend; stateDir: string | undefined; warnings: string[] } {
+  const url = stateUrlOf(flags, io);
+  if (url !== undefined) {
+    if (flags.stateDir !== undefined)
+      throw new ReconcileError('USAGE', '--state-dir and --state-url cannot be used together');
+    const password = passwordOf(flags, io);
+    return {
+      backend: postgresBackend({
+        url,
+        instance: flags.instance ?? defaultInstance(configDir),
+        ...(password === undefined ? {} : { password }),
+      }),
+      stateDir: undefined,
+      warnings: [],
+    };
+  }
   const dir = stateDirOf(flags, configDir, io);
   const legacy = legacyStateWarning(configDir, dir);
   return {

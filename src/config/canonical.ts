@@ -53,6 +53,23 @@ export function resourceDigest(kind: string, metadata: unknown, spec: unknown): 
   return sha256Hex(canonicalJson({ kind, metadata, spec }));
 }
 
+/**
+ * A valid resource's metadata and spec as the loader keeps them, with the digest of their
+ * canonical JSON. They are parsed back from that JSON rather than kept as validated: every
+ * string the YAML parser returns is a slice of the file's text, and one kept slice keeps the
+ * whole text alive in the daemon between runs (see docs/performance.md, Memory). Parsed back,
+ * the strings are the resource's own and the objects the most compact V8 makes.
+ */
+export function canonicalResource<Metadata, Spec>(
+  kind: string,
+  metadata: Metadata,
+  spec: Spec,
+): { readonly metadata: Metadata; readonly spec: Spec; readonly digest: string } {
+  const json = canonicalJson({ kind, metadata, spec });
+  const parsed = JSON.parse(json) as { metadata: Metadata; spec: Spec };
+  return { metadata: parsed.metadata, spec: parsed.spec, digest: sha256Hex(json) };
+}
+
 /** Freezes a plain data value and everything inside it; returns it for chaining. */
 export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {

@@ -13,7 +13,7 @@
 
 import { type Document, isAlias, isMap, isScalar, type LineCounter, visit } from 'yaml';
 import { KIND_SPECS, type KindName } from '../kinds/specs.js';
-import { resourceDigest } from './canonical.js';
+import { canonicalResource } from './canonical.js';
 import { overBudgetAt, tooDeepAt } from './depth.js';
 import {
   KIND_ENVELOPES,
@@ -394,47 +394,66 @@ export function parseConfigFile(
 
     const envelope = parsed.data as { metadata: MetadataSpec; spec: unknown };
     const spec = module.resolve(envelope.spec, resolveContext);
+    const valid =
+      errors > 0
+        ? undefined
+        : canonicalResource(kind, metadataOf(envelope.metadata), spec as Record<string, unknown>);
+    // The keys below read the spec parsed back from its canonical JSON when there is one, so
+    // that they do not keep the file's text alive either (canonicalResource says why).
+    const keyed = valid?.spec ?? spec;
     /** Where `path` is written: its position in the file and the path as messages print it. */
     const placed = (path: DocPath): { at: SourceLocation; path: string } => ({
       at: { file, ...inFile(locate(doc, lc, path)) },
       path: formatPath(path),
     });
-    const pinned = module.target(spec);
+    const pinned = module.target(keyed);
     const target =
       pinned === undefined
         ? undefined
-        : { key: `${kind} ${pinned}`, ...placed(['spec', ...module.targetPath(spec)]) };
-    const natural = module.naturalKey?.(spec);
+        : { key: `${kind} ${pinned}`, ...placed(['spec', ...module.targetPath(keyed)]) };
+    const natural = module.naturalKey?.(keyed);
     const naturalKey =
       natural === undefined
         ? undefined
         : { key: `${kind} ${natural.key}`, label: natural.label, ...placed(['spec', ...natural.path]) };
-    const aliases = module.aliases?.(spec).map((alias) => ({
+    const aliases = module.aliases?.(keyed).map((alias) => ({
       key: alias.key,
       ...placed(['spec', ...alias.path]),
     }));
+    if (valid === undefined) {
+      return {
+        source,
+        ...(identity && { identity }),
+        ...(target && { target }),
+        ...(naturalKey && { naturalKey }),
+        ...(aliases?.length && { aliases }),
+      };
+    }
+    const subject = `${kind}/${valid.metadata.name}`;
+    const resource: DesiredResource = {
+      kind,
+      name: valid.metadata.name,
+      subject,
+      metadata: valid.metadata,
+      spec: valid.spec,
+      source,
+      digest: valid.digest,
+    };
     const named = {
-      ...(identity && { identity }),
+      ...(identity && { identity: { subject, at: identity.at } }),
       ...(target && { target }),
       ...(naturalKey && { naturalKey }),
       ...(aliases?.length && { aliases }),
     };
-    if (errors > 0) return { source, ...named };
-
-    const meta: ResourceMetadata = {
-      name: envelope.metadata.name,
-      suspend: envelope.metadata.suspend ?? false,
-      drift: envelope.metadata.drift ?? 'correct',
-    };
-    const resource: DesiredResource = {
-      kind,
-      name: meta.name,
-      subject: `${kind}/${meta.name}`,
-      metadata: meta,
-      spec,
-      source,
-      digest: resourceDigest(kind, meta, spec),
-    };
     return { source, ...named, resource };
   }
+}
+
+/** Canonical metadata: the defaults applied. */
+function metadataOf(metadata: MetadataSpec): ResourceMetadata {
+  return {
+    name: metadata.name,
+    suspend: metadata.suspend ?? false,
+    drift: metadata.drift ?? 'correct',
+  };
 }

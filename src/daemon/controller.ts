@@ -44,6 +44,7 @@ import { createRetryState, isRetryable } from './retry-state.js';
 import { createSettleHold } from './settle-hold.js';
 import { createStalledReporter } from './stalled.js';
 import type { StatusTracker } from './status.js';
+import { createUnclaimedTracker } from './unclaimed.js';
 import { realpathOrUndefined } from './watcher.js';
 
 /** Why a run is requested. `retry` is the controller's own backoff. */
@@ -153,6 +154,7 @@ export function createController(options: ControllerOptions): Controller {
   const queue = createReconcileQueue(run);
   const pull = createGitPuller({ configPath: options.configPath, status, metrics, logger });
   const stalled = createStalledReporter({ status, metrics, logger, state });
+  const unclaimed = createUnclaimedTracker({ logger, status, metrics });
   const retry = createRetryState({
     backoff: options.backoff,
     ...(options.random === undefined ? {} : { random: options.random }),
@@ -197,7 +199,7 @@ export function createController(options: ControllerOptions): Controller {
     last: boolean,
     /** The files changed too recently: apply nothing when the plan deletes anything. */
     holdDestructive: boolean,
-  ): Promise<{ at: Date; results: ChangeResult[]; writes: number; deferred?: Plan }> {
+  ): Promise<{ at: Date; results: ChangeResult[]; writes: number; plan: Plan; deferred?: Plan }> {
     const outcome = await reconcile(scope, {
       api: options.api,
       state,
@@ -225,7 +227,7 @@ export function createController(options: ControllerOptions): Controller {
       ...(options.lease === undefined ? {} : { lease: options.lease }),
     });
     if (outcome.deferred !== undefined) {
-      return { at: new Date(), results: [], writes: 0, deferred: outcome.plan };
+      return { at: new Date(), results: [], writes: 0, plan: outcome.plan, deferred: outcome.plan };
     }
     tally.add(outcome.plan, outcome.apply);
     const at = new Date();
@@ -240,7 +242,7 @@ export function createController(options: ControllerOptions): Controller {
       results.push(result);
     }
     metrics.setResources(status.countsByKind());
-    return { at, results, writes: outcome.plan.summary.toUpdate };
+    return { at, results, writes: outcome.plan.summary.toUpdate, plan: outcome.plan };
   }
 
   /**
@@ -324,8 +326,10 @@ export function createController(options: ControllerOptions): Controller {
       await state.reload();
       const stages = stagesOf(request, loaded);
       scoped = stages.flat().map((resource) => resource.subject);
-      const pruneRemoved = options.settings.prune === true && loaded.changes.removed.length > 0;
-      if (scoped.length === 0 && !pruneRemoved) {
+      // A removed document is read for even without --prune: its objects are pruned, or listed
+      // as unclaimed (unclaimed.ts), never silently dropped from view.
+      const removed = loaded.changes.removed.length > 0;
+      if (scoped.length === 0 && !removed) {
         // A comment or a removed document: nothing to read or write. The revision moved on.
         logger.debug(
           { event: 'reconcile.skipped', trigger, revision, removed: loaded.changes.removed },
@@ -339,6 +343,7 @@ export function createController(options: ControllerOptions): Controller {
       }
       let at = new Date();
       let writes = 0;
+      let lastPlan: Plan | undefined;
       for (const [index, stage] of stages.entries()) {
         const staged = await reconcileStage(
           stage,
@@ -360,6 +365,14 @@ export function createController(options: ControllerOptions): Controller {
         results.push(...staged.results);
         writes += staged.writes;
         at = staged.at;
+        lastPlan = staged.plan;
+      }
+      // Only the last stage judged the lifecycle with everything applied before it.
+      if (lastPlan !== undefined) {
+        unclaimed.observe(
+          lastPlan.notPruned ?? [],
+          request.full ? 'full' : new Set([...scoped, ...loaded.changes.removed]),
+        );
       }
       hold.reconciled(request.full ? 'full' : scoped);
       const failed = results.filter((r) => r.outcome === 'failed');

@@ -35,10 +35,11 @@ const NOTIFY_RECORD = 'notify';
 /**
  * Default of `--settle-ms`: how long the config files must have stayed the same before a run may
  * apply a plan that deletes anything. Longer than the pauses of editors and scripts that write a
- * file in steps (the half-written file of issue 23 had a 600 ms pause); edits that delete
- * nothing wait only for the debounce.
+ * file in steps, and than a file briefly absent while a tool replaces it: one second was not
+ * (a writer that paused 1.5 s, a file gone for 1.5 s, each deleted a live object). Deletions are
+ * rare and can wait; edits that delete nothing wait only for the debounce.
  */
-export const DEFAULT_SETTLE_MS = 1000;
+export const DEFAULT_SETTLE_MS = 5000;
 
 /** Everything `edgesync run` decides from its flags. */
 export interface DaemonOptions extends ReconcileSettings {
@@ -201,9 +202,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       onChange: (info) => controller.request('file-change', info),
     });
     const page = options.ui === false ? undefined : loadStatusPage();
-    if (page?.kind === 'missing') {
-      log.warn({ event: 'ui.missing', dir: page.dir }, 'the status page is not built: run npm run build');
-    }
     const serverOptions = {
       logger: logger.child({ component: 'http' }),
       metrics,
@@ -228,6 +226,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         ...options.metricsListen,
         serves: { hooks: false, operations: true },
       });
+    }
+    // Warned only once the servers listen: a daemon that cannot start says one thing, why.
+    if (page?.kind === 'missing') {
+      log.warn({ event: 'ui.missing', dir: page.dir }, 'the status page is not built: run npm run build');
     }
     schedule = startSchedule(options.schedule, () => controller.request('schedule'), log);
     metrics.setConfigValid(true);

@@ -39,6 +39,8 @@ export interface DaemonMetrics {
   countDeferred(): void;
   /** 1 while a deferred plan waits for its `settle` run, else 0. */
   setSettleHoldPending(pending: boolean): void;
+  /** Live objects no document claims that are not pruned (`--prune` off, or another reason). */
+  setUnclaimed(count: number): void;
   /** A trigger asked for a run (before coalescing): `schedule`, `file-change`, `webhook`, `retry`, `startup`. */
   countTrigger(reason: string): void;
   /** A webhook request and how it was answered (`accepted`, `ignored`, `unauthorized`, `too-large`…). */
@@ -111,6 +113,11 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
   const settleHold = new Gauge({
     name: 'edgesync_settle_hold_pending',
     help: '1 while a deferred plan that deletes waits for its settle run, else 0',
+    registers,
+  });
+  const unclaimed = new Gauge({
+    name: 'edgesync_unclaimed_objects',
+    help: 'Live custom rules and lists no document claims any more and that are not pruned (listed in /status unclaimed)',
     registers,
   });
   const triggers = new Counter({
@@ -216,6 +223,7 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
   ready.set(0);
   degraded.set(0);
   settleHold.set(0);
+  unclaimed.set(0);
 
   return {
     contentType: registry.contentType,
@@ -225,6 +233,7 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
     },
     countDeferred: () => deferred.inc(),
     setSettleHoldPending: (pending) => settleHold.set(pending ? 1 : 0),
+    setUnclaimed: (count) => unclaimed.set(count),
     countTrigger: (reason) => triggers.inc({ reason }),
     countWebhook: (hook, outcome) => webhooks.inc({ hook, outcome }),
     countDrift: (kind, cause) => drift.inc({ kind, cause }),

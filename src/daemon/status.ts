@@ -110,6 +110,25 @@ export interface SettleHoldStatus {
   readonly deletionsOmitted: number;
 }
 
+/**
+ * A live object no document claims any more that is not pruned (`unclaimed.ts`): with
+ * `--prune` off, a removed document's rule or list; or one a reason keeps (a rename since
+ * edgesync wrote it, an unreadable state).
+ */
+// A type, not an interface: the status page's shape of /status reads it as a plain record.
+export type UnclaimedObject = {
+  readonly kind: string;
+  readonly shieldZoneId?: number;
+  readonly id: number | string;
+  readonly key: string;
+  /** The inventory subject (the document) that owned it, if any. */
+  readonly subject?: string;
+  /** Why it is not pruned: `not pruned: --prune is off`. */
+  readonly reason: string;
+  /** When a run first found it unclaimed. */
+  readonly since: string;
+};
+
 /** The whole `GET /status` document. */
 export interface StatusDocument {
   readonly status: DaemonPhase;
@@ -129,6 +148,8 @@ export interface StatusDocument {
   readonly retry: RetryStatus | null;
   /** A plan that deletes, deferred until the files are quiet; null once its settle run has run. */
   readonly settleHold: SettleHoldStatus | null;
+  /** Unclaimed objects, sorted by kind, zone and id, at most 100 (the gauge counts them all). */
+  readonly unclaimed: readonly UnclaimedObject[];
   readonly lastSuccessAt: string | null;
   /** The last reconcile records of the state store, newest first. */
   readonly runs: readonly RunRecord[];
@@ -179,6 +200,7 @@ export interface StatusTracker {
     } | null,
   ): void;
   setSettleHold(hold: SettleHoldStatus | null): void;
+  setUnclaimed(objects: readonly UnclaimedObject[]): void;
   /** Counts per kind and state, for the resource gauge. */
   countsByKind(): Map<string, Map<string, number>>;
   document(runs: readonly RunRecord[]): StatusDocument;
@@ -242,6 +264,7 @@ export function createStatusTracker(): StatusTracker {
   let lastPull: PullStatus | null = null;
   let retry: StatusDocument['retry'] = null;
   let settleHold: SettleHoldStatus | null = null;
+  let unclaimed: readonly UnclaimedObject[] = [];
   let lastSuccessAt: string | null = null;
   let writes = 0;
 
@@ -278,6 +301,7 @@ export function createStatusTracker(): StatusTracker {
       lastPull,
       retry,
       settleHold,
+      unclaimed,
       lastSuccessAt,
       runs: [...runs].reverse(),
       counts,
@@ -416,6 +440,10 @@ export function createStatusTracker(): StatusTracker {
     setSettleHold(hold) {
       writes += 1;
       settleHold = hold;
+    },
+    setUnclaimed(objects) {
+      writes += 1;
+      unclaimed = objects;
     },
     countsByKind() {
       const out = new Map<string, Map<string, number>>();

@@ -159,8 +159,10 @@ class StoredState implements StateStore {
     loaded: { state: StateFile; version: string | undefined },
     key: InstallKey,
     warning?: string,
+    /** Where `reload` reads from: the backend, also for a read-only store. */
+    private readonly source: StateBackend | undefined = backend,
   ) {
-    this.location = backend?.location;
+    this.location = (source ?? backend)?.location;
     this.state = loaded.state;
     this.version = loaded.version;
     this.key = key;
@@ -232,8 +234,8 @@ class StoredState implements StateStore {
   }
 
   async reload(): Promise<void> {
-    if (this.backend === undefined) return;
-    const read = await this.backend.readDocument(this.version);
+    if (this.source === undefined) return;
+    const read = await this.source.readDocument(this.version);
     if (read === undefined) return;
     const stored = read.text === undefined ? emptyState() : AnyStateFile.parse(JSON.parse(read.text));
     const deferred = this.state.runs.filter((run) => run.result === 'deferred');
@@ -295,13 +297,15 @@ export async function openStateStore(
   }
   const version = read?.version;
   if (read?.text === undefined)
-    return new StoredState(writable, lease, { state: emptyState(), version }, key);
+    return new StoredState(writable, lease, { state: emptyState(), version }, key, undefined, backend);
   try {
     return new StoredState(
       writable,
       lease,
       { state: AnyStateFile.parse(JSON.parse(read.text)), version },
       key,
+      undefined,
+      backend,
     );
   } catch {
     if (readOnly) {

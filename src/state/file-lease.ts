@@ -244,6 +244,9 @@ function holdFileLease(path: string, content: LockContent, timing: FileLeaseTimi
     if (lost !== undefined) return;
     lost = reason;
     clearInterval(timer);
+    // Not ours any more: this process may take it again like any other writer.
+    held.delete(path);
+    process.off('exit', releaseNow);
     for (const listener of listeners) listener(reason);
   };
   const renew = (): void => {

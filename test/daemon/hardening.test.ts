@@ -74,7 +74,7 @@ describe('a file written in two steps', () => {
       20_000,
     );
     // Past the default --settle-ms since the last write: a deferred run's follow-up has run too.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await new Promise((resolve) => setTimeout(resolve, 5500));
 
     expect(finished).toMatchObject({ trigger: 'file-change', counts: { applied: 1, failed: 0 } });
     expect(emu.journal.writes().map((w) => [w.method, w.path, w.status])).toEqual([

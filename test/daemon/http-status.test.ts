@@ -242,6 +242,7 @@ describe('GET /status', () => {
       'lastPull',
       'retry',
       'settleHold',
+      'unclaimed',
       'lastSuccessAt',
       'runs',
       'counts',
@@ -255,6 +256,7 @@ describe('GET /status', () => {
       lastPull: null,
       retry: null,
       settleHold: null,
+      unclaimed: [],
       counts: { pending: 0, 'in-sync': 3, suspended: 0, 'report-only': 0, failed: 0 },
     });
     expect(doc.revision).toMatch(/^config:[0-9a-f]{12}$/);

@@ -31,9 +31,22 @@ export interface Spawned {
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Spawns `edgesync run <args>` with only PATH, HOME and `env` in its environment. */
-export function spawnRun(args: readonly string[], env: Record<string, string>): Spawned {
-  const child = spawn(process.execPath, [MAIN, 'run', ...args], {
+/**
+ * Spawns `edgesync run <args>` with only PATH, HOME and `env` in its environment. With
+ * `cgroup` (a cgroup v1 memory directory), a shell joins it and then becomes node, so the
+ * daemon starts inside that memory limit and its pid is the child's.
+ */
+export function spawnRun(
+  args: readonly string[],
+  env: Record<string, string>,
+  options: { readonly cgroup?: string } = {},
+): Spawned {
+  const node = [process.execPath, MAIN, 'run', ...args];
+  const [command, argv] =
+    options.cgroup === undefined
+      ? [process.execPath, node.slice(1)]
+      : ['/bin/sh', ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', options.cgroup, ...node]];
+  const child = spawn(command, argv, {
     cwd: REPO,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -242,7 +242,7 @@ describe('deploy/docker-compose.yml', () => {
 });
 
 describe('deploy/kubernetes', () => {
-  const docs = ['deployment.yaml', 'service.yaml', 'kustomization.yaml'].flatMap((file) =>
+  const docs = ['deployment.yaml', 'service.yaml', 'state-pvc.yaml', 'kustomization.yaml'].flatMap((file) =>
     parseAllDocuments(readFileSync(join(REPO, 'deploy/kubernetes', file), 'utf8')).map((doc) => {
       expect(doc.errors).toEqual([]);
       return doc.toJS() as { kind: string; spec: Record<string, unknown>; resources?: string[] };
@@ -266,7 +266,20 @@ describe('deploy/kubernetes', () => {
     expect(docs.find((d) => d.kind === 'Kustomization')?.resources).toEqual([
       'deployment.yaml',
       'service.yaml',
+      'state-pvc.yaml',
     ]);
+  });
+
+  it('keeps the state on the volume claim it declares, mounted where EDGESYNC_STATE_DIR points', () => {
+    const claim = docs.find((d) => d.kind === 'PersistentVolumeClaim') as unknown as {
+      metadata: { name: string };
+      spec: { accessModes: string[] };
+    };
+    const stateMount = edgesync.volumeMounts.find((m: { name: string }) => m.name === 'state');
+    const stateVolume = pod.volumes.find((v: { name: string }) => v.name === 'state');
+    expect(stateVolume).toEqual({ name: 'state', persistentVolumeClaim: { claimName: claim.metadata.name } });
+    expect(claim.spec.accessModes).toEqual(['ReadWriteOnce']);
+    expect(stateMount.mountPath).toBe(env.EDGESYNC_STATE_DIR ?? '/var/lib/edgesync');
   });
 
   it('runs edgesync with known flags, the key from a mounted Secret, probes, limits and a read-only root', () => {

@@ -198,7 +198,7 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
     const daemon = await startDaemon({
       configPath: config,
       state: store.backend,
-      stateDir: store.stateDir,
+      ...(store.stateDir === undefined ? {} : { stateDir: store.stateDir }),
       api: { baseUrl: emulator?.url ?? (url as string), accessKey: key, maxRps: maxRps(flags, io) },
       concurrency: flags.concurrency,
       maxChangePercent: flags.maxChangePercent,

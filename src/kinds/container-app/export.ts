@@ -22,6 +22,7 @@ import { compact } from '../common/diff.js';
 import type { ExportedSpec, ExportSettings, KindExporter } from '../common/export.js';
 import { type LiveContainer, normalizeApp } from './convert.js';
 import { rememberedKinds } from './env.js';
+import { readAccountApps } from './lifecycle.js';
 
 function nonEmpty<T>(items: readonly T[] | undefined): readonly T[] | undefined {
   return items === undefined || items.length === 0 ? undefined : items;
@@ -121,12 +122,14 @@ function containerToSpec(
 export function appToSpec(
   wire: AppWire,
   settings: ExportSettings = { includeSecretValues: false },
+  /** True when no other app of the account has its name: the document finds it by name, no appId. */
+  uniqueName = false,
 ): ExportedSpec {
   const live = normalizeApp(wire);
   const warnings: string[] = [];
   const region = live.regionSettings;
   const spec = compact({
-    appId: live.id,
+    appId: uniqueName ? undefined : live.id,
     name: live.name,
     runtimeType: live.runtimeType ?? undefined,
     autoScaling: live.autoScaling ?? undefined,
@@ -146,7 +149,12 @@ export const containerAppExporter: KindExporter<'app'> = {
   kind: 'ContainerApp',
   scope: 'app',
   async read(appId, ctx, settings) {
-    const wire = await ctx.limit(() => ctx.api.getApp(appId, { signal: ctx.signal }));
-    return [appToSpec(wire, settings)];
+    const [wire, apps] = await Promise.all([
+      ctx.limit(() => ctx.api.getApp(appId, { signal: ctx.signal })),
+      readAccountApps(ctx),
+    ]);
+    // Written without appId where the name finds it (see docs/configuration.md, Container apps).
+    const unique = apps.filter((app) => app.name === wire.name).length === 1;
+    return [appToSpec(wire, settings, unique)];
   },
 };

@@ -123,22 +123,11 @@ export function displayWafValue(path: string, value: unknown): unknown {
 }
 
 /**
- * Declared forms by spec: desired specs are frozen and outlive a reconcile (the daemon plans
- * the same objects every few minutes), so each is built once.
+ * The declared part of a spec, in the live form's shape, for `diffDeclared`. Built for each
+ * plan, not kept per spec: a kept copy of every rule outlives the run that needed it (see
+ * docs/performance.md, Memory), and building one is a handful of small objects.
  */
-const declaredForms = new WeakMap<WafCustomRuleSpec, unknown>();
-
-/** The declared part of a spec, in the live form's shape, for `diffDeclared`. */
 function declared(spec: WafCustomRuleSpec): unknown {
-  let form = declaredForms.get(spec);
-  if (form === undefined) {
-    form = buildDeclared(spec);
-    declaredForms.set(spec, form);
-  }
-  return form;
-}
-
-function buildDeclared(spec: WafCustomRuleSpec): unknown {
   const c = spec.ruleConfiguration;
   return compact({
     ruleName: spec.ruleName,

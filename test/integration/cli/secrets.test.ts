@@ -328,8 +328,13 @@ describe('export of secret-looking variables', () => {
       },
     });
 
+    // With no state yet the app is found by name: an adoption with nothing to change, which is
+    // information, not a change; apply only records it (see docs/reconcile.md, Exit codes).
     expect(plan.stdout).toBe(
-      `API: ${emu.url}\n\nNo changes. Live state matches the desired state.\n\nPlan: 0 to change, 1 unchanged.\n`,
+      `API: ${emu.url}\n\nNo changes. Live state matches the desired state.\n\n` +
+        'Adopted by name, no changes (information: apply records them as managed):\n' +
+        '  = ContainerApp/storefront #app1 "storefront" in the account (app.yaml:2)\n\n' +
+        'Plan: 0 to change, 0 unchanged. Information: 1 adopted by name, no changes.\n',
     );
     expect(plan.code).toBe(0);
   });

@@ -58,8 +58,10 @@ async function loadAndPlan(yaml: string) {
  * adopts them (docs/design.md, Identity: an adoption counts as a change, and sends nothing when the object is
  * as declared); once applied, the plan is empty. The two rules that share a name keep their ids.
  */
+/** Exported without an id (rules and lists) or appId (apps whose name is unique): found by name, adopted. */
 const ADOPTED = (r: DesiredResource): boolean =>
-  (r.kind === 'WafCustomRule' || r.kind === 'AccessList') && (r.spec as { id?: number }).id === undefined;
+  ((r.kind === 'WafCustomRule' || r.kind === 'AccessList') && (r.spec as { id?: number }).id === undefined) ||
+  (r.kind === 'ContainerApp' && (r.spec as { appId?: string }).appId === undefined);
 
 describe('export round trip: export → validate → plan shows no field change, and nothing after one apply', () => {
   const EXPECTED: Record<Exclude<KindName, 'ShieldZone'>, string[]> = {
@@ -157,15 +159,15 @@ describe('export round trip: export → validate → plan shows no field change,
       '  = WafCustomRule/regle-ete #1006 "Règle été" in Shield Zone 42 (waf-custom-rules/regle-ete.yaml:2)\n',
     );
     expect(first.stdout).toContain(
-      'Plan: 0 to change, 7 unchanged. Information: 9 adopted by name, no changes.\n',
+      'Plan: 0 to change, 5 unchanged. Information: 11 adopted by name, no changes.\n',
     );
     expect(strict.code).toBe(0);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toContain(
-      'Plan: 0 to change, 7 unchanged. Information: 9 adopted by name, no changes.',
+      'Plan: 0 to change, 5 unchanged. Information: 11 adopted by name, no changes.',
     );
-    // The 9 adoptions, and the 2 rules pinned by id (a pinned object is owned too).
-    expect(Object.keys(inventory)).toHaveLength(11);
+    // The 11 adoptions (2 of them apps), and the 2 rules pinned by id (a pinned object is owned too).
+    expect(Object.keys(inventory)).toHaveLength(13);
     expect(inventory['WafCustomRule/regle-ete']).toEqual({
       kind: 'WafCustomRule',
       shieldZoneId: 42,
@@ -187,7 +189,7 @@ describe('export round trip: export → validate → plan shows no field change,
     expect(run.code).toBe(0);
     expect(run.stderr).toBe(NO_VARIABLES_WARNING);
     expect(state.resources).toHaveLength(16);
-    expect(plan.summary).toMatchObject({ resources: 16, toUpdate: 0, adopted: 9, unchanged: 7, errors: 0 });
+    expect(plan.summary).toMatchObject({ resources: 16, toUpdate: 0, adopted: 11, unchanged: 5, errors: 0 });
     expect(plan.changes.flatMap((c) => c.requests)).toEqual([]);
   });
 
@@ -214,7 +216,7 @@ describe('export round trip: export → validate → plan shows no field change,
     expect(run.stdout).toContain('      imagePullPolicy: ifNotPresent\n');
     expect(run.stdout).toContain('                protocols: [ tcp ]\n');
     expect(run.stdout).toContain('          anycast:\n            type: iPv4\n');
-    expect(plan.summary).toMatchObject({ toUpdate: 0, unchanged: 1, errors: 0 });
+    expect(plan.summary).toMatchObject({ toUpdate: 0, adopted: 1, unchanged: 0, errors: 0 });
   });
 });
 
@@ -371,7 +373,6 @@ describe('export output', () => {
         'metadata:',
         '  name: pinned',
         'spec:',
-        '  appId: pinnedApp01',
         '  name: pinned',
         '  runtimeType: shared',
         '  autoScaling: { min: 1, max: 1 }',
@@ -470,7 +471,7 @@ describe('export warnings', () => {
       'edgesync: warning: app Go1e5FdmzoQdr3O, container web: endpoints web-cdn are of a type the format cannot express (publicIp, internalIp); its endpoints are left out (unmanaged)\n',
     );
     expect(run.stdout).not.toContain('web-cdn');
-    expect(plan.summary).toMatchObject({ toUpdate: 0, unchanged: 1, errors: 0 });
+    expect(plan.summary).toMatchObject({ toUpdate: 0, adopted: 1, unchanged: 0, errors: 0 });
   });
 
   it('a zone with nothing in it exports nothing, and says so', async () => {

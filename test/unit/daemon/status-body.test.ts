@@ -64,6 +64,7 @@ const WRITES: ReadonlyArray<[string, (t: StatusTracker) => void]> = [
   ['setPull', (t) => t.setPull({ ok: true, at: RUN.startedAt })],
   ['setRetry', (t) => t.setRetry(null)],
   ['setSettleHold', (t) => t.setSettleHold(null)],
+  ['setUnclaimed', (t) => t.setUnclaimed([])],
 ];
 
 describe('the /status body', () => {

@@ -20,6 +20,8 @@ describe('exportLive', () => {
     const seen: AbortSignal[] = [];
     const api = {
       getApp: () => Promise.reject(failure),
+      // The listing that tells whether the app's name is unique (export writes no appId then).
+      listApps: (options?: CallOptions) => untilAborted(options?.signal),
       getDnsZone: (_id: number, options?: CallOptions) => {
         if (options?.signal !== undefined) seen.push(options.signal);
         return untilAborted(options?.signal);

@@ -82,6 +82,11 @@ function doc(fields: Partial<StatusShape> = {}): StatusShape {
 describe('healthOf', () => {
   it('is Standby for a standby, before anything else', () => {
     expect(healthOf(doc({ role: 'standby', degraded: true })).label).toBe('Standby');
+    expect(
+      healthOf(doc({ role: 'standby', leader: { id: 'pod-a', since: '2026-11-28T11:00:00Z' } })).detail,
+    ).toBe(
+      'Another edgesync leads the state store ({"id":"pod-a","since":"2026-11-28T11:00:00Z"}); this one writes nothing until it leads.',
+    );
   });
 
   it('is Stalled while the config does not validate, naming how many problems', () => {
