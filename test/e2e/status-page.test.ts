@@ -3,7 +3,8 @@
  * the @sparticuz/chromium package, so `npm ci` is all it needs), loaded from the built binary
  * (`edgesync run --emulator` on a copy of config-examples, the README's demo) on its
  * `--metrics-listen` address: the overview's counts, the filters, a drifted resource's diff,
- * a file edit arriving as a new run without a reload, the phone width and dark theme; and over
+ * a file edit arriving as a new run without a reload, a removed document's rule listed under
+ * Not pruned (and gone when restored), the phone width and dark theme; and over
  * the whole file no console error, no request off 127.0.0.1, and no secret in the DOM or in
  * any response. One browser and one daemon for the file; the tests run in order.
  *
@@ -308,6 +309,71 @@ describe('the status page in a real browser', () => {
     expect(problems.length).toBeGreaterThan(0);
     expect(problems.every((location) => location?.startsWith('shield/broken.yaml:'))).toBe(true);
   });
+
+  it('a removed document’s rule appears under Not pruned without a reload, and leaves when restored', async () => {
+    /** The Not pruned table as column title → cell text, one record a row. */
+    const shownRows = (): Promise<Array<Record<string, string>>> =>
+      page.$$eval('#unclaimed table.generic', (tables) =>
+        tables.flatMap((table) => {
+          const titles = [...table.querySelectorAll('thead th')].map((th) => th.textContent ?? '');
+          return [...table.querySelectorAll('tbody tr')].map((row) =>
+            Object.fromEntries([...row.children].map((cell, i) => [titles[i], cell.textContent ?? ''])),
+          );
+        }),
+      );
+    const shownIds = async (): Promise<string[]> => (await shownRows()).map((row) => row.Id ?? '');
+    await page.goto(`${ops}/#unclaimed`);
+    await page.waitForSelector('#view-unclaimed:not([hidden]) #unclaimed table.generic');
+    await page.evaluate('window.notReloaded = true');
+    // The demo's emulator already holds one rule no document claims (zone 5310's scraper block).
+    const before = await shownIds();
+    const rules = join(config, 'shield/zone-4242/waf-rules.yaml');
+    const original = readFileSync(rules, 'utf8');
+    const documents = original.split('\n---\n');
+    const kept = documents.filter((document) => !document.includes('\n  name: block-xss-search\n'));
+    expect(kept.length).toBe(documents.length - 1);
+    writeFileSync(rules, kept.join('\n---\n'));
+
+    // Without --prune the removal deletes nothing; the settle hold (5 s) is allowed for anyway.
+    await until(async () => (await shownIds()).includes('731205'), 'the unclaimed rule on the page', 20_000);
+    const rows = await shownRows();
+    const listed = (await statusNow()).unclaimed.find((object) => object.id === 731205);
+    writeFileSync(rules, original);
+    await until(
+      async () => !(await shownIds()).includes('731205'),
+      'the rule gone from the Not pruned view',
+      20_000,
+    );
+    const after = await shownIds();
+    const notReloaded = await page.evaluate('window.notReloaded');
+
+    // One of zone 4242's three managed rules: with --prune the deletion guard would refuse it.
+    const reason =
+      'not pruned: --prune is off (with --prune it would be refused too: the plan deletes 1 of the 3 ' +
+      'custom WAF rules edgesync manages in Shield Zone 4242 (33%), more than 30%; re-run with --force if this is intended)';
+    expect(before).toEqual(['802140']);
+    expect(listed).toEqual({
+      kind: 'WafCustomRule',
+      shieldZoneId: 4242,
+      id: 731205,
+      key: expect.any(String),
+      subject: 'WafCustomRule/block-xss-search',
+      reason,
+      since: expect.any(String),
+    });
+    expect(rows.find((row) => row.Id === '731205')).toEqual({
+      Kind: 'WafCustomRule',
+      'Shield zone id': '4242',
+      Id: '731205',
+      Key: listed?.key,
+      Subject: 'WafCustomRule/block-xss-search',
+      Reason: reason,
+      Since: listed?.since,
+    });
+    expect(after).toEqual(before);
+    expect(notReloaded).toBe(true);
+    expect((await statusNow()).unclaimed.map((object) => object.id)).toEqual([802140]);
+  }, 60_000);
 
   it('fits 375 px in the dark theme, with no horizontal scrolling in any view', async () => {
     await page.setViewportSize({ width: 375, height: 812 });
