@@ -16,7 +16,7 @@ import { generateRepository } from '../test/helpers/generate.js';
 import { type BenchSection, count, median } from './section.js';
 
 /** What the config-load benchmark measured (milliseconds unless named otherwise). */
-export interface ConfigLoadFigures {
+interface ConfigLoadFigures {
   readonly resources: number;
   readonly files: number;
   readonly yamlBytes: number;
@@ -52,7 +52,7 @@ async function timeLoad(dir: string): Promise<number> {
  * Generates a repository of `resources` resources in a temp dir, measures, removes it.
  * `rounds` cold measurements of each variant, `incrementalSamples` one-file reloads.
  */
-export async function runConfigLoadBench(
+async function runConfigLoadBench(
   resources = 10_000,
   rounds = 9,
   incrementalSamples = 20,

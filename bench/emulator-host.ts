@@ -18,7 +18,7 @@ export interface JournalSummary {
 }
 
 /** Cumulative event-loop time of the emulator thread (ms), from `performance.eventLoopUtilization`. */
-export interface LoopTime {
+interface LoopTime {
   readonly idle: number;
   readonly active: number;
 }
@@ -45,7 +45,7 @@ export type HostReply =
   | { readonly id: number; readonly ok: false; readonly error: string };
 
 /** One emulator running in the host's worker thread. */
-export interface HostedEmulator {
+interface HostedEmulator {
   readonly url: string;
   readonly counts: StateCounts;
   journal(): Promise<JournalSummary>;
@@ -66,13 +66,6 @@ export interface EmulatorHost {
   loopTime(): Promise<LoopTime>;
   /** Terminates the worker and every emulator in it. */
   close(): Promise<void>;
-}
-
-/** Share of a window the emulator thread was busy, from two `loopTime()` readings. */
-export function busyShare(before: LoopTime, after: LoopTime): number {
-  const active = after.active - before.active;
-  const idle = after.idle - before.idle;
-  return active + idle > 0 ? active / (active + idle) : 0;
 }
 
 /** Starts the worker thread (emulators are started in it on demand). */

@@ -14,7 +14,7 @@ import type { LoadRequest } from './load-tool.js';
 type Plan = ReconcileOutcome['plan'];
 
 /** Requests one reconcile made (every HTTP exchange, retries included). */
-export interface RequestCounts {
+interface RequestCounts {
   readonly total: number;
   readonly writes: number;
   /** Exchanges answered 429. */

@@ -42,14 +42,14 @@ import { type BenchSection, count, MB } from './section.js';
 const TRIALS = 20;
 
 /** The latencies of one way, in ms. */
-export interface LatencyFigures {
+interface LatencyFigures {
   readonly samplesMs: readonly number[];
   readonly p50Ms: number;
   readonly p95Ms: number;
 }
 
 /** What the section measured (bench/results.json keeps it). */
-export interface PushToAppliedFigures {
+interface PushToAppliedFigures {
   readonly resources: number;
   readonly trials: number;
   readonly debounceMs: number;
@@ -74,7 +74,7 @@ function figures(samplesMs: readonly number[]): LatencyFigures {
 }
 
 /** Measures both ways against one emulator in sync with a generated repository of `resources`. */
-export async function runLatencyBench(
+async function runLatencyBench(
   resources: number,
   progress: (line: string) => void,
   trials = TRIALS,

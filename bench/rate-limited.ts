@@ -20,7 +20,7 @@ const ACCESS_KEY = 'bench-access-key';
 const CHANGES = 1000;
 
 /** What the section measured (bench/results.json keeps it). */
-export interface RateLimitedFigures {
+interface RateLimitedFigures {
   readonly rateLimit: number;
   readonly concurrency: number;
   readonly changes: number;
@@ -41,7 +41,7 @@ export interface RateLimitedFigures {
   readonly byOperation: Readonly<Record<string, number>>;
 }
 
-export async function runRateLimitedBench(
+async function runRateLimitedBench(
   rateLimit: number,
   concurrency: number,
   progress: (line: string) => void,

@@ -27,7 +27,7 @@ const ACCESS_KEY = 'bench-access-key';
 const REPLAYED_E1 = 1000;
 
 /** What the section measured (bench/results.json keeps it). */
-export interface ReconcileFigures {
+interface ReconcileFigures {
   readonly resources: number;
   readonly concurrency: number;
   readonly loadMs: number;
@@ -52,7 +52,7 @@ function withoutPlan({ plan: _plan, ...run }: EngineRun): Omit<EngineRun, 'plan'
   return run;
 }
 
-export async function runReconcileBench(
+async function runReconcileBench(
   resources: number,
   concurrency: number,
   progress: (line: string) => void,

@@ -63,14 +63,14 @@ const HEAP_PROBE = pathToFileURL(fileURLToPath(new URL('./heap-probe.js', import
  * at 10,000 (192 MiB) and 100,000 (512 MiB); 1,000 under the smallest, 30,000 under the
  * reliability test's 256 MiB. Other sizes get the limit of the next size up.
  */
-export function memoryLimitMib(resources: number): number {
+function memoryLimitMib(resources: number): number {
   if (resources <= 10_000) return 192;
   if (resources <= 30_000) return 256;
   return 512;
 }
 
 /** Whole-process cold validate at one size (ms, medians over the rounds). */
-export interface ValidateFigures {
+interface ValidateFigures {
   readonly rounds: number;
   readonly validateMs: number;
   readonly floorMs: number;
@@ -79,7 +79,7 @@ export interface ValidateFigures {
 }
 
 /** How the daemon in its cgroup did at one size. */
-export interface DaemonFigures {
+interface DaemonFigures {
   readonly limitMib: number;
   /** `survived`, or how it ended: `kernel OOM killer`, `V8 heap out of memory`, `exited …`. */
   readonly outcome: string;
@@ -102,7 +102,7 @@ export interface DaemonFigures {
 }
 
 /** One size's figures. */
-export interface ScaleSizeFigures {
+interface ScaleSizeFigures {
   readonly resources: number;
   readonly files: number;
   readonly yamlBytes: number;
@@ -112,7 +112,7 @@ export interface ScaleSizeFigures {
 }
 
 /** What the section measured. */
-export interface ScaleFigures {
+interface ScaleFigures {
   readonly nodeOptions: string;
   readonly sizes: readonly ScaleSizeFigures[];
   /** Why the daemon half was skipped, when it was. */
@@ -326,7 +326,7 @@ async function measureDaemon(
 }
 
 /** Measures every size in `sizes`, smallest first. */
-export async function runScaleBench(
+async function runScaleBench(
   sizes: readonly number[],
   progress: (line: string) => void,
 ): Promise<ScaleFigures> {
@@ -378,7 +378,7 @@ const perResourceUs = (value: number, resources: number): string =>
   `${((value * 1000) / resources).toFixed(1)} µs`;
 
 /** The table rows: memory per size, growth against the smallest size, the 10,000 ratio. */
-export function scaleRows(f: ScaleFigures): Figure[] {
+function scaleRows(f: ScaleFigures): Figure[] {
   const rows: Figure[] = [];
   const base = f.sizes[0];
   for (const s of f.sizes) {
@@ -444,7 +444,7 @@ export function scaleRows(f: ScaleFigures): Figure[] {
 }
 
 /** One line per size: the figures behind the rows. */
-export function scaleDetails(f: ScaleFigures): string[] {
+function scaleDetails(f: ScaleFigures): string[] {
   const lines = [`scale: NODE_OPTIONS="${f.nodeOptions}" (the image's), Node ${process.version}`];
   for (const s of f.sizes) {
     const v = s.validate;

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 
 /** What every section is told. */
-export interface BenchContext {
+interface BenchContext {
   /** Resources in the headline repository (`BENCH_SIZE`, default 10,000). */
   readonly size: number;
   /** `--concurrency` for the engine and the connection count of autocannon (default 8). */
@@ -30,7 +30,7 @@ export interface Figure {
 }
 
 /** What a section hands back. */
-export interface SectionResult {
+interface SectionResult {
   readonly figures: readonly Figure[];
   /** Lines of detail printed under the table (requests by operation, per-size figures). */
   readonly details: readonly string[];

@@ -13,7 +13,7 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Paths pino censors wherever they appear in a log object. */
-export const REDACT_PATHS: readonly string[] = [
+const REDACT_PATHS: readonly string[] = [
   'accessKey',
   'headers.AccessKey',
   'headers.accesskey',

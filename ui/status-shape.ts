@@ -11,7 +11,7 @@ export interface StatusErrorShape {
   readonly at?: string;
 }
 
-export interface FieldDiffShape {
+interface FieldDiffShape {
   readonly path: string;
   readonly live: string;
   readonly desired: string;
@@ -53,19 +53,19 @@ export interface RunShape {
   readonly changesOmitted?: number;
 }
 
-export interface IssueShape {
+interface IssueShape {
   readonly location?: string;
   readonly message?: string;
 }
 
-export interface RetryShape {
+interface RetryShape {
   readonly attempt: number;
   readonly at: string;
   readonly code: string;
   readonly reason?: string;
 }
 
-export interface SettleHoldShape {
+interface SettleHoldShape {
   readonly trigger: string;
   readonly revision: string;
   readonly since: string;
@@ -80,10 +80,10 @@ export interface SettleHoldShape {
 }
 
 /** A live object no document claims (kept, or to be pruned), as far as the page shows one. */
-export type UnclaimedShape = Readonly<Record<string, unknown>>;
+type UnclaimedShape = Readonly<Record<string, unknown>>;
 
 /** One container app's rollout health, as far as the page shows one. */
-export type AppShape = Readonly<Record<string, unknown>>;
+type AppShape = Readonly<Record<string, unknown>>;
 
 export interface StatusShape {
   readonly status: string;

@@ -24,14 +24,13 @@ export interface Health {
 }
 
 /** The resource states in the order the page lists them, with their tones. */
-export const STATES: ReadonlyArray<{ readonly state: string; readonly label: string; readonly tone: Tone }> =
-  [
-    { state: 'in-sync', label: 'In sync', tone: 'ok' },
-    { state: 'pending', label: 'Pending', tone: 'info' },
-    { state: 'report-only', label: 'Report only', tone: 'warn' },
-    { state: 'suspended', label: 'Suspended', tone: 'muted' },
-    { state: 'failed', label: 'Failed', tone: 'bad' },
-  ];
+const STATES: ReadonlyArray<{ readonly state: string; readonly label: string; readonly tone: Tone }> = [
+  { state: 'in-sync', label: 'In sync', tone: 'ok' },
+  { state: 'pending', label: 'Pending', tone: 'info' },
+  { state: 'report-only', label: 'Report only', tone: 'warn' },
+  { state: 'suspended', label: 'Suspended', tone: 'muted' },
+  { state: 'failed', label: 'Failed', tone: 'bad' },
+];
 
 export function stateLabel(state: string): string {
   return STATES.find((s) => s.state === state)?.label ?? state;
@@ -110,14 +109,14 @@ export function relativeTime(iso: string | null | undefined, now: number): strin
 }
 
 /** `850 ms`, `4.2 s`, `3 min 5 s`. */
-export function duration(ms: number): string {
+function duration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
   const seconds = Math.round(ms / 1000);
   return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
 
-export interface OverviewItem {
+interface OverviewItem {
   readonly label: string;
   readonly value: string;
   /** ISO time behind a relative value, for a tooltip and `<time datetime>`. */
@@ -302,7 +301,7 @@ export function runItemsOf(runs: readonly RunShape[]): RunItem[] {
 }
 
 /** A cell of a generic table (unclaimed objects, apps): the value as text. */
-export function cellText(value: unknown): string {
+function cellText(value: unknown): string {
   if (value === null || value === undefined || value === '') return '—';
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);

@@ -13,7 +13,7 @@ import type {
 } from './wire/shield.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-export type ApiArea = 'shield' | 'mc' | 'dns';
+type ApiArea = 'shield' | 'mc' | 'dns';
 
 interface OperationInfo {
   /** What the operation does, in words: how messages name it (users never see the seed's numbers). */

@@ -87,7 +87,7 @@ export interface CallOptions {
 }
 
 /** E3's reply `data`; `action` is null when the API leaves it out (the seed's shape). */
-export interface AccessListConfigurationReply {
+interface AccessListConfigurationReply {
   isEnabled: boolean | null;
   action: number | null;
 }

@@ -5,7 +5,7 @@
  */
 
 /** GitHub refuses a comment body longer than this (characters). */
-export const GITHUB_COMMENT_LIMIT = 65_536;
+const GITHUB_COMMENT_LIMIT = 65_536;
 
 /** The hidden first line of the plan comment; `id` tells two deployments' comments apart. */
 export function commentMarker(id: string | undefined): string {

@@ -13,7 +13,7 @@ export interface ConfigFlags {
 }
 
 /** The default when neither `--config` nor `EDGESYNC_CONFIG` is given. */
-export const DEFAULT_CONFIG_DIR = 'config';
+const DEFAULT_CONFIG_DIR = 'config';
 
 /** The config directory as the user wrote it (for messages) and as an absolute path (for reading). */
 export interface ConfigDir {

@@ -31,7 +31,7 @@ const MAX_FLOW_WIDTH = 72;
 const ALWAYS_BLOCK = new Set(['entries']);
 
 /** The yaml-language-server modeline for a schema reference. */
-export function modeline(schemaRef: string): string {
+function modeline(schemaRef: string): string {
   return `# yaml-language-server: $schema=${schemaRef}`;
 }
 

@@ -2,7 +2,7 @@
  * What a command may touch of the outside world. Commands never use `process` directly, so
  * the whole CLI runs in-process in tests: `runCli(argv, io)` returns the exit code.
  */
-export interface OutputStream {
+interface OutputStream {
   write(chunk: string): unknown;
   /** True when the stream is a terminal (colour, pretty logs). */
   isTTY?: boolean;

@@ -18,7 +18,6 @@ import { registerValidate } from './commands/validate.js';
 import { type CliIo, errorLine } from './io.js';
 import { VERSION } from './version.js';
 
-export type { CommandRegistrar } from './command.js';
 export type { CliIo } from './io.js';
 
 const COMMANDS: readonly CommandRegistrar[] = [
@@ -39,7 +38,7 @@ const COMMANDS: readonly CommandRegistrar[] = [
  * and shell history: every command except `emulator` (whose key is a local test key) refuses
  * it in one line that says what to use instead. The value is never echoed.
  */
-export const ACCESS_KEY_FLAG_MESSAGE =
+const ACCESS_KEY_FLAG_MESSAGE =
   '--access-key is not accepted: a key on the command line shows in `ps` and shell history; set EDGESYNC_ACCESS_KEY or pass --access-key-file FILE';
 
 function usesAccessKeyFlag(argv: readonly string[]): boolean {

@@ -14,7 +14,7 @@ import type { ConfigFlags } from './config-dir.js';
 import type { CliIo } from './io.js';
 import { addStateOptions, type StateFlags } from './state-options.js';
 
-export const DEFAULT_BASE_URL = 'https://api.bunny.net';
+const DEFAULT_BASE_URL = 'https://api.bunny.net';
 
 /** The flags `addApiOptions` adds. */
 export interface ApiFlags {

@@ -70,7 +70,7 @@ export function addStateOptions(command: Command, options: { lockTimeout: boolea
 }
 
 /** The state directory in use: `--state-dir`, else EDGESYNC_STATE_DIR, else the default; checked. */
-export function stateDirOf(flags: StateFlags, configDir: string, io: CliIo): string {
+function stateDirOf(flags: StateFlags, configDir: string, io: CliIo): string {
   const given = flags.stateDir ?? io.env.EDGESYNC_STATE_DIR;
   const dir =
     given !== undefined && given !== '' ? resolve(io.cwd, given) : defaultStateDir(configDir, io.env);
@@ -143,7 +143,7 @@ export function stateBackendOf(
   };
 }
 
-export function leaseMsOf(flags: StateFlags): number {
+function leaseMsOf(flags: StateFlags): number {
   return flags.leaseSeconds === undefined ? DEFAULT_LEASE_MS : Math.round(flags.leaseSeconds * 1000);
 }
 

@@ -57,7 +57,7 @@ export function resourceDigest(kind: string, metadata: unknown, spec: unknown): 
  * A valid resource's metadata and spec as the loader keeps them, with the digest of their
  * canonical JSON. They are parsed back from that JSON rather than kept as validated: every
  * string the YAML parser returns is a slice of the file's text, and one kept slice keeps the
- * whole text alive in the daemon between runs (see docs/performance.md, Memory). Parsed back,
+ * whole text alive in the daemon between runs (see docs/performance.md, Latest figures, memory). Parsed back,
  * the strings are the resource's own and the objects the most compact V8 makes.
  */
 export function canonicalResource<Metadata, Spec>(

@@ -145,3 +145,76 @@ export function tooDeepAt(text: string, maxDepth: number): number | undefined {
   }
   return undefined;
 }
+
+/** What one file may hold before it is refused unparsed (see `overBudgetAt`). */
+export interface WidthBudget {
+  /** Scalars, collections and aliases, over every document of the file. */
+  readonly maxNodes: number;
+  readonly maxDocuments: number;
+}
+
+/**
+ * A bound on the nodes of `text` from characters alone: a node past the first of a document
+ * needs a separator or indicator (`,` `-` `:` `?` `[` `{`) or a line of its own, so nodes are
+ * at most those characters plus the lines, plus one.
+ */
+function nodeBound(text: string): number {
+  let count = 1;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    // \n , - : ? [ {
+    if (c === 10 || c === 44 || c === 45 || c === 58 || c === 63 || c === 91 || c === 123) count += 1;
+  }
+  return count;
+}
+
+/**
+ * Where `text` first goes over `budget`, or undefined when it stays within. The width twin of
+ * `tooDeepAt`: a 500 KB flow list of 250,000 items, or a million empty `---` documents,
+ * costs the parser hundreds of megabytes; counted on the Lexer's tokens, which build no tree,
+ * the file is refused in time linear in its text and constant memory. Most files are far
+ * under the budget by a character count alone and are never lexed here.
+ */
+export function overBudgetAt(
+  text: string,
+  budget: WidthBudget,
+): { offset: number; what: 'nodes' | 'documents' } | undefined {
+  if (nodeBound(text) <= Math.min(budget.maxNodes, budget.maxDocuments)) return undefined;
+  let nodes = 0;
+  let documents = 0;
+  let offset = 0;
+  let contentInDocument = false;
+  for (const token of new Lexer().lex(text)) {
+    const at = offset;
+    // A plain scalar is announced by a marker (not source text) before its text.
+    if (!isMarker(token)) offset += token.length;
+    const type = CST.tokenType(token);
+    if (type === 'doc-start') {
+      documents += 1;
+      contentInDocument = true;
+      if (documents > budget.maxDocuments) return { offset: at, what: 'documents' };
+      continue;
+    }
+    if (
+      type === 'scalar' ||
+      type === 'single-quoted-scalar' ||
+      type === 'double-quoted-scalar' ||
+      type === 'block-scalar-header' ||
+      type === 'alias' ||
+      type === 'flow-seq-start' ||
+      type === 'flow-map-start' ||
+      type === 'seq-item-ind' ||
+      type === 'explicit-key-ind'
+    ) {
+      if (!contentInDocument) {
+        // Content before any `---` is the file's first document.
+        documents += 1;
+        contentInDocument = true;
+        if (documents > budget.maxDocuments) return { offset: at, what: 'documents' };
+      }
+      nodes += 1;
+      if (nodes > budget.maxNodes) return { offset: at, what: 'nodes' };
+    }
+  }
+  return undefined;
+}

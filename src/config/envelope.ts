@@ -12,7 +12,7 @@ export const API_VERSION = 'edgesync/v1';
 export const RESOURCE_NAME_PATTERN = /^[a-z0-9]([-a-z0-9]*)$/;
 
 /** Longest metadata.name: Kubernetes' object-name limit, so names fit wherever those fit. */
-export const MAX_NAME_LENGTH = 253;
+const MAX_NAME_LENGTH = 253;
 
 /** `metadata` of every document: name (unique per kind), suspend, drift. Strict. */
 export const MetadataSpec = z.strictObject({

@@ -22,6 +22,10 @@ export interface LoaderLimits {
   readonly maxAliasCount: number;
   /** Most collections nested in one another in a document; a deeper one is refused before it is parsed. */
   readonly maxDepth: number;
+  /** Nodes (scalars, collections, aliases) per file: refused unparsed above it (depth.ts). */
+  readonly maxNodes: number;
+  /** YAML documents per file: refused unparsed above it. */
+  readonly maxDocuments: number;
 }
 
 /** 4 MiB per file, yaml's own default of 100 aliases, and 64 levels (far beyond any real document). */
@@ -29,6 +33,10 @@ export const DEFAULT_LIMITS: LoaderLimits = {
   maxFileBytes: 4 * 1024 * 1024,
   maxAliasCount: 100,
   maxDepth: 64,
+  // A 50,000-entry access list is about 50,000 nodes; a flow list of 250,000 items in 500 KB,
+  // or a million empty documents, took the parser past a container's heap.
+  maxNodes: 200_000,
+  maxDocuments: 20_000,
 };
 
 const YAML_FILE = /\.ya?ml$/;

@@ -34,14 +34,14 @@ export interface LoaderOptions {
 }
 
 /** Subjects (`Kind/name`) that differ from the previous successful load, each list sorted. */
-export interface DesiredStateChanges {
+interface DesiredStateChanges {
   readonly added: readonly string[];
   readonly changed: readonly string[];
   readonly removed: readonly string[];
 }
 
 /** What a load did: YAML files seen, parsed afresh, reused from the cache. */
-export interface LoadStats {
+interface LoadStats {
   readonly files: number;
   readonly parsed: number;
   readonly reused: number;

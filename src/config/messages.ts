@@ -28,7 +28,7 @@ const EXPECTED_NOUNS: Readonly<Record<string, string>> = {
 };
 
 /** How an input value is named after "got": the YAML words for collections. */
-export function describeInput(input: unknown): string {
+function describeInput(input: unknown): string {
   if (input === null) return 'null';
   if (Array.isArray(input)) return 'list';
   if (typeof input === 'object') return 'mapping';

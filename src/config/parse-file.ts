@@ -14,7 +14,7 @@
 import { type Document, isAlias, isMap, isScalar, type LineCounter, visit } from 'yaml';
 import { KIND_SPECS, type KindName } from '../kinds/specs.js';
 import { canonicalResource } from './canonical.js';
-import { tooDeepAt } from './depth.js';
+import { overBudgetAt, tooDeepAt } from './depth.js';
 import {
   KIND_ENVELOPES,
   type MetadataSpec,
@@ -119,6 +119,24 @@ export function parseConfigFile(
   const documents: DocumentResult[] = [];
   const dependencies: FileDependency[] = [];
   const chunks: ChunkInfo[] = [];
+  const over = overBudgetAt(text, { maxNodes: limits.maxNodes, maxDocuments: limits.maxDocuments });
+  if (over !== undefined) {
+    // Refused whole, before any document is split off or parsed (see docs/configuration.md),
+    // naming whichever guard the file trips first.
+    const tooDeep = tooDeepAt(text.slice(0, over.offset + 1), limits.maxDepth);
+    if (tooDeep !== undefined) {
+      refuseTooDeep({ text, line: 0 }, tooDeep);
+      return { file, documents, issues, dependencies, chunks };
+    }
+    refuseAt(
+      { text, line: 0 },
+      over.offset,
+      over.what === 'nodes'
+        ? `more than ${limits.maxNodes} YAML nodes in one file; refused unparsed as a guard against files built to exhaust memory (split the file, or move long lists to an entriesFile)`
+        : `more than ${limits.maxDocuments} YAML documents in one file; refused unparsed as a guard against files built to exhaust memory (split the file)`,
+    );
+    return { file, documents, issues, dependencies, chunks };
+  }
   const reusable = previous === undefined ? undefined : previousChunks(previous);
   /** Lines before the run being parsed: positions from its own LineCounter are shifted by it. */
   let lineOffset = 0;
@@ -209,7 +227,15 @@ export function parseConfigFile(
   }
 
   /** Refuses a chunk nested deeper than the cap, unparsed (`depth.ts`). */
-  function refuseTooDeep(chunk: Chunk, offset: number): void {
+  function refuseTooDeep(chunk: Pick<Chunk, 'text' | 'line'>, offset: number): void {
+    refuseAt(
+      chunk,
+      offset,
+      `YAML nested deeper than ${limits.maxDepth} levels (collections inside collections); refused unparsed as a guard against documents built to exhaust memory`,
+    );
+  }
+
+  function refuseAt(chunk: Pick<Chunk, 'text' | 'line'>, offset: number, message: string): void {
     let line = chunk.line + 1;
     let lineStart = 0;
     for (let at = chunk.text.indexOf('\n'); at !== -1 && at < offset; at = chunk.text.indexOf('\n', at + 1)) {
@@ -221,7 +247,7 @@ export function parseConfigFile(
       line,
       col: offset - lineStart + 1,
       path: '',
-      message: `YAML nested deeper than ${limits.maxDepth} levels (collections inside collections); refused unparsed as a guard against documents built to exhaust memory`,
+      message,
       severity: 'error',
     });
   }

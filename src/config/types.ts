@@ -6,7 +6,6 @@ import type { DesiredResource } from '../kinds/types.js';
 
 export type {
   DesiredResource,
-  DriftMode,
   ResourceMetadata,
   SourceLocation,
 } from '../kinds/types.js';

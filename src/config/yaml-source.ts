@@ -33,7 +33,7 @@ export function parseYamlFile(text: string): YamlFile {
 }
 
 /** Position of a character offset. */
-export function positionOf(lineCounter: LineCounter, offset: number): Position {
+function positionOf(lineCounter: LineCounter, offset: number): Position {
   const { line, col } = lineCounter.linePos(offset);
   return { line, col };
 }

@@ -48,7 +48,7 @@ import { createUnclaimedTracker } from './unclaimed.js';
 import { realpathOrUndefined } from './watcher.js';
 
 /** Why a run is requested. `retry` is the controller's own backoff. */
-export type TriggerReason = 'startup' | 'schedule' | 'file-change' | 'webhook' | 'retry' | 'settle';
+type TriggerReason = 'startup' | 'schedule' | 'file-change' | 'webhook' | 'retry' | 'settle';
 
 /** Reasons that pull first with `--git-pull` (a file change is already on disk). */
 const PULL_REASONS: ReadonlySet<string> = new Set(['startup', 'schedule', 'webhook']);

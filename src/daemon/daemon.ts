@@ -26,7 +26,7 @@ import { type ConfigWatcher, watchConfig } from './watcher.js';
 import { createSecretSource, type SecretSource } from './webhook.js';
 
 /** Smallest retry delay after a retryable failure (design: "back off exponentially"). */
-export const DEFAULT_BACKOFF_BASE_MS = 2000;
+const DEFAULT_BACKOFF_BASE_MS = 2000;
 /** At shutdown, how long queued notifications may take to go out (the last run's among them). */
 const NOTIFY_DRAIN_MS = 5000;
 /** The state store's record of what the notifications' transitions remember across restarts. */

@@ -9,10 +9,10 @@ import type { PaceReading } from '../api/pacer.js';
 import type { RequestEvent } from '../api/types.js';
 
 /** Result label of a reconcile: every resource fine, some failed, or the config did not validate. */
-export type ReconcileResult = 'success' | 'failed' | 'invalid';
+type ReconcileResult = 'success' | 'failed' | 'invalid';
 
 /** API Guardian totals of one Shield Zone (E9 `data.total*`), as the API client returns them. */
-export interface ApiGuardianTotals {
+interface ApiGuardianTotals {
   readonly totalBlockedRequests?: number | null;
   readonly totalLoggedRequests?: number | null;
   readonly totalRateLimited?: number | null;

@@ -8,7 +8,7 @@
 import type { Logger } from '../log.js';
 
 /** Default window over which rejections are summed: one minute. */
-export const REJECTION_WINDOW_MS = 60_000;
+const REJECTION_WINDOW_MS = 60_000;
 
 export interface RejectionLog {
   /** One rejected request. */

@@ -23,7 +23,7 @@ export function isRetryable(code: string): boolean {
 }
 
 /** What a retry covers: every resource, or these subjects. */
-export type RetryScope = 'full' | ReadonlySet<string>;
+type RetryScope = 'full' | ReadonlySet<string>;
 
 /** The pending retry of one daemon. */
 export interface RetryState {

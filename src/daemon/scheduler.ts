@@ -15,7 +15,7 @@ export function assertSchedule(expression: string): void {
 }
 
 /** One line: what is wrong and what the syntax looks like. */
-export function scheduleMistake(expression: string): string {
+function scheduleMistake(expression: string): string {
   return `--schedule ${JSON.stringify(expression)} is not a cron expression: five fields, minute hour day-of-month month day-of-week (a sixth in front for seconds), e.g. --schedule "*/5 * * * *" for every five minutes`;
 }
 

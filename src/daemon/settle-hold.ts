@@ -43,7 +43,7 @@ export interface SettleHoldOptions {
 }
 
 /** A run that planned a deletion while the files were not quiet yet. */
-export interface DeferredRun {
+interface DeferredRun {
   /** The settle run must be full (a full run, or a removed document's prune). */
   readonly full: boolean;
   /** The subjects this run covered: the settle run covers them again. */

@@ -24,7 +24,7 @@ export type StatusPage =
   | { readonly kind: 'missing'; readonly dir: string };
 
 /** Only these script, style and image sources; no inline code, no other origin, no framing. */
-export const PAGE_CSP = [
+const PAGE_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -53,7 +53,7 @@ const TYPES: Readonly<Record<string, string>> = {
 };
 
 /** `dist/ui` of the package this module belongs to (found from `dist/src/…` and from `src/…`). */
-export function defaultPageDir(): string {
+function defaultPageDir(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, 'package.json'))) {
     const parent = dirname(dir);

@@ -23,10 +23,10 @@ export type DaemonPhase = 'Ready' | 'Degraded' | 'Reconciling' | 'Stalled';
  * live differs and edgesync does not write it (`metadata.suspend`, `metadata.drift: report` or
  * `--drift report`). `failed`: it could not be read, planned or applied (see `lastError`).
  */
-export type ResourceState = 'pending' | 'in-sync' | 'suspended' | 'report-only' | 'failed';
+type ResourceState = 'pending' | 'in-sync' | 'suspended' | 'report-only' | 'failed';
 
 /** An error as /status shows it: the code, a message safe to show, and when. */
-export interface StatusError {
+interface StatusError {
   readonly code: string;
   readonly message: string;
   readonly at: string;
@@ -36,14 +36,14 @@ export interface StatusError {
  * One differing field as the plan prints it: values on one short line, `(sensitive)` for a
  * secret, `(absent)` for a missing live item, `(deleted)` for an item the YAML drops.
  */
-export interface StatusFieldDiff {
+interface StatusFieldDiff {
   readonly path: string;
   readonly live: string;
   readonly desired: string;
 }
 
 /** One resource in /status. */
-export interface ResourceStatus {
+interface ResourceStatus {
   readonly subject: string;
   readonly kind: string;
   readonly name: string;
@@ -64,19 +64,19 @@ export interface ResourceStatus {
 }
 
 /** A config issue in /status, with its `file:line:col` location ready to click. */
-export interface StatusIssue extends ConfigIssue {
+interface StatusIssue extends ConfigIssue {
   readonly location: string;
 }
 
 /** The last `git pull --ff-only` (with `--git-pull`). */
-export interface PullStatus {
+interface PullStatus {
   readonly at: string;
   readonly ok: boolean;
   readonly error?: string;
 }
 
 /** The pending retry: when, after which failure, and whether a Retry-After set the delay. */
-export interface RetryStatus {
+interface RetryStatus {
   readonly attempt: number;
   readonly at: string;
   readonly code: string;
@@ -160,7 +160,7 @@ export interface StatusDocument {
 }
 
 /** `StatusDocument` split in two: every field but the last, and the last, `resources`. */
-export interface StatusSnapshot {
+interface StatusSnapshot {
   readonly head: Omit<StatusDocument, 'resources'>;
   readonly resources: readonly ResourceStatus[];
 }
@@ -229,7 +229,7 @@ function stateOf(change: PlannedChange, result: ChangeResult): ResourceState {
 }
 
 /** A field diff with display values (the plan's formatting: see docs/daemon.md, Status page). */
-export function statusFieldDiff(diff: FieldDiff): StatusFieldDiff {
+function statusFieldDiff(diff: FieldDiff): StatusFieldDiff {
   return {
     path: diff.path,
     live: formatValue(diff.live),

@@ -31,7 +31,7 @@ export interface FaultOptions {
  * after handling (`drop-after`: the change is made, the reply is lost), or a delay then normal
  * handling.
  */
-export type ScriptedReply =
+type ScriptedReply =
   | { status: number; body?: unknown; headers?: Record<string, string> }
   | 'drop'
   | 'drop-after'

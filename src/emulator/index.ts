@@ -25,7 +25,7 @@ import type { EmulatorState } from './store.js';
 
 // Only what code outside src/emulator uses; the rest stays internal.
 export type { FaultOptions, FaultRule } from './faults.js';
-export type { RateLimitCounts, RateLimiter } from './rate-limit.js';
+export type { RateLimitCounts } from './rate-limit.js';
 export { checkRateLimit } from './rate-limit.js';
 export type { EmulatorSeed } from './seed.js';
 export { EMULATOR_SEED_PATH, loadSeedFile, parseSeed, SeedError } from './seed.js';

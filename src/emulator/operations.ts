@@ -3,7 +3,7 @@
  * routes. E1-E9 are the seed's operations; the rest are the companion reads and writes
  * edgesync needs; `unknown` is any request that matched no route.
  */
-export const OPERATIONS = [
+const OPERATIONS = [
   'updateCustomWafRule',
   'updateCustomAccessList',
   'updateAccessListConfiguration',

@@ -125,7 +125,7 @@ const TYPE_SECTIONS: Readonly<Record<number, string>> = {
 };
 
 /** The standard reason phrase of a status, or "Error". */
-export function reasonPhrase(status: number): string {
+function reasonPhrase(status: number): string {
   return REASONS[status] ?? 'Error';
 }
 

@@ -5,7 +5,7 @@
 import type { Route } from './routes/types.js';
 
 /** A request that found its route. */
-export interface RouteMatch {
+interface RouteMatch {
   route: Route;
   params: string[];
 }

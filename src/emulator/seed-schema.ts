@@ -26,7 +26,7 @@ import {
 import { ruleConfigurationSchema } from './validation/waf-rule.js';
 
 /** An enum given by name (any casing) or integer; resolves to the integer. */
-export function enumInput(field: string, table: EnumTable) {
+function enumInput(field: string, table: EnumTable) {
   const names = Object.keys(table).join(', ');
   return z.union([z.string(), z.number().int()]).transform((input, ctx) => {
     const value = enumValue(table, input);
@@ -114,7 +114,7 @@ const ApiGuardianSeed = z.strictObject({
   overviewPastTwentyEightDays: z.record(z.string(), ActivitySeed).nullable().default({}),
 });
 
-export const ShieldZoneSeed = z.strictObject({
+const ShieldZoneSeed = z.strictObject({
   id: Id,
   pullZoneId: Id.optional(),
   planType: enumInput('planType', ShieldPlanType).default(ShieldPlanType.Advanced),

@@ -9,7 +9,7 @@
  */
 
 /** Shield `GenericRequestResponse`: the `error` member of every Shield envelope. */
-export interface GenericRequestResponse {
+interface GenericRequestResponse {
   statusCode: number;
   success: boolean;
   message: string | null;
@@ -82,7 +82,7 @@ export interface AccessListDetails {
 }
 
 /** Shield `BotCategorizationDetails`. */
-export interface BotDetails {
+interface BotDetails {
   botId: number;
   userAgentMatch: string | null;
   category: number;
@@ -98,13 +98,13 @@ export interface BotCategorizationGroup {
 }
 
 /** Shield `WafRuleModel`. */
-export interface WafRuleModel {
+interface WafRuleModel {
   ruleId: string;
   description: string;
 }
 
 /** Shield `WafRuleGroupModel`. */
-export interface WafRuleGroupModel {
+interface WafRuleGroupModel {
   id: number;
   name: string;
   code: string;
@@ -160,7 +160,7 @@ export interface Region {
 }
 
 /** MC `ContainerEntryPoint`. */
-export interface EntryPoint {
+interface EntryPoint {
   command: string | null;
   commandArray: string[] | null;
   arguments: string | null;
@@ -195,7 +195,7 @@ export interface EndpointPortMapping {
 }
 
 /** MC `EndpointStickySession`. */
-export interface EndpointStickySession {
+interface EndpointStickySession {
   enabled: boolean;
   sessionHeaders: string[];
   cookieName: string;
@@ -243,7 +243,7 @@ export interface RegionSettings {
 }
 
 /** MC `ContainerInstance`. */
-export interface ContainerInstance {
+interface ContainerInstance {
   id: string;
   templateId: string;
   podId: string;

@@ -20,7 +20,7 @@ const API_GUARDIAN_TOTAL_NAMES = [
 ] as const;
 
 /** The six totals of an E9 reply, by name. */
-export type ApiGuardianTotals = { readonly [K in (typeof API_GUARDIAN_TOTAL_NAMES)[number]]: number };
+type ApiGuardianTotals = { readonly [K in (typeof API_GUARDIAN_TOTAL_NAMES)[number]]: number };
 
 /** One zone's outcome: its totals, or why they could not be read. */
 export type ApiGuardianReading =

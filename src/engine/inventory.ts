@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { LIFECYCLE_KINDS, type LifecycleKind } from '../kinds/common/identity.js';
 
-export { LIFECYCLE_KINDS, type LifecycleKind } from '../kinds/common/identity.js';
+export type { LifecycleKind } from '../kinds/common/identity.js';
 
 export const InventoryEntry = z.object({
   kind: z.enum(LIFECYCLE_KINDS),

@@ -36,7 +36,7 @@ export interface PlanOptions {
 }
 
 /** The threshold applies only from this many managed resources on. */
-export const MIN_RESOURCES_FOR_THRESHOLD = 10;
+const MIN_RESOURCES_FOR_THRESHOLD = 10;
 
 function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: PlanOptions): PlannedChange {
   const kind = KINDS[resource.kind];

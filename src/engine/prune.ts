@@ -22,8 +22,6 @@ import { type InventoryEntry, type InventoryView, movedFrom } from './inventory.
 import { type ScopeLive, scopeKey } from './read.js';
 import type { IgnoredObject, PlannedChange, PruneNote } from './types.js';
 
-export { PRUNE_GUARD_MIN_OBJECTS, PRUNE_GUARD_PERCENT } from '../kinds/common/lifecycle.js';
-
 export interface LifecycleOptions {
   /** `--prune`: delete what no document claims. Off: the candidates are listed as notes. */
   readonly prune: boolean;

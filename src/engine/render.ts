@@ -217,7 +217,7 @@ export function renderPlanText(plan: Plan, options: RenderOptions): string {
 }
 
 /** What `@optimal` resolved to, when the plan used it: a region id is not visible otherwise when nothing changes. */
-export function optimalLine(plan: Plan): string | undefined {
+function optimalLine(plan: Plan): string | undefined {
   const region = plan.optimalRegion;
   if (region === undefined) return undefined;
   return 'id' in region

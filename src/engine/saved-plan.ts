@@ -19,7 +19,7 @@ import type { LiveSnapshot } from './read.js';
 import type { Plan, PlannedChange } from './types.js';
 
 /** What names a saved plan file, so that any other JSON is refused as one. */
-export const SAVED_PLAN_FORMAT = 'edgesync-plan';
+const SAVED_PLAN_FORMAT = 'edgesync-plan';
 
 /** The plan options a saved plan was made with; `apply FILE` plans again with the same. */
 export interface SavedPlanOptions {

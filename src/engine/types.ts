@@ -6,7 +6,7 @@ import type { ApiRequest, WriteOperationId } from '../api/operations.js';
 import type { ObjectId, ObjectIdentity } from '../kinds/common/identity.js';
 import type { FieldDiff, KindName, OptimalRegion, PlanError, SourceLocation } from '../kinds/types.js';
 
-export type { FieldDiff, OptimalRegion, PlanError } from '../kinds/types.js';
+export type { FieldDiff, OptimalRegion } from '../kinds/types.js';
 
 /**
  * Why live differs from desired, from the state store: the YAML changed since the last apply
@@ -29,7 +29,7 @@ export function isWrite(action: ChangeAction): boolean {
 }
 
 /** Why a live object is pruned: its inventory entry lost its document, or its zone is exclusive. */
-export type PruneReason = 'inventory' | 'exclusive';
+type PruneReason = 'inventory' | 'exclusive';
 
 /** A prune candidate that is not deleted this run, and why (information, not a change). */
 export interface PruneNote {
@@ -64,7 +64,7 @@ export interface IgnoredObject {
 }
 
 /** Why an `update` is not written: `metadata.suspend`, or drift mode `report`. */
-export type SkipReason = 'suspended' | 'report-only';
+type SkipReason = 'suspended' | 'report-only';
 
 export interface PlannedChange {
   readonly subject: string;

@@ -20,7 +20,7 @@ import { KIND_NAMES, KIND_SPECS } from './specs.js';
 import type { KindName } from './types.js';
 import { wafCustomRuleExporter } from './waf-custom-rule/export.js';
 
-export type { ExportedSpec, ExportScope, KindExporter } from './common/export.js';
+export type { ExportedSpec } from './common/export.js';
 
 /** Every kind's exporter. Adding a kind: one `export.ts` in its folder and one line here. */
 const EXPORTERS: Readonly<Partial<Record<KindName, KindExporter>>> = {

@@ -27,7 +27,7 @@ export interface SourceLocation {
 }
 
 /** `correct`: make live equal desired; `report`: audit drift only, never write. */
-export type DriftMode = 'correct' | 'report';
+type DriftMode = 'correct' | 'report';
 
 /** Canonical metadata: defaults applied (suspend false, drift correct). */
 export interface ResourceMetadata {

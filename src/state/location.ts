@@ -12,7 +12,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { ReconcileError } from '../errors.js';
 
 /** The state directory of earlier builds, beside the config directory: never read any more. */
-export const LEGACY_STATE_DIR_NAME = '.edgesync-state';
+const LEGACY_STATE_DIR_NAME = '.edgesync-state';
 
 /** `path` with its longest existing prefix resolved through symlinks (the rest may not exist yet). */
 function realPathOf(path: string): string {
@@ -37,7 +37,7 @@ function isInside(path: string, root: string): boolean {
 }
 
 /** The git work tree holding `dir` (the nearest ancestor with a `.git` entry), if any. */
-export function gitWorkTreeOf(dir: string): string | undefined {
+function gitWorkTreeOf(dir: string): string | undefined {
   let current = realPathOf(dir);
   for (;;) {
     if (existsSync(join(current, '.git'))) return current;

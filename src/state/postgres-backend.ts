@@ -21,7 +21,7 @@ import type {
 import { describeHolder, leaseLost, stateLocked } from './lease.js';
 
 /** How a database lease is watched; see docs/state.md (The Postgres store) for what the values give. */
-export interface PostgresLeaseTiming {
+interface PostgresLeaseTiming {
   /** The holder pings its lock session this often. */
   readonly heartbeatMs: number;
   /** The holder trusts its lease this long after its last good ping. */
@@ -30,7 +30,7 @@ export interface PostgresLeaseTiming {
   readonly pollMs: number;
 }
 
-export const DEFAULT_POSTGRES_TIMING: PostgresLeaseTiming = {
+const DEFAULT_POSTGRES_TIMING: PostgresLeaseTiming = {
   heartbeatMs: 2000,
   validMs: 5000,
   pollMs: 1000,
@@ -73,7 +73,7 @@ const MIGRATIONS: readonly (readonly string[])[] = [
 const MIGRATION_LOCK = 4_242_424_242;
 
 /** The URL without its password, for messages and logs. */
-export function redactedUrl(url: string): string {
+function redactedUrl(url: string): string {
   try {
     const parsed = new URL(url);
     parsed.password = '';

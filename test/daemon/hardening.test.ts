@@ -140,7 +140,9 @@ describe('one writer per state directory', () => {
 
     const holder = `pid ${first.child.pid} on host ${hostname()} (edgesync run, since `;
     expect(secondExit.code).toBe(1);
-    expect(second.output()).toContain(`edgesync: the state directory ${stateDir} is in use by ${holder}`);
+    expect(second.output()).toContain(
+      `edgesync: STATE_LOCKED: the state directory ${stateDir} is in use by ${holder}`,
+    );
     expect(second.output()).toContain('A holder that stops renewing is taken over after 60 s');
     expect(second.events('reconcile.started')).toEqual([]);
     expect(apply.code).toBe(1);
@@ -201,7 +203,7 @@ describe('one writer per state directory', () => {
     expect(refused.code).toBe(1);
     // "renewed N s ago": N is 5 s and the time the command took to start.
     expect(refused.output.replace(/renewed \d s ago/, 'renewed N s ago')).toBe(
-      `edgesync: the state directory ${fresh} is in use by pid 1 on host other-host (edgesync run, since 2026-01-01T00:00:00.000Z), renewed N s ago; two writers would undo each other's changes. A holder that stops renewing is taken over after 10 s\n`,
+      `edgesync: STATE_LOCKED: the state directory ${fresh} is in use by pid 1 on host other-host (edgesync run, since 2026-01-01T00:00:00.000Z), renewed N s ago; two writers would undo each other's changes. A holder that stops renewing is taken over after 10 s\n`,
     );
     expect(taken.code).toBe(0);
     expect(taken.output).toMatch(

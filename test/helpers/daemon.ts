@@ -130,10 +130,7 @@ export interface InProcessDaemon {
 }
 
 /** Starts `edgesync run <args>` in-process and waits until it listens. */
-export async function runDaemon(
-  args: readonly string[],
-  env: Record<string, string>,
-): Promise<InProcessDaemon> {
+async function runDaemon(args: readonly string[], env: Record<string, string>): Promise<InProcessDaemon> {
   let stdout = '';
   let stderr = '';
   const controller = new AbortController();
@@ -317,7 +314,7 @@ export function secretFile(...secrets: string[]): string {
 }
 
 /** How a fixture daemon differs from the default one. */
-export interface StartOptions {
+interface StartOptions {
   /** Flags after the common ones of `daemonArgs` (a repeated flag wins). */
   readonly extra?: readonly string[];
   /** The state directory; `<root>/state` by default. */

@@ -21,12 +21,10 @@ import { accessList, entries, managedList, wafRule } from './generate-shield-doc
 import type { GeneratedDocument, GeneratedRepository, GeneratedResource } from './generated-repository.js';
 import { prng } from './prng.js';
 
-export { emulatorSeed, type GeneratedSeed, type SeedOptions } from './generate-emulator-seed.js';
+export { emulatorSeed } from './generate-emulator-seed.js';
 export type {
-  GeneratedKind,
   GeneratedRepository,
   GeneratedResource,
-  LiveSeed,
 } from './generated-repository.js';
 export { prng } from './prng.js';
 

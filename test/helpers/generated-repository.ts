@@ -18,7 +18,7 @@ export interface GeneratedRepository {
 }
 
 /** The kinds the generator writes (all of them). */
-export type GeneratedKind = 'WafCustomRule' | 'AccessList' | 'ManagedAccessList' | 'ContainerApp' | 'DnsZone';
+type GeneratedKind = 'WafCustomRule' | 'AccessList' | 'ManagedAccessList' | 'ContainerApp' | 'DnsZone';
 
 export type ZoneSeed = NonNullable<EmulatorSeed['shieldZones']>[number];
 export type RuleSeed = NonNullable<ZoneSeed['customRules']>[number];

@@ -11,7 +11,7 @@ import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 
 /** The three spec files, by short name. */
-export const SPEC_FILES = {
+const SPEC_FILES = {
   shield: 'shield-api-v1.0.0.json',
   mc: 'magic-containers-api-v1.0.0.json',
   core: 'core-api-v1.0.0.json',
@@ -63,7 +63,7 @@ const fixtures = fileURLToPath(new URL('../fixtures/openapi/', import.meta.url))
 
 /** The parsed spec file (cached). */
 const specCache = new Map<SpecName, { [key: string]: Json }>();
-export function loadSpec(name: SpecName): { [key: string]: Json } {
+function loadSpec(name: SpecName): { [key: string]: Json } {
   let spec = specCache.get(name);
   if (spec === undefined) {
     spec = JSON.parse(readFileSync(`${fixtures}${SPEC_FILES[name]}`, 'utf8')) as { [key: string]: Json };

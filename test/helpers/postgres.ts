@@ -16,7 +16,7 @@ import { afterAll, beforeAll } from 'vitest';
 export const PG_PASSWORD = 'edgesync-test-password';
 
 /** A free loopback port (bound, read, released). */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -75,12 +75,13 @@ describe('the invalid-input corpus through apply', () => {
 /** `edgesync validate` as a real process with a small V8 heap: exit code, stderr, peak RSS. */
 function validateInProcess(
   configDir: string,
+  heapMb = 64,
 ): Promise<{ code: number | null; signal: string | null; stderr: string }> {
   return new Promise((resolve) => {
     // 64 MB of old space: the documents below, composed, take hundreds of megabytes.
     execFile(
       process.execPath,
-      ['--max-old-space-size=64', MAIN, 'validate', '--config', configDir],
+      [`--max-old-space-size=${heapMb}`, MAIN, 'validate', '--config', configDir],
       { timeout: 120_000, maxBuffer: 1024 * 1024 },
       (error, _stdout, stderr) => {
         const failed = error as (Error & { code?: number | string; signal?: string }) | null;
@@ -115,4 +116,53 @@ describe('nesting depth (issue 23): a small file built to exhaust memory', () =>
     },
     130_000,
   );
+});
+
+describe('list width and document count: a file built to exhaust memory', () => {
+  // The built CLI in a 64 MB heap, as above: the width twin of the depth cap.
+  it.each([
+    [
+      'a 500 KB flow list of 250,000 items',
+      `x: [${Array.from({ length: 250_000 }, () => '1').join(',')}]\n`,
+      '/wide.yaml:1:',
+      'more than 200000 YAML nodes in one file',
+    ],
+    [
+      'a million empty documents',
+      '---\n'.repeat(1_000_000),
+      '/wide.yaml:20001:1:',
+      'more than 20000 YAML documents',
+    ],
+  ])(
+    '%s is refused at file:line:col, in a 64 MB heap',
+    async (_name, text, where, message) => {
+      const dir = tempDir();
+      writeFileSync(join(dir, 'wide.yaml'), text);
+
+      const run = await validateInProcess(dir);
+
+      expect({ code: run.code, signal: run.signal }).toEqual({ code: 1, signal: null });
+      expect(run.stderr).toContain(`${dir}${where}`);
+      expect(run.stderr).toContain(message);
+      expect(run.stderr).toContain(`edgesync: CONFIG_INVALID: 1 problem in ${dir}`);
+    },
+    130_000,
+  );
+
+  it('an access list of 50,000 inline entries still loads (in the 256 MB a real daemon has)', async () => {
+    const entries = Array.from(
+      { length: 50_000 },
+      (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+    );
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, 'list.yaml'),
+      `apiVersion: edgesync/v1\nkind: AccessList\nmetadata: { name: big }\nspec:\n  shieldZoneId: 42\n  name: Big\n  type: IP\n  entries:\n${entries.map((e) => `    - ${e}`).join('\n')}\n`,
+    );
+
+    const run = await validateInProcess(dir, 256);
+
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+  }, 130_000);
 });

@@ -9,7 +9,7 @@
  * passes (then drop the marker): the daemon's start-up at 30,000 resources peaks near 300 MiB
  * and the kernel's OOM killer ends it; with a heap derived from the limit (150 MiB) the start-up
  * fits and the first triggered run aborts with V8's heap out of memory instead
- * (docs/performance.md, Memory).
+ * (docs/performance.md, Latest figures, memory).
  *
  * cgroup v1 only, as root: elsewhere the test is skipped and says why.
  */

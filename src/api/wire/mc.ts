@@ -8,18 +8,17 @@ import type { SensitiveValue } from '../../domain/sensitive.js';
 import { WireInt } from './common.js';
 
 /** E7's region; loose, so `inspect optimal-region --json` prints fields this schema does not name. */
-export const RegionWire = z.looseObject({
+const RegionWire = z.looseObject({
   id: z.string(),
   name: z.string().nullish(),
   group: z.string().nullish(),
   hasAnycastSupport: z.boolean().nullish(),
   hasCapacity: z.boolean().nullish(),
 });
-export type RegionWire = z.infer<typeof RegionWire>;
 export const OptimalRegionWire = z.looseObject({ region: RegionWire });
 export type OptimalRegionWire = z.infer<typeof OptimalRegionWire>;
 
-export const PortMappingWire = z.object({
+const PortMappingWire = z.object({
   containerPort: WireInt,
   exposedPort: WireInt.nullish(),
   protocols: z.array(z.string()).nullish(),

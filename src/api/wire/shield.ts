@@ -13,7 +13,7 @@ export const ChainedRuleConditionWire = z.object({
 });
 export type ChainedRuleConditionWire = z.infer<typeof ChainedRuleConditionWire>;
 
-export const RuleConfigurationWire = z.object({
+const RuleConfigurationWire = z.object({
   actionType: WireInt.nullish(),
   variableTypes: VariableTypesWire,
   operatorType: WireInt.nullish(),
@@ -24,7 +24,6 @@ export const RuleConfigurationWire = z.object({
   isRegexVariable: z.boolean().nullish(),
   chainedRuleConditions: z.array(ChainedRuleConditionWire).nullish(),
 });
-export type RuleConfigurationWire = z.infer<typeof RuleConfigurationWire>;
 
 export const CustomWafRuleWire = z.object({
   id: WireInt,
@@ -83,7 +82,7 @@ export type CreatedCustomWafRuleWire = z.infer<typeof CreatedCustomWafRuleWire>;
 export const DeletedWire = GenericRequestResponseWire;
 export type DeletedWire = z.infer<typeof DeletedWire>;
 
-export const PaginationWire = z.object({
+const PaginationWire = z.object({
   totalCount: WireInt.nullish(),
   totalPages: WireInt.nullish(),
   currentPage: WireInt.nullish(),
@@ -152,7 +151,7 @@ export const AccessListsWire = z.object({
 });
 export type AccessListsWire = z.infer<typeof AccessListsWire>;
 
-export const AccessListConfigurationWire = z.object({
+const AccessListConfigurationWire = z.object({
   isEnabled: z.boolean().nullish(),
   action: WireInt.nullish(),
 });
@@ -178,14 +177,14 @@ export const ShieldZoneEnvelopeWire = z.object({ data: ShieldZoneWire.nullish() 
  * so `edgesync inspect --json` prints the reply as the API sent it, including fields added
  * after these schemas were written. Nothing else reads those extra fields.
  */
-export const BotWire = z.looseObject({
+const BotWire = z.looseObject({
   botId: WireInt,
   userAgentMatch: z.string().nullish(),
   isVerifiable: z.boolean().nullish(),
   category: WireInt.nullish(),
   action: WireInt.nullish(),
 });
-export const BotCategoryWire = z.looseObject({
+const BotCategoryWire = z.looseObject({
   category: WireInt.nullish(),
   categoryAction: WireInt.nullish(),
   bots: z.array(BotWire).nullish(),
@@ -196,7 +195,7 @@ export const BotCategorizationWire = z.looseObject({
 });
 export type BotCategorizationWire = z.infer<typeof BotCategorizationWire>;
 
-export const WafRuleGroupWire = z.looseObject({
+const WafRuleGroupWire = z.looseObject({
   id: WireInt.nullish(),
   name: z.string().nullish(),
   code: z.string().nullish(),
@@ -208,7 +207,7 @@ export const WafRuleGroupWire = z.looseObject({
     .array(z.looseObject({ ruleId: z.string().nullish(), description: z.string().nullish() }))
     .nullish(),
 });
-export const WafPlanWire = z.looseObject({
+const WafPlanWire = z.looseObject({
   planValue: WireInt.nullish(),
   planName: z.string().nullish(),
   rules: z

@@ -14,7 +14,7 @@ import { type CliIo, errorLine, waitForAbort } from '../io.js';
 import { configuredAccessKey, nonNegativeNumber } from '../settings.js';
 
 /** Default port: next to the daemon's default 8080, so both run side by side. */
-export const DEFAULT_EMULATOR_PORT = 8081;
+const DEFAULT_EMULATOR_PORT = 8081;
 
 interface EmulatorFlags {
   port: number;

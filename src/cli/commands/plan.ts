@@ -25,7 +25,7 @@ import {
 } from '../reconcile-run.js';
 import { addConnectionOptions, useColor } from '../settings.js';
 
-export interface PlanFlags extends ReconcileFlags {
+interface PlanFlags extends ReconcileFlags {
   json?: boolean;
   format?: 'text' | 'markdown' | 'json';
   detailedExitcode?: boolean;
@@ -91,7 +91,7 @@ function report(plan: Plan, flags: PlanFlags, io: CliIo): number {
 }
 
 /** The exit code of a plan that could be made: see the module comment. */
-export function planExitCode(
+function planExitCode(
   summary: Plan['summary'],
   flags: Pick<PlanFlags, 'detailedExitcode' | 'driftExitcode'>,
 ): number {

@@ -41,7 +41,7 @@ export const DEFAULT_LISTEN = '0.0.0.0:8080';
  * swap), not the checkout itself. It is also the floor of every file-change's latency, and
  * the target for one changed resource is 300 ms from push to applied, so it stays short.
  */
-export const DEFAULT_DEBOUNCE_MS = 100;
+const DEFAULT_DEBOUNCE_MS = 100;
 /** Default of `--shutdown-timeout`, in seconds (Kubernetes' default grace period is 30 s too). */
 export const DEFAULT_SHUTDOWN_TIMEOUT_S = 30;
 

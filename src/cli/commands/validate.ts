@@ -24,7 +24,7 @@ function plural(count: number, word: string): string {
 }
 
 /** Runs validate; returns the exit code. */
-export async function runValidate(flags: ValidateFlags, io: CliIo): Promise<number> {
+async function runValidate(flags: ValidateFlags, io: CliIo): Promise<number> {
   const dir = configDirFrom(flags.config, io);
   const display = (issue: ConfigIssue): string =>
     formatIssue(issue, issue.file === '.' ? dir.given : join(dir.given, issue.file));

@@ -18,13 +18,13 @@ import type { RunObserver, RunSummary } from './run-summary.js';
 import { failureKey } from './transitions.js';
 
 /** The statuses' context: one check line per commit on GitHub. */
-export const STATUS_CONTEXT = 'edgesync';
+const STATUS_CONTEXT = 'edgesync';
 /** GitHub's limit on a status description. */
 const MAX_DESCRIPTION = 140;
 /** Revisions whose last posted state is remembered. */
 const REMEMBERED = 20;
 
-export type CommitState = 'pending' | 'success' | 'failure';
+type CommitState = 'pending' | 'success' | 'failure';
 
 export interface CommitStatusOptions {
   /** `https://api.github.com`, or a GitHub Enterprise `https://host/api/v3`. */

@@ -9,7 +9,7 @@
 import type { ApplyResult, Plan } from '../../engine/types.js';
 
 /** How a resource figured in a run. `drifted`: report-only drift, seen and not written. */
-export type SubjectOutcome = 'applied' | 'failed' | 'drifted';
+type SubjectOutcome = 'applied' | 'failed' | 'drifted';
 
 /** One resource a run changed, failed on, or found drifted in report-only mode. */
 export interface AffectedSubject {

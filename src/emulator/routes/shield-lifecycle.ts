@@ -28,16 +28,16 @@ import type { RequestContext, Route } from './types.js';
 import { idParam, validationFailure } from './types.js';
 
 /** The API's own words for a Basic zone (PHP docs, docs/api-notes.md, Custom WAF rules). */
-export const BASIC_PLAN_RULE_MESSAGE =
+const BASIC_PLAN_RULE_MESSAGE =
   'We do not support Custom WAF Rule creation on our Free Tier of Bunny Shield, please upgrade to Advanced.';
 
 /** The API's own words past the custom list limit (PHP docs, docs/api-notes.md, Access lists). */
-export function listLimitMessage(limit: number): string {
+function listLimitMessage(limit: number): string {
   return `Custom Access List limit exceeded. You can have a maximum of ${limit} custom lists. Please upgrade your Bunny Shield tier or contact support for assistance.`;
 }
 
 /** No source quotes this one; it is worded after the list limit's message. */
-export function ruleLimitMessage(limit: number): string {
+function ruleLimitMessage(limit: number): string {
   return `Custom WAF Rule limit exceeded. You can have a maximum of ${limit} custom WAF rules. Please upgrade your Bunny Shield tier or contact support for assistance.`;
 }
 

@@ -13,7 +13,7 @@ import { IMAGE_PULL_POLICIES, PORT_PROTOCOLS, RUNTIME_TYPES } from '../../domain
 import { caseInsensitiveEnum } from './enum.js';
 
 /** The seed's app name rule: 1-100 characters of letters, digits, '-' and whitespace. */
-export const APP_NAME_PATTERN = /^[A-Za-z0-9-\s]+$/;
+const APP_NAME_PATTERN = /^[A-Za-z0-9-\s]+$/;
 /** The spec's patterns as written there, for messages (ASP.NET quotes the attribute's pattern). */
 const IMAGE_PART_PATTERN_TEXT = '[a-zA-Z0-9]+(?:[./_-]{1,2}[a-zA-Z0-9]+)*';
 const IMAGE_TAG_PATTERN_TEXT = '[a-zA-Z0-9]+(?:[._-]{1,2}[a-zA-Z0-9]+)*';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { EnumTable } from '../../domain/enums.js';
 
 /** "1 (Block), 2 (Log), …": the allowed values, for messages. */
-export function describeEnum(table: EnumTable): string {
+function describeEnum(table: EnumTable): string {
   return Object.entries(table)
     .map(([name, value]) => `${value} (${name})`)
     .join(', ');

@@ -20,7 +20,7 @@ export function fieldPath(path: readonly PropertyKey[]): string {
 }
 
 /** ASP.NET's display name of a property: the C# name, i.e. the JSON name with a capital. */
-export function displayName(path: readonly PropertyKey[]): string {
+function displayName(path: readonly PropertyKey[]): string {
   for (let i = path.length - 1; i >= 0; i -= 1) {
     const segment = path[i];
     if (typeof segment === 'string' && segment !== '') return segment[0]?.toUpperCase() + segment.slice(1);
@@ -69,7 +69,7 @@ function jsonPath(path: readonly PropertyKey[]): string {
  * One FieldError per problem. An unrecognised-keys issue names the object, so it is split
  * into one error per extra key, each naming the key itself: that is the field to remove.
  */
-export function fieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] {
+function fieldErrors(issues: readonly z.core.$ZodIssue[]): FieldError[] {
   const out: FieldError[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {

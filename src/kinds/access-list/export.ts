@@ -18,7 +18,7 @@ import { canonicalLines } from './spec.js';
  * One custom list in the desired-state format. A repeated entry is written once, with a
  * warning: the format refuses duplicates, so the plan of the export then removes the copies.
  */
-export function accessListToSpec(
+function accessListToSpec(
   shieldZoneId: number,
   details: AccessListDetailsWire,
   list: CustomAccessListWire,

@@ -27,7 +27,7 @@ import type { DesiredResource, FieldDiff } from '../types.js';
 import { type AccessListCanonical, accessListSpec, canonicalContent, canonicalLines } from './spec.js';
 
 /** Live content: known from a GET, or settled by the checksum hint without one. */
-export type LiveContent = { readonly checksum: string; readonly content?: string };
+type LiveContent = { readonly checksum: string; readonly content?: string };
 
 export interface LiveAccessList {
   listId: number;
@@ -52,7 +52,7 @@ interface ContentHint {
  * A hint older than this is not trusted: the content is read again. It bounds the damage if
  * the API ever changes content without moving `lastUpdated` (its resolution is not documented).
  */
-export const CONTENT_HINT_MAX_AGE_MS = 60 * 60 * 1000;
+const CONTENT_HINT_MAX_AGE_MS = 60 * 60 * 1000;
 
 function isFreshHint(value: unknown, now: number): value is ContentHint {
   const h = value as ContentHint | undefined;
@@ -68,7 +68,7 @@ function liveChecksum(wire: CustomAccessListWire): string {
 }
 
 /** True when live content equals the desired canonical content. */
-export function contentMatches(desired: AccessListCanonical, live: LiveContent): boolean {
+function contentMatches(desired: AccessListCanonical, live: LiveContent): boolean {
   if (desired.checksum === live.checksum) return true;
   // The API stores content as sent: a trailing newline or blank line written out of band
   // changes the checksum but not the entries, and must not make a diff after every apply.

@@ -41,7 +41,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 /** Joins a path and a key: `a` + `b` → `a.b`; `` + `b` → `b`. */
-export function joinPath(base: string, key: string): string {
+function joinPath(base: string, key: string): string {
   return base === '' ? key : `${base}.${key}`;
 }
 

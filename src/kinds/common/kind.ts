@@ -20,7 +20,7 @@ import type {
 import type { KindSpecModule } from './spec-module.js';
 
 /** What a kind found for one desired resource. */
-export type LiveLookup<Live> =
+type LiveLookup<Live> =
   | { readonly status: 'found'; readonly live: Live }
   | { readonly status: 'error'; readonly error: ReconcileError };
 

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import type { KindName } from '../types.js';
 
 /** A path inside a document's `spec`, as zod and the yaml Document use it. */
-export type SpecPath = readonly (string | number)[];
+type SpecPath = readonly (string | number)[];
 
 /** What `resolve` may ask of the loader: file access confined to the config dir, and issue reporting. */
 export interface ResolveContext {

@@ -18,7 +18,7 @@ import { IMAGE_PULL_POLICIES, PORT_PROTOCOLS, RUNTIME_TYPES } from '../../domain
 import { compact } from '../common/diff.js';
 
 /** The seed's spelling of a string enum value, matched case-insensitively; unknown values kept. */
-export function canonicalCase(values: readonly string[], value: string): string {
+function canonicalCase(values: readonly string[], value: string): string {
   return values.find((v) => v.toLowerCase() === value.toLowerCase()) ?? value;
 }
 
@@ -62,7 +62,7 @@ function portMappings(wire: ContainerEndpointWire['portMappings']): PortMappingR
 }
 
 /** GET endpoint → request endpoint; undefined for types a request cannot express. */
-export function endpointRequest(wire: ContainerEndpointWire): EndpointRequest | undefined {
+function endpointRequest(wire: ContainerEndpointWire): EndpointRequest | undefined {
   const type = (wire.type ?? 'cdn').toLowerCase();
   if (type === 'cdn') {
     const pullZoneId =
@@ -132,7 +132,7 @@ function probeRequest(wire: ProbeWire | null | undefined): ProbeRequest | undefi
  * from registry/namespace/name/tag, and sending the old ones back would pin the old image
  * when only the tag changes. They are sent only when the YAML declares them.
  */
-export function liveContainer(wire: ContainerTemplateWire): LiveContainer {
+function liveContainer(wire: ContainerTemplateWire): LiveContainer {
   const endpoints: EndpointRequest[] = [];
   const inexpressibleEndpoints: string[] = [];
   for (const endpoint of wire.endpoints ?? []) {

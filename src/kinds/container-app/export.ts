@@ -59,7 +59,7 @@ function endpointToSpec(endpoint: EndpointRequest): Record<string, unknown> {
 }
 
 /** The placeholder variable of a secret-looking one: `EDGESYNC_SECRET_` + its name, upper-cased, `_` for the rest. */
-export function placeholderVariable(name: string): string {
+function placeholderVariable(name: string): string {
   return `${SECRET_ENV_PREFIX}${name.toUpperCase().replace(/[^A-Z0-9_]/g, '_')}`;
 }
 
@@ -119,7 +119,7 @@ function containerToSpec(
 }
 
 /** One live app in the desired-state format. */
-export function appToSpec(
+function appToSpec(
   wire: AppWire,
   settings: ExportSettings = { includeSecretValues: false },
   /** True when no other app of the account has its name: the document finds it by name, no appId. */

@@ -96,7 +96,7 @@ function planCreate(
 }
 
 /** Replaces `@optimal` with E7's region id, keeping order and dropping a resulting duplicate. */
-export function resolveOptimal(
+function resolveOptimal(
   ids: readonly string[] | undefined,
   optimal: string | undefined,
 ): string[] | undefined {

@@ -34,7 +34,7 @@ const RegionId = z
   });
 
 /** Strict schema of `regionSettings` in the desired state (unknown keys are errors). */
-export const RegionSettingsSpec = z
+const RegionSettingsSpec = z
   .strictObject({
     allowedRegionIds: z.array(RegionId).optional(),
     requiredRegionIds: z.array(RegionId).optional(),
@@ -66,13 +66,11 @@ export const RegionSettingsSpec = z
     },
     { when: whenValid('allowedRegionIds', 'requiredRegionIds', 'maxAllowedRegions') },
   );
-/** The parsed (output) form of RegionSettingsSpec: enums as the integers or spellings the API takes. */
-export type RegionSettingsSpec = z.infer<typeof RegionSettingsSpec>;
 
 const Protocols = z.array(caseInsensitiveEnum('protocol', PORT_PROTOCOLS));
 
 /** Strict schema of an item of `portMappings` in the desired state (unknown keys are errors). */
-export const PortMappingSpec = z.strictObject({
+const PortMappingSpec = z.strictObject({
   containerPort: Port,
   exposedPort: Port.optional(),
   protocols: Protocols.optional(),
@@ -150,7 +148,7 @@ const MountPath = z
  * edgesync's own environment, or a file of the secrets directory. Read when the plan is made,
  * never by the loader, which stays offline and deterministic.
  */
-export const ValueFromSpec = z
+const ValueFromSpec = z
   .strictObject({
     env: z
       .string()
@@ -268,13 +266,11 @@ export const ContainerSpec = z.strictObject({
 export type ContainerSpec = z.infer<typeof ContainerSpec>;
 
 /** Strict schema of an item of `volumes` in the desired state (unknown keys are errors). */
-export const VolumeSpec = z.strictObject({
+const VolumeSpec = z.strictObject({
   name: ShortName,
   /** Gigabytes (10^9 bytes). */
   size: z.number().int('must be an integer (GB)').min(1, 'must be 1-100 (GB)').max(100, 'must be 1-100 (GB)'),
 });
-/** The parsed (output) form of VolumeSpec: enums as the integers or spellings the API takes. */
-export type VolumeSpec = z.infer<typeof VolumeSpec>;
 
 /** Strict schema of the `spec` of a ContainerApp document (unknown keys are errors). */
 export const ContainerAppSpec = z

@@ -4,7 +4,7 @@ import type { ExportedSpec, KindExporter } from '../common/export.js';
 import { liveZone } from './index.js';
 
 /** One DNS zone in the desired-state format, from the same live form its plan compares. */
-export function dnsZoneToSpec(wire: DnsZoneWire): ExportedSpec {
+function dnsZoneToSpec(wire: DnsZoneWire): ExportedSpec {
   const live = liveZone(wire);
   return {
     kind: 'DnsZone',

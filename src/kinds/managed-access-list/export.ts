@@ -14,7 +14,7 @@ import { compact } from '../common/diff.js';
 import { type ExportedSpec, type KindExporter, optionalEnumName } from '../common/export.js';
 
 /** One managed list in the desired-state format (identified by `listId`, which never changes). */
-export function managedListToSpec(shieldZoneId: number, details: AccessListDetailsWire): ExportedSpec {
+function managedListToSpec(shieldZoneId: number, details: AccessListDetailsWire): ExportedSpec {
   const spec = compact({
     shieldZoneId,
     listId: details.listId,

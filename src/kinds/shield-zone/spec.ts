@@ -33,7 +33,7 @@ export const ShieldZoneSpec = z.strictObject({
 export type ShieldZoneSpec = z.infer<typeof ShieldZoneSpec>;
 
 /** A glob as a regular expression matching a whole name: only `*` and `?` are special. */
-export function globRegExp(glob: string): RegExp {
+function globRegExp(glob: string): RegExp {
   let source = '';
   for (const char of glob) {
     if (char === '*') source += '[\\s\\S]*';

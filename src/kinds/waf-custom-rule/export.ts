@@ -22,7 +22,7 @@ import { normalizeWafRule, readZoneWafRules } from './index.js';
  * `isRegexVariable` when false: the plan compares the condition list whole, with false as the
  * default of both, so leaving them out changes nothing and reads better.
  */
-export function wafRuleToSpec(wire: CustomWafRuleWire, shieldZoneId: number, byKey = false): ExportedSpec {
+function wafRuleToSpec(wire: CustomWafRuleWire, shieldZoneId: number, byKey = false): ExportedSpec {
   const live = normalizeWafRule(wire);
   const c = live.ruleConfiguration;
   const spec = compact({

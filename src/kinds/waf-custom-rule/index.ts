@@ -27,7 +27,7 @@ import type { DesiredResource, FieldDiff } from '../types.js';
 import { type ChainedRuleConditionSpec, type WafCustomRuleSpec, wafCustomRuleSpec } from './spec.js';
 
 /** A chained condition with the API's defaults filled (null value → "", null flags → false). */
-export interface NormalChainedCondition {
+interface NormalChainedCondition {
   variableTypes: Record<string, string>;
   operatorType: number | null;
   value: string;
@@ -103,7 +103,7 @@ function desiredChained(c: ChainedRuleConditionSpec): NormalChainedCondition {
 }
 
 /** Enum integers back to the seed's names for plans and logs. */
-export function displayWafValue(path: string, value: unknown): unknown {
+function displayWafValue(path: string, value: unknown): unknown {
   const leaf = path.slice(path.lastIndexOf('.') + 1);
   if (typeof value === 'number') {
     if (leaf === 'actionType') return enumName(WafRuleActionType, value);
@@ -125,7 +125,7 @@ export function displayWafValue(path: string, value: unknown): unknown {
 /**
  * The declared part of a spec, in the live form's shape, for `diffDeclared`. Built for each
  * plan, not kept per spec: a kept copy of every rule outlives the run that needed it (see
- * docs/performance.md, Memory), and building one is a handful of small objects.
+ * docs/performance.md, Latest figures, memory), and building one is a handful of small objects.
  */
 function declared(spec: WafCustomRuleSpec): unknown {
   const c = spec.ruleConfiguration;
@@ -147,7 +147,7 @@ function declared(spec: WafCustomRuleSpec): unknown {
 }
 
 /** The whole E1 body: declared values, live values for the rest. */
-export function buildWafRuleRequest(spec: WafCustomRuleSpec, live: LiveWafRule): UpdateCustomWafRuleRequest {
+function buildWafRuleRequest(spec: WafCustomRuleSpec, live: LiveWafRule): UpdateCustomWafRuleRequest {
   const c = spec.ruleConfiguration;
   const l = live.ruleConfiguration;
   const severityType = c.severityType ?? l.severityType ?? undefined;

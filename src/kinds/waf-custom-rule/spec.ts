@@ -67,7 +67,7 @@ export const ChainedRuleConditionSpec = z.strictObject({
 export type ChainedRuleConditionSpec = z.infer<typeof ChainedRuleConditionSpec>;
 
 /** Strict schema of `ruleConfiguration` in the desired state (unknown keys are errors). */
-export const RuleConfigurationSpec = z.strictObject({
+const RuleConfigurationSpec = z.strictObject({
   actionType: enumField('actionType', WafRuleActionType),
   operatorType: operatorType(),
   severityType: enumField('severityType', WafRuleSeverityType).optional(),
@@ -79,8 +79,6 @@ export const RuleConfigurationSpec = z.strictObject({
   isRegexVariable: z.boolean().optional(),
   chainedRuleConditions: z.array(ChainedRuleConditionSpec).optional(),
 });
-/** The parsed (output) form of RuleConfigurationSpec: enums as the integers or spellings the API takes. */
-export type RuleConfigurationSpec = z.infer<typeof RuleConfigurationSpec>;
 
 /** Strict schema of the `spec` of a WafCustomRule document (unknown keys are errors). */
 export const WafCustomRuleSpec = z.strictObject({

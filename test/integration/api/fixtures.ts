@@ -15,7 +15,7 @@ export const DNS_ZONE_ID = 7;
 
 export const okGeneric = { statusCode: 200, success: true, message: null, errorKey: null };
 
-export const ruleConfiguration = {
+const ruleConfiguration = {
   actionType: 1,
   variableTypes: { REQUEST_URI: '' },
   operatorType: 17,

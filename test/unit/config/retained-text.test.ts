@@ -1,7 +1,7 @@
 /**
  * What the daemon keeps of a file between runs: the loaded resources and the loader's cache
  * must not hold the file's text. Strings the YAML parser returns are slices of that text, and
- * one kept slice keeps all of it alive (docs/performance.md, Memory). The heap is searched
+ * one kept slice keeps all of it alive (docs/performance.md, Latest figures, memory). The heap is searched
  * for a marker that only the file's text contains.
  */
 import { randomUUID } from 'node:crypto';
