@@ -321,11 +321,13 @@ export function createController(options: ControllerOptions): Controller {
       }
       const { loaded } = done;
       revision = done.revision;
+      // Known before the store is read again: if that read fails, the retry must still cover
+      // the changed resources (the loader has reported them and will not again).
+      const stages = stagesOf(request, loaded);
+      scoped = stages.flat().map((resource) => resource.subject);
       // What this run prunes comes from the store as it is now, not from this process's memory
       // (docs/state.md, The writer's lease).
       await state.reload();
-      const stages = stagesOf(request, loaded);
-      scoped = stages.flat().map((resource) => resource.subject);
       // A removed document is read for even without --prune: its objects are pruned, or listed
       // as unclaimed (unclaimed.ts), never silently dropped from view.
       const removed = loaded.changes.removed.length > 0;

@@ -54,10 +54,16 @@ describe('container secrets in the daemon', () => {
     rmSync(join(secrets, 'stripe-key'));
     await genericHook(d.url, '{}', HOOK);
     const failed = await d.waitForEvent('change.failed', (l) => l.subject === 'ContainerApp/storefront');
-    // The status is recorded when the run ends, just after its audit lines.
+    // The status is recorded when the run ends, just after its audit lines. The run record (in
+    // `runs`, with each change's error) lands a moment before the resource's own record, so wait
+    // for the resource: any SECRET_UNAVAILABLE in the text is not yet the resource's.
     const status = await until(async () => {
       const text = (await request(`${d.url}/status`)).text;
-      return text.includes('"SECRET_UNAVAILABLE"') && text;
+      const resources = (
+        JSON.parse(text) as { resources: { subject: string; lastError: { code: string } | null }[] }
+      ).resources;
+      const app = resources.find((r) => r.subject === 'ContainerApp/storefront');
+      return app?.lastError?.code === 'SECRET_UNAVAILABLE' && text;
     }, 'the failure in /status');
     const metrics = (await request(`${d.url}/metrics`)).text;
     await d.stop();
