@@ -13,6 +13,7 @@
  */
 import { expect } from 'vitest';
 import type { RequestEvent } from '../../src/api/types.js';
+import { canonicalJson } from '../../src/config/canonical.js';
 import { createDesiredStateLoader } from '../../src/config/loader.js';
 import { type CustomWafRule, type EmulatorState, startEmulator } from '../../src/emulator/index.js';
 import { reconcile } from '../../src/engine/reconcile.js';
@@ -105,9 +106,11 @@ function compareStates(
   dnsZoneIds: readonly number[],
 ): string[] {
   const differences: string[] = [];
+  // Canonical JSON: the order of an object's keys (variableTypes is a map) means nothing to
+  // the API, and what edgesync sends keeps the canonical order, not the YAML's.
   function check(what: string, actual: unknown, expected: unknown): void {
-    const a = JSON.stringify(actual);
-    const e = JSON.stringify(expected);
+    const a = canonicalJson(actual);
+    const e = canonicalJson(expected);
     if (a !== e) differences.push(`${what}: live ${a}, desired ${e}`);
   }
   for (const zone of reference.shieldZones()) {
