@@ -9,7 +9,7 @@ import { ContainerEnvRequest } from '../validation/app.js';
 import { check } from '../validation/issues.js';
 import type { Application } from '../wire.js';
 import type { RequestContext, Route } from './types.js';
-import { queryInt, validationFailure } from './types.js';
+import { appOr404, isApp, queryInt, validationFailure } from './types.js';
 
 /** The listings' `limit`: default 20, 1-1000 (MC spec). */
 const DEFAULT_LIMIT = 20;
@@ -53,16 +53,6 @@ function page<T, U>(ctx: RequestContext, items: readonly T[], view: (item: T) =>
     },
   };
 }
-
-function appOr404(ctx: RequestContext): Application | Reply {
-  const appId = ctx.params[0] as string;
-  return (
-    ctx.state.app(appId) ??
-    ctx.fail('notFound', { status: 404, detail: `Application '${appId}' was not found.` })
-  );
-}
-
-const isApp = (value: Application | Reply): value is Application => 'containerTemplates' in value;
 
 function listApps(ctx: RequestContext): Reply {
   return page(ctx, ctx.state.apps(), (app) => {

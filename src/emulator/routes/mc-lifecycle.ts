@@ -21,7 +21,7 @@ import {
 import { check } from '../validation/issues.js';
 import type { Application } from '../wire.js';
 import type { RequestContext, Route } from './types.js';
-import { validationFailure } from './types.js';
+import { appOr404, isApp, validationFailure } from './types.js';
 
 /** `AddApplicationRequest`: name, runtimeType, autoScaling and regionSettings are required. */
 const AddApplicationRequest = z.strictObject({
@@ -33,16 +33,6 @@ const AddApplicationRequest = z.strictObject({
   containerTemplates: z.array(ContainerRequest).min(1),
   volumes: z.array(VolumeRequest).optional(),
 });
-
-function appOr404(ctx: RequestContext): Application | Reply {
-  const appId = ctx.params[0] as string;
-  return (
-    ctx.state.app(appId) ??
-    ctx.fail('notFound', { status: 404, detail: `Application '${appId}' was not found.` })
-  );
-}
-
-const isApp = (value: Application | Reply): value is Application => 'containerTemplates' in value;
 
 function addApp(ctx: RequestContext): Reply {
   const checked = check(AddApplicationRequest, ctx.body, ctx.strict);

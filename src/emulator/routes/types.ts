@@ -5,6 +5,7 @@
 import type { OperationId } from '../operations.js';
 import type { ErrorProfile, Failure, Reply } from '../replies.js';
 import type { EmulatorState } from '../store.js';
+import type { Application } from '../wire.js';
 
 /** What a handler gets. `params` are the `:name` segments of the pattern, in order, URL-decoded. */
 export interface RequestContext {
@@ -76,3 +77,14 @@ export function validationFailure(errors: Failure['errors']): Failure {
     errors: errors ?? [],
   };
 }
+
+/** The app the route's first parameter names, or the API's 404 for an unknown id. */
+export function appOr404(ctx: RequestContext): Application | Reply {
+  const appId = ctx.params[0] as string;
+  return (
+    ctx.state.app(appId) ??
+    ctx.fail('notFound', { status: 404, detail: `Application '${appId}' was not found.` })
+  );
+}
+
+export const isApp = (value: Application | Reply): value is Application => 'containerTemplates' in value;
