@@ -4,35 +4,21 @@
  * a create whose reply was lost is not sent again when the listing lags, `ignore` globs are
  * literal but for `*` and `?`, and a rename onto a name another live object has is refused.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DesiredResource } from '../../src/config/types.js';
-import type { EmulatorSeed } from '../../src/emulator/index.js';
 import { renderPlanText } from '../../src/engine/render.js';
 import { desired } from '../helpers/desired.js';
-import { call, TEST_SEED } from '../helpers/emulator.js';
-import { type EngineFixture, engineFixture, writesOf } from '../helpers/engine.js';
+import { call } from '../helpers/emulator.js';
+import { BLOCK_ADMIN_RULE, type EngineFixture, engineFixturePerTest, writesOf } from '../helpers/engine.js';
 
-let fx: EngineFixture | undefined;
-afterEach(async () => {
-  await fx?.close();
-  fx = undefined;
-});
-
-async function start(seed: EmulatorSeed = TEST_SEED): Promise<EngineFixture> {
-  fx = await engineFixture(seed);
-  return fx;
-}
-
-const CONFIG = {
-  actionType: 'Block',
-  operatorType: 'BEGINSWITH',
-  severityType: 'WARNING',
-  variableTypes: { REQUEST_URI: '' },
-  value: '/admin',
-};
+const start = engineFixturePerTest();
 
 function rule(name: string, ruleName: string, zone = 42): DesiredResource {
-  return desired('WafCustomRule', name, { shieldZoneId: zone, ruleName, ruleConfiguration: CONFIG });
+  return desired('WafCustomRule', name, {
+    shieldZoneId: zone,
+    ruleName,
+    ruleConfiguration: BLOCK_ADMIN_RULE,
+  });
 }
 
 function list(name: string, listName: string, zone = 42): DesiredResource {
@@ -264,9 +250,9 @@ describe('ignore globs', () => {
           planType: 'Advanced',
           customRules: [
             ...unmanagedRules(2, 500),
-            { id: 600, ruleName: 'Legacy (old) rule', ruleConfiguration: CONFIG },
-            { id: 601, ruleName: 'Team [EU] 1', ruleConfiguration: CONFIG },
-            { id: 602, ruleName: 'Team E', ruleConfiguration: CONFIG },
+            { id: 600, ruleName: 'Legacy (old) rule', ruleConfiguration: BLOCK_ADMIN_RULE },
+            { id: 601, ruleName: 'Team [EU] 1', ruleConfiguration: BLOCK_ADMIN_RULE },
+            { id: 602, ruleName: 'Team E', ruleConfiguration: BLOCK_ADMIN_RULE },
           ],
         },
       ],

@@ -4,36 +4,23 @@
  * guards, the write order per zone, the zone limits, the Basic plan's 202, duplicate keys, and
  * a create whose reply is lost. Every assertion reads the emulator's journal or its live state.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DesiredResource } from '../../src/config/types.js';
 import { sha256Hex } from '../../src/domain/checksum.js';
-import type { EmulatorSeed } from '../../src/emulator/index.js';
 import { memoryStateStore } from '../../src/engine/state.js';
 import { desired } from '../helpers/desired.js';
 import { TEST_SEED } from '../helpers/emulator.js';
-import { type EngineFixture, engineFixture, writesOf } from '../helpers/engine.js';
+import { BLOCK_ADMIN_RULE, type EngineFixture, engineFixturePerTest, writesOf } from '../helpers/engine.js';
 
-let fx: EngineFixture | undefined;
-afterEach(async () => {
-  await fx?.close();
-  fx = undefined;
-});
-
-async function start(seed: EmulatorSeed = TEST_SEED): Promise<EngineFixture> {
-  fx = await engineFixture(seed);
-  return fx;
-}
-
-const CONFIG = {
-  actionType: 'Block',
-  operatorType: 'BEGINSWITH',
-  severityType: 'WARNING',
-  variableTypes: { REQUEST_URI: '' },
-  value: '/admin',
-};
+const start = engineFixturePerTest();
 
 function rule(name: string, ruleName: string, extra: Record<string, unknown> = {}): DesiredResource {
-  return desired('WafCustomRule', name, { shieldZoneId: 42, ruleName, ruleConfiguration: CONFIG, ...extra });
+  return desired('WafCustomRule', name, {
+    shieldZoneId: 42,
+    ruleName,
+    ruleConfiguration: BLOCK_ADMIN_RULE,
+    ...extra,
+  });
 }
 
 function list(name: string, listName: string, extra: Record<string, unknown> = {}): DesiredResource {
@@ -233,7 +220,7 @@ describe('duplicate keys', () => {
 describe('prune', () => {
   async function createdThenRemoved(): Promise<{ f: EngineFixture; id: number; keep: DesiredResource }> {
     const f = await start();
-    const keep = rule('third', 'Third', { ruleConfiguration: { ...CONFIG, value: '/third' } });
+    const keep = rule('third', 'Third', { ruleConfiguration: { ...BLOCK_ADMIN_RULE, value: '/third' } });
     await f.run([keep, rule('block-admin', 'Block admin')], 'apply');
     const id = f.state.inventory()['WafCustomRule/block-admin']?.id as number;
     f.emu.journal.clear();
@@ -317,7 +304,7 @@ describe('exclusive ShieldZone', () => {
     const f = await start();
     const docs = [
       zone({ ignore: ['Log *'] }),
-      rule('sqli', 'Block SQLi', { ruleConfiguration: { ...CONFIG } }),
+      rule('sqli', 'Block SQLi', { ruleConfiguration: { ...BLOCK_ADMIN_RULE } }),
     ];
 
     const refused = await f.run(docs, 'apply', { prune: true });
@@ -422,7 +409,7 @@ describe('zone limits and the Basic plan', () => {
     const doc = desired('WafCustomRule', 'basic', {
       shieldZoneId: 43,
       ruleName: 'Basic',
-      ruleConfiguration: CONFIG,
+      ruleConfiguration: BLOCK_ADMIN_RULE,
     });
 
     const { plan } = await f.run([doc], 'apply');
@@ -442,7 +429,7 @@ describe('zone limits and the Basic plan', () => {
     const doc = desired('WafCustomRule', 'basic', {
       shieldZoneId: 44,
       ruleName: 'Basic',
-      ruleConfiguration: CONFIG,
+      ruleConfiguration: BLOCK_ADMIN_RULE,
     });
 
     f.emu.journal.clear();

@@ -2,6 +2,7 @@
  * Engine fixture: a seeded emulator, a real API client pointed at it over loopback, and an
  * in-memory state store; `run` reconciles desired resources in plan or apply mode.
  */
+import { afterEach } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/types.js';
 import type { DesiredResource } from '../../src/config/types.js';
@@ -59,3 +60,28 @@ export async function engineFixture(seed: EmulatorSeed = TEST_SEED): Promise<Eng
 export function writesOf(emu: Emulator): Array<{ method: string; path: string; body: unknown }> {
   return emu.journal.writes().map((e) => ({ method: e.method, path: e.path, body: e.requestBody }));
 }
+
+/**
+ * An engine fixture per test: the returned `start(seed?)` starts one, and it is closed after
+ * the test that started it. Call once at the top of a test file.
+ */
+export function engineFixturePerTest(): (seed?: EmulatorSeed) => Promise<EngineFixture> {
+  let fx: EngineFixture | undefined;
+  afterEach(async () => {
+    await fx?.close();
+    fx = undefined;
+  });
+  return async (seed = TEST_SEED) => {
+    fx = await engineFixture(seed);
+    return fx;
+  };
+}
+
+/** A custom WAF rule configuration that blocks /admin, for lifecycle tests. */
+export const BLOCK_ADMIN_RULE = {
+  actionType: 'Block',
+  operatorType: 'BEGINSWITH',
+  severityType: 'WARNING',
+  variableTypes: { REQUEST_URI: '' },
+  value: '/admin',
+};
