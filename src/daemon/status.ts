@@ -129,9 +129,22 @@ export type UnclaimedObject = {
   readonly since: string;
 };
 
+/** Who leads the state store, as `/status` shows it (docs/state.md, Leadership). */
+export interface LeaderStatus {
+  readonly pid: number;
+  readonly host: string;
+  /** When the leader took the lease (ISO). */
+  readonly since: string;
+  readonly term: number;
+}
+
 /** The whole `GET /status` document. */
 export interface StatusDocument {
   readonly status: DaemonPhase;
+  /** `leader` while this daemon holds the lease and writes; `standby` while another one does. */
+  readonly role: 'leader' | 'standby';
+  /** The leader (this daemon, or the one a standby waits for); null while unknown. */
+  readonly leader: LeaderStatus | null;
   /** True once the desired state has loaded successfully (what /readyz answers). */
   readonly ready: boolean;
   /** Resources are failed, or the last run itself failed (shown even while `Reconciling`). */
@@ -201,6 +214,8 @@ export interface StatusTracker {
   ): void;
   setSettleHold(hold: SettleHoldStatus | null): void;
   setUnclaimed(objects: readonly UnclaimedObject[]): void;
+  /** This daemon's role and the leader it knows of; a standby is ready (it stays in a Service). */
+  setLeadership(role: 'leader' | 'standby', leader: LeaderStatus | null): void;
   /** Counts per kind and state, for the resource gauge. */
   countsByKind(): Map<string, Map<string, number>>;
   document(runs: readonly RunRecord[]): StatusDocument;
@@ -266,6 +281,10 @@ export function createStatusTracker(): StatusTracker {
   let settleHold: SettleHoldStatus | null = null;
   let unclaimed: readonly UnclaimedObject[] = [];
   let lastSuccessAt: string | null = null;
+  let role: StatusDocument['role'] = 'leader';
+  let leader: LeaderStatus | null = null;
+  // A daemon that stood by is ready from then on, also while it loads as a new leader.
+  let stoodBy = false;
   let writes = 0;
 
   function failedCount(): number {
@@ -291,7 +310,9 @@ export function createStatusTracker(): StatusTracker {
     for (const resource of list) counts[resource.state] += 1;
     const head = {
       status: phase(),
-      ready: revision !== null,
+      role,
+      leader,
+      ready: revision !== null || stoodBy,
       degraded: degraded(),
       revision,
       lastAttemptedRevision,
@@ -311,7 +332,7 @@ export function createStatusTracker(): StatusTracker {
 
   return {
     get ready() {
-      return revision !== null;
+      return revision !== null || stoodBy;
     },
     get degraded() {
       return degraded();
@@ -444,6 +465,12 @@ export function createStatusTracker(): StatusTracker {
     setUnclaimed(objects) {
       writes += 1;
       unclaimed = objects;
+    },
+    setLeadership(nextRole, nextLeader) {
+      writes += 1;
+      role = nextRole;
+      leader = nextLeader;
+      if (nextRole === 'standby') stoodBy = true;
     },
     countsByKind() {
       const out = new Map<string, Map<string, number>>();

@@ -59,7 +59,8 @@ export interface KeyStorage {
   readonly location: string;
   /** The stored text, or undefined when there is none. Read-only opens never tighten or write. */
   read(options: { readOnly: boolean }): Promise<string | undefined>;
-  write(text: string): Promise<void>;
+  /** Under a lease, refused (LEADER_LOST) like a document write once that lease is not current. */
+  write(text: string, lease: Lease | undefined): Promise<void>;
 }
 
 export interface StateBackend {
