@@ -21,6 +21,12 @@ import type { LeaderStatus, StatusTracker } from './status.js';
 const STANDBY_REFRESH_MS = 2000;
 /** After a failed try (the store unreachable), the wait before the next one. */
 const RETRY_AFTER_FAILURE_MS = 1000;
+/**
+ * A leader that lost its lease waits this long before it competes again: the lost lease may be
+ * its own fault (a flaky network, a stalled host), and a standby that polls more often than this
+ * takes over first.
+ */
+const REJOIN_AFTER_LOSS_MS = 3000;
 
 /** A term of leadership, as `lead` runs it. */
 export interface LeaderTerm {
@@ -192,6 +198,7 @@ export function startLeadership(options: LeadershipOptions): Leadership {
       await term.end(0);
       await lease.release();
       setRole('standby', null);
+      await sleep(REJOIN_AFTER_LOSS_MS, undefined, { signal: stopping.signal }).catch(() => undefined);
       return true;
     }
     await term.end(stopTimeoutMs);

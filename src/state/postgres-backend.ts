@@ -139,8 +139,11 @@ export function postgresBackend(options: PostgresOptions): StateBackend {
     application_name: 'edgesync',
   };
   const pool = new pg.Pool({ ...config, max: 4, idleTimeoutMillis: 10_000 });
-  // A dropped idle connection is the pool's to replace; it must not crash the process.
+  // A dropped connection (a restarted server) must not crash the process: an idle one is the
+  // pool's to replace, and one in use fails its query, which the caller sees. pg emits `error` on
+  // a checked-out client whose connection ends between queries; with no listener that throws.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const instance = options.instance;
   let prepared: Promise<void> | undefined;
 
