@@ -15,7 +15,8 @@ import type { Logger } from '../log.js';
 import type { Lease, LeaseHolder, StateBackend } from '../state/backend.js';
 import { leaseLost } from '../state/lease.js';
 import type { DaemonMetrics } from './metrics.js';
-import type { LeaderStatus, StatusTracker } from './status.js';
+import type { StatusTracker } from './status.js';
+import type { LeaderStatus } from './status-document.js';
 
 /** How long a standby waits in one try of the lease before it refreshes who leads. */
 const STANDBY_REFRESH_MS = 2000;

@@ -105,28 +105,34 @@ export async function reconcileStage(context: StageContext, input: StageInput): 
   const outcome = await reconcile(input.scope, {
     api: context.api,
     state: context.state,
-    mode: 'apply',
-    revision,
-    trigger,
-    concurrency: settings.concurrency,
-    maxChangePercent: settings.maxChangePercent,
-    force: settings.force,
-    driftMode: settings.driftMode,
-    signal: context.signal,
-    managedCount: loaded.state.resources.length,
-    writesBefore: input.writesBefore,
-    audit: context.audit,
-    // Claims are global; a file-change run prunes only what its removed documents owned.
-    prune: settings.prune === true && input.last,
-    all: loaded.state.resources,
-    ...(input.full ? {} : { removed: loaded.changes.removed }),
-    beforeApply: (plan) => {
-      const writes = plan.summary.toUpdate;
-      if (writes > 0) observer?.applyStarting({ revision, trigger, writes });
+    selection: {
+      revision,
+      // Claims are global; a file-change run prunes only what its removed documents owned.
+      prune: settings.prune === true && input.last,
+      all: loaded.state.resources,
+      ...(input.full ? {} : { removed: loaded.changes.removed }),
+      managedCount: loaded.state.resources.length,
+      ...(settings.secrets === undefined ? {} : { secrets: settings.secrets }),
     },
-    ...(settings.secrets === undefined ? {} : { secrets: settings.secrets }),
-    holdDestructive: input.holdDestructive,
-    ...(context.lease === undefined ? {} : { lease: context.lease }),
+    write: {
+      mode: 'apply',
+      driftMode: settings.driftMode,
+      concurrency: settings.concurrency,
+      maxChangePercent: settings.maxChangePercent,
+      force: settings.force,
+      signal: context.signal,
+      writesBefore: input.writesBefore,
+      holdDestructive: input.holdDestructive,
+      ...(context.lease === undefined ? {} : { lease: context.lease }),
+    },
+    report: {
+      trigger,
+      audit: context.audit,
+      beforeApply: (plan) => {
+        const writes = plan.summary.toUpdate;
+        if (writes > 0) observer?.applyStarting({ revision, trigger, writes });
+      },
+    },
   });
   if (outcome.deferred !== undefined) {
     return { at: new Date(), results: [], writes: 0, plan: outcome.plan, deferred: outcome.plan };
