@@ -31,6 +31,8 @@ interface PostgresLeaseTiming {
   readonly validMs: number;
   /** A waiting writer (a standby) tries the lock this often. */
   readonly pollMs: number;
+  /** The lease period: the server ends a lock session that sent nothing for this long. */
+  readonly leaseMs: number;
   /**
    * The server's TCP keepalives on the lock session, in whole seconds: a client that vanished
    * (node loss, network cut) is dropped, and its lock freed, about `idle + count × interval`
@@ -48,6 +50,7 @@ export function postgresLeaseTiming(leaseMs = DEFAULT_POSTGRES_LEASE_MS): Postgr
     heartbeatMs: Math.max(50, Math.floor(leaseMs / 6)),
     validMs: Math.max(200, Math.floor(leaseMs / 2)),
     pollMs: Math.min(1000, Math.max(100, Math.floor(leaseMs / 10))),
+    leaseMs,
     keepalive: {
       idle: Math.max(1, Math.ceil(seconds / 2)),
       interval: Math.max(1, Math.round(seconds / 6)),
@@ -299,6 +302,9 @@ export function postgresBackend(options: PostgresOptions): StateBackend {
         spare = session;
         return undefined;
       }
+      // A holder that stops pinging (a frozen process, a lost node whose packets vanish) is
+      // ended by the server after a lease period, and its lock freed; PostgreSQL 14 and later.
+      await session.query(`SET idle_session_timeout = ${Math.round(timing.leaseMs)}`).catch(() => undefined);
       const holder: LeaseHolder = {
         pid: process.pid,
         host: hostname(),

@@ -170,6 +170,40 @@ describe('leadership on the Postgres store', () => {
     expect(emu.journal.writes().filter((w) => w.status >= 400)).toEqual([]);
   }, 60_000);
 
+  it('a frozen leader (SIGSTOP mid-apply) is ended by the server, a standby leads, and on waking it sends nothing', async () => {
+    const emu = await emulator();
+    emu.faults.set({ latencyMs: 30 });
+    const c = await cluster(emu);
+    const first = await c.start();
+    const second = await c.start();
+    await until(() => emu.journal.writes().length >= 3, 'the leader writing', 20_000);
+    const leader = (await statusOf(first)).role === 'leader' ? first : second;
+    const standby = leader === first ? second : first;
+
+    leader.child.kill('SIGSTOP');
+    const frozenAt = Date.now();
+    const elected = await until(() => standby.events('leader.elected')[0], 'the standby to lead', 20_000);
+    await until(() => converged(emu), 'the account to converge', 20_000);
+    await until(
+      async () =>
+        (await statusOf(standby)).role === 'leader' && standby.events('reconcile.finished').length > 0,
+      'the new leader idle',
+    );
+    const woken = Date.now();
+    leader.child.kill('SIGCONT');
+    const lost = await until(
+      () => leader.events('leader.lost')[0],
+      'the woken leader to find its lease lost',
+      10_000,
+    );
+
+    // Within a lease period and a poll (2 s + 0.2 s), with slack for a loaded host.
+    expect(timeOf(elected) - frozenAt).toBeLessThan(10_000);
+    expect(emu.journal.writes().filter((w) => w.receivedAt > woken)).toEqual([]);
+    expect(leader.events('change.started').filter((l) => timeOf(l) >= woken)).toEqual([]);
+    expect(timeOf(lost)).toBeGreaterThanOrEqual(woken - 1);
+  }, 60_000);
+
   it('a lease lost while a write waits in the retry backoff: that write never goes out', async () => {
     const emu = await emulator();
     // The first write is throttled: the client waits the Retry-After (3 s) before it tries again.
