@@ -109,7 +109,15 @@ async function runFailoverBench(progress: (line: string) => void) {
       alive.add(await join_());
       leader = d;
       // It re-read the state and reconciled everything before the next trial takes it away.
-      await finished;
+      await finished.catch((err: unknown) => {
+        const errors = [...alive].flatMap((daemon) =>
+          daemon
+            .lines()
+            .filter((l) => l.event !== 'reconcile.finished')
+            .map((l) => `${daemon.pid}: ${JSON.stringify(l)}`),
+        );
+        throw new Error(`${(err as Error).message}\n${errors.join('\n')}`);
+      });
       const result = d.lines().findLast((line) => line.event === 'reconcile.finished')?.result;
       if (result !== 'success') unsuccessful.push(String(result));
       return electedAt - at;

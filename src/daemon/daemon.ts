@@ -14,7 +14,7 @@ import type { RetryOptions } from '../api/types.js';
 import { createDesiredStateLoader, type LoaderOptions } from '../config/loader.js';
 import { openStateStore, type StateStore } from '../engine/state.js';
 import type { Logger } from '../log.js';
-import type { Lease, StateBackend } from '../state/backend.js';
+import type { Lease, RelayedTrigger, StateBackend } from '../state/backend.js';
 import type { BackoffBounds } from './backoff.js';
 import { type Controller, createController, type ReconcileSettings } from './controller.js';
 import { type DaemonHttpServer, startHttpServer } from './http-server.js';
@@ -100,6 +100,16 @@ export interface Daemon {
   stop(signal?: string): Promise<void>;
 }
 
+/** A hook's trigger as the store can relay it: its scalar fields only (no request body). */
+function relayable(details: Readonly<Record<string, unknown>> | undefined): RelayedTrigger {
+  const out: Record<string, string | number | boolean | null> = {};
+  for (const [key, value] of Object.entries(details ?? {})) {
+    if (typeof value === 'string') out[key] = value.slice(0, 200);
+    else if (typeof value === 'number' || typeof value === 'boolean' || value === null) out[key] = value;
+  }
+  return out;
+}
+
 /** Starts the daemon; throws ReconcileError USAGE for bad settings (schedule, secret file, address). */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { logger } = options;
@@ -139,13 +149,32 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   let stopping = false;
   let abortedAtStop = false;
   const backend = options.state;
-  /** Triggers go to the leader's run loop; a standby runs nothing (its leader reconciles). */
+  /**
+   * Triggers go to the leader's run loop. A standby runs nothing: its schedule and file events
+   * are the leader's own too, but a webhook reached only this pod (a Service picks any ready
+   * one), so it is passed to the leader through the store where the store can (Postgres).
+   */
   const request = (
     reason: 'schedule' | 'file-change' | 'webhook',
     details?: Readonly<Record<string, unknown>>,
   ): void => {
-    if (term !== undefined) term.controller.request(reason, details);
-    else log.debug({ event: 'trigger.ignored', reason, role: 'standby' }, 'standing by: no run');
+    if (term !== undefined) {
+      term.controller.request(reason, details);
+      return;
+    }
+    if (reason === 'webhook' && backend.relay !== undefined) {
+      const trigger = relayable(details);
+      backend.relay.send(trigger).then(
+        () => log.info({ ...trigger, event: 'trigger.relayed' }, 'standing by: webhook passed to the leader'),
+        (err: unknown) =>
+          log.warn(
+            { event: 'trigger.relay.failed', error: (err as Error).message },
+            'standing by: the webhook could not be passed to the leader',
+          ),
+      );
+      return;
+    }
+    log.debug({ event: 'trigger.ignored', reason, role: 'standby' }, 'standing by: no run');
   };
 
   /** One term of leadership: the state read again under the lease, a run loop, a full reconcile. */
@@ -195,6 +224,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     });
     term = { controller, state };
     shownState = state;
+    // Webhooks that reached a standby: the leader runs them as its own.
+    await backend.relay
+      ?.listen(lease, (trigger) => controller.request('webhook', { ...trigger, relayed: true }))
+      .catch((err: unknown) =>
+        log.warn(
+          { event: 'trigger.relay.failed', error: (err as Error).message },
+          'webhooks that reach a standby will not reach this leader',
+        ),
+      );
     controller.request('startup');
     return {
       async end(timeoutMs) {

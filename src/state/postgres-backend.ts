@@ -16,7 +16,9 @@ import type {
   KeyStorage,
   Lease,
   LeaseHolder,
+  RelayedTrigger,
   StateBackend,
+  TriggerRelay,
 } from './backend.js';
 import { describeHolder, leaseLost, stateLocked } from './lease.js';
 
@@ -92,6 +94,9 @@ const MIGRATIONS: readonly (readonly string[])[] = [
        since timestamptz NOT NULL DEFAULT now())`,
   ],
 ];
+
+/** The channel of relayed run requests (a standby's webhooks); payloads name their instance. */
+const TRIGGER_CHANNEL = 'edgesync_triggers';
 
 /** Serialises concurrent migrators (two pods starting at once). */
 const MIGRATION_LOCK = 4_242_424_242;
@@ -325,6 +330,32 @@ export function postgresBackend(options: PostgresOptions): StateBackend {
     }
   }
 
+  /** The lock session of each lease this backend handed out: the leader listens for triggers on it. */
+  const sessions = new WeakMap<Lease, pg.Client>();
+
+  const relay: TriggerRelay = {
+    async send(trigger) {
+      await query('SELECT pg_notify($1, $2)', [TRIGGER_CHANNEL, JSON.stringify({ ...trigger, instance })]);
+    },
+    async listen(lease, onTrigger) {
+      const session = sessions.get(lease);
+      if (session === undefined) return;
+      session.on('notification', (message) => {
+        if (message.channel !== TRIGGER_CHANNEL || message.payload === undefined) return;
+        let trigger: RelayedTrigger & { instance?: unknown };
+        try {
+          trigger = JSON.parse(message.payload) as RelayedTrigger;
+        } catch {
+          return;
+        }
+        if (trigger.instance !== instance) return;
+        const { instance: _instance, ...rest } = trigger;
+        onTrigger(rest);
+      });
+      await session.query(`LISTEN ${TRIGGER_CHANNEL}`);
+    },
+  };
+
   function holdSession(session: pg.Client, holder: LeaseHolder, term: number): Lease {
     let lastOk = Date.now();
     let lost: string | undefined;
@@ -368,7 +399,7 @@ export function postgresBackend(options: PostgresOptions): StateBackend {
     }, timing.heartbeatMs);
     timer.unref();
     armExpiry();
-    return {
+    const lease: Lease = {
       holder,
       term,
       held: isHeld,
@@ -390,6 +421,8 @@ export function postgresBackend(options: PostgresOptions): StateBackend {
         await session.end().catch(() => undefined);
       },
     };
+    sessions.set(lease, session);
+    return lease;
   }
 
   return {
@@ -456,6 +489,7 @@ export function postgresBackend(options: PostgresOptions): StateBackend {
       });
     },
     installKey,
+    relay,
     acquire,
     holder: currentHolder,
     prepare,

@@ -10,9 +10,11 @@
  *   and leads again once the database is back;
  * - `apply`, `forget` and `state migrate` against a led store wait up to `--lock-timeout`.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it, onTestFinished } from 'vitest';
+import { signBody } from '../../../src/daemon/signatures.js';
 import type { Emulator } from '../../../src/emulator/index.js';
 import { cli, cliAgainst } from '../../helpers/cli.js';
 import { request, until } from '../../helpers/daemon.js';
@@ -69,7 +71,7 @@ interface Cluster {
   readonly url: string;
   readonly config: string;
   readonly store: readonly string[];
-  start(): Promise<Spawned>;
+  start(extra?: readonly string[]): Promise<Spawned>;
 }
 
 async function cluster(emu: Emulator): Promise<Cluster> {
@@ -80,11 +82,12 @@ async function cluster(emu: Emulator): Promise<Cluster> {
     url,
     config,
     store,
-    async start() {
+    async start(extra = []) {
       const daemon = spawnRun(
         [
           ...['--config', config, '--base-url', emu.url, '--listen', '127.0.0.1:0', ...store],
           ...['--schedule', '0 0 1 1 *', '--concurrency', '1', '--max-change-percent', '100'],
+          ...extra,
         ],
         { EDGESYNC_ACCESS_KEY: TEST_KEY, PGPASSWORD: PG_PASSWORD },
       );
@@ -202,6 +205,40 @@ describe('leadership on the Postgres store', () => {
     expect(emu.journal.writes().filter((w) => w.receivedAt > woken)).toEqual([]);
     expect(leader.events('change.started').filter((l) => timeOf(l) >= woken)).toEqual([]);
     expect(timeOf(lost)).toBeGreaterThanOrEqual(woken - 1);
+  }, 60_000);
+
+  it('a webhook that reaches the standby is run by the leader (relayed through the database)', async () => {
+    const emu = await emulator();
+    const c = await cluster(emu);
+    const secretFile = join(tempDir(), 'webhook-secret');
+    writeFileSync(secretFile, 'relay-secret\n');
+    const hooks = ['--webhook-secret-file', secretFile];
+    const first = await c.start(hooks);
+    await until(() => first.events('reconcile.finished')[0], 'the leader to reconcile', 20_000);
+    const second = await c.start(hooks);
+    const body = JSON.stringify({ reason: 'deploy' });
+
+    const reply = await fetch(
+      `${(second.events('daemon.started')[0] as unknown as { listen: string }).listen}/hooks/generic`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-signature': signBody('relay-secret', body) },
+        body,
+      },
+    );
+    const run = await until(
+      () => first.events('reconcile.started').find((line) => line.trigger === 'webhook'),
+      'the leader to run the relayed webhook',
+      10_000,
+    );
+
+    expect(reply.status).toBe(202);
+    expect(second.events('trigger.relayed')).toMatchObject([{ hook: 'generic' }]);
+    expect(first.events('trigger.received').filter((l) => l.reason === 'webhook')).toMatchObject([
+      { hook: 'generic', relayed: true },
+    ]);
+    expect(run.trigger).toBe('webhook');
+    expect(second.events('reconcile.started')).toEqual([]);
   }, 60_000);
 
   it('a lease lost while a write waits in the retry backoff: that write never goes out', async () => {
