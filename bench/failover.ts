@@ -3,7 +3,8 @@
  * `edgesync run` processes (the product build, as deployed) on one PostgreSQL with the default
  * lease settings, against the emulator in a worker thread. The leader is taken away three ways,
  * and each time the figure is from that moment to the `leader.elected` line of the daemon that
- * takes over (its state re-read and its full reconcile started):
+ * takes over (it holds the lease; it then reads the state again and reconciles everything, which
+ * each trial waits for before the next):
  *
  * - kill -9 of the leader (a crash, an OOM kill): its session ends with its process;
  * - its lock session terminated from Postgres (`pg_terminate_backend`: a network cut as the

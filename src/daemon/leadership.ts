@@ -172,6 +172,11 @@ export function startLeadership(options: LeadershipOptions): Leadership {
         resolve();
       };
     });
+    logger.info(
+      { event: 'leader.elected', term: lease.term, since: lease.holder.since },
+      'leading the state store: reading it and reconciling',
+    );
+    setRole('leader', leaderStatus(lease.holder, lease.term));
     let term: LeaderTerm;
     try {
       term = await options.lead(lease, fence.signal);
@@ -182,14 +187,10 @@ export function startLeadership(options: LeadershipOptions): Leadership {
         'could not start leading: giving the lease up',
       );
       await lease.release();
+      setRole('standby', null);
       await sleep(RETRY_AFTER_FAILURE_MS, undefined, { signal: stopping.signal }).catch(() => undefined);
       return true;
     }
-    logger.info(
-      { event: 'leader.elected', term: lease.term, since: lease.holder.since },
-      'leading the state store: reconciling',
-    );
-    setRole('leader', leaderStatus(lease.holder, lease.term));
     markStarted();
     if (lostReason !== undefined) onLost();
     await Promise.race([lost, asked]);
