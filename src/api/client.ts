@@ -25,7 +25,7 @@ import {
   writeRequests,
 } from './operations.js';
 import { createPacer } from './pacer.js';
-import { sleep } from './retry.js';
+import { sleep } from '../backoff.js';
 import type { ApiClient, ApiClientOptions, CallOptions, WriteReplies } from './types.js';
 import { DnssecStatusWire, DnsZoneListWire, DnsZoneWire } from './wire/dns.js';
 import {

@@ -35,7 +35,7 @@ import { resolveRevision, startGitHead } from '../git.js';
 import type { Logger } from '../log.js';
 import type { Lease } from '../state/backend.js';
 import { refreshApiGuardianGauges } from './api-guardian-gauges.js';
-import type { BackoffBounds } from './backoff.js';
+import type { BackoffBounds } from '../backoff.js';
 import { createGitPuller } from './git-pull.js';
 import type { DaemonMetrics } from './metrics.js';
 import { createRunTally, type RunObserver, type RunSummary, type RunTally } from './notify/run-summary.js';

@@ -13,7 +13,7 @@ import { createDesiredStateLoader, type LoaderOptions } from '../config/loader.j
 import { openStateStore } from '../engine/state.js';
 import type { Logger } from '../log.js';
 import type { Lease, StateBackend } from '../state/backend.js';
-import type { BackoffBounds } from './backoff.js';
+import type { BackoffBounds } from '../backoff.js';
 import { createController, type ReconcileSettings } from './controller.js';
 import { type DaemonHttpServer, startHttpServer } from './http-server.js';
 import { createDaemonMetrics } from './metrics.js';
