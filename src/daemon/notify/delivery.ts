@@ -109,6 +109,7 @@ export function createDelivery(options: DeliveryOptions): Delivery {
   /** Per target label: the tail of its queue, and how many deliveries wait in it. */
   const queues = new Map<string, { tail: Promise<void>; waiting: number }>();
   let closed = false;
+  let closeDone: Promise<void> | undefined;
 
   /**
    * One attempt under its own deadline. The deadline and the daemon's shutdown each end it
@@ -231,18 +232,22 @@ export function createDelivery(options: DeliveryOptions): Delivery {
           queue.waiting -= 1;
         });
     },
-    async close(timeoutMs) {
-      closed = true;
-      const drained = Promise.all([...queues.values()].map((q) => q.tail));
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, timeoutMs);
-      });
-      await Promise.race([drained, timedOut]);
-      clearTimeout(timer);
-      closing.abort();
-      await drained;
-      await agent.close();
+    close(timeoutMs) {
+      // Once: a second close (a shutdown after a failed start) waits for the first.
+      closeDone ??= (async () => {
+        closed = true;
+        const drained = Promise.all([...queues.values()].map((q) => q.tail));
+        let timer: NodeJS.Timeout | undefined;
+        const timedOut = new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, timeoutMs);
+        });
+        await Promise.race([drained, timedOut]);
+        clearTimeout(timer);
+        closing.abort();
+        await drained;
+        await agent.close();
+      })();
+      return closeDone;
     },
   };
 }
