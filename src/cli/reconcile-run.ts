@@ -181,20 +181,26 @@ async function runReconcile(
   return reconcile(prepared.desired.resources, {
     api: prepared.api,
     state: prepared.state,
-    mode,
-    revision: prepared.revision,
-    trigger: 'cli',
-    concurrency: flags.concurrency,
-    maxChangePercent: saved?.maxChangePercent ?? flags.maxChangePercent,
-    force: saved?.force ?? flags.force === true,
-    driftMode: saved?.driftMode ?? flags.drift ?? 'correct',
-    prune: saved?.prune ?? pruneEnabled(flags, io),
-    signal: io.signal,
-    audit: logger.child({ component: 'audit' }),
-    secrets: secretReaderFrom(flags, io),
-    ...(prepared.lease === undefined ? {} : { lease: prepared.lease }),
-    ...(extra.liveDigests === true ? { liveDigests: true } : {}),
-    ...(extra.saved === undefined ? {} : { saved: extra.saved }),
+    selection: {
+      revision: prepared.revision,
+      prune: saved?.prune ?? pruneEnabled(flags, io),
+      secrets: secretReaderFrom(flags, io),
+      ...(extra.saved === undefined ? {} : { saved: extra.saved }),
+    },
+    write: {
+      mode,
+      driftMode: saved?.driftMode ?? flags.drift ?? 'correct',
+      concurrency: flags.concurrency,
+      maxChangePercent: saved?.maxChangePercent ?? flags.maxChangePercent,
+      force: saved?.force ?? flags.force === true,
+      signal: io.signal,
+      ...(prepared.lease === undefined ? {} : { lease: prepared.lease }),
+    },
+    report: {
+      trigger: 'cli',
+      audit: logger.child({ component: 'audit' }),
+      ...(extra.liveDigests === true ? { liveDigests: true } : {}),
+    },
   });
 }
 

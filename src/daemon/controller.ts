@@ -203,28 +203,34 @@ export function createController(options: ControllerOptions): Controller {
     const outcome = await reconcile(scope, {
       api: options.api,
       state,
-      mode: 'apply',
-      revision,
-      trigger,
-      concurrency: options.settings.concurrency,
-      maxChangePercent: options.settings.maxChangePercent,
-      force: options.settings.force,
-      driftMode: options.settings.driftMode,
-      signal: runAbort.signal,
-      managedCount: loaded.state.resources.length,
-      writesBefore,
-      audit: options.audit,
-      // Claims are global; a file-change run prunes only what its removed documents owned.
-      prune: options.settings.prune === true && last,
-      all: loaded.state.resources,
-      ...(full ? {} : { removed: loaded.changes.removed }),
-      beforeApply: (plan) => {
-        const writes = plan.summary.toUpdate;
-        if (writes > 0) options.observer?.applyStarting({ revision, trigger, writes });
+      selection: {
+        revision,
+        // Claims are global; a file-change run prunes only what its removed documents owned.
+        prune: options.settings.prune === true && last,
+        all: loaded.state.resources,
+        ...(full ? {} : { removed: loaded.changes.removed }),
+        managedCount: loaded.state.resources.length,
+        ...(options.settings.secrets === undefined ? {} : { secrets: options.settings.secrets }),
       },
-      ...(options.settings.secrets === undefined ? {} : { secrets: options.settings.secrets }),
-      holdDestructive,
-      ...(options.lease === undefined ? {} : { lease: options.lease }),
+      write: {
+        mode: 'apply',
+        driftMode: options.settings.driftMode,
+        concurrency: options.settings.concurrency,
+        maxChangePercent: options.settings.maxChangePercent,
+        force: options.settings.force,
+        signal: runAbort.signal,
+        writesBefore,
+        holdDestructive,
+        ...(options.lease === undefined ? {} : { lease: options.lease }),
+      },
+      report: {
+        trigger,
+        audit: options.audit,
+        beforeApply: (plan) => {
+          const writes = plan.summary.toUpdate;
+          if (writes > 0) options.observer?.applyStarting({ revision, trigger, writes });
+        },
+      },
     });
     if (outcome.deferred !== undefined) {
       return { at: new Date(), results: [], writes: 0, plan: outcome.plan, deferred: outcome.plan };
