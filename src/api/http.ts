@@ -9,9 +9,9 @@
 import { setMaxListeners } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { backoffDelay, retrying } from '../backoff.js';
 import { stringifyRevealing } from '../domain/sensitive.js';
 import type { Logger } from '../log.js';
-import { backoffDelay, retrying } from '../backoff.js';
 import { abortError, classifyFailure, judge, type Outcome, type VerdictPolicy } from './failures.js';
 import { type ApiRequest, OPERATIONS } from './operations.js';
 import type { Pacer } from './pacer.js';

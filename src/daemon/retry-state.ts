@@ -9,9 +9,10 @@
  * confused or hostile `Retry-After` cannot park the daemon for a day; scheduled, webhook and
  * file-change runs are not held back by it (they are what the operator asked for).
  */
+
+import { type BackoffBounds, backoffDelay } from '../backoff.js';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import type { Logger } from '../log.js';
-import { type BackoffBounds, backoffDelay } from '../backoff.js';
 import type { StatusTracker } from './status.js';
 
 /** The longest a retry waits for a `Retry-After`: 15 minutes. */

@@ -13,8 +13,8 @@
  * Agent, its own short timeouts, and no access key anywhere near it.
  */
 import { Agent, request } from 'undici';
-import type { Logger } from '../../log.js';
 import { type BackoffBounds, backoffDelay, retrying } from '../../backoff.js';
+import type { Logger } from '../../log.js';
 
 /** Where a notification goes: which kind of target, and what may be said about it in a log. */
 export interface TargetInfo {
