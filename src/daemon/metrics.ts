@@ -65,7 +65,7 @@ export interface DaemonMetrics {
   setCondition(ready: boolean, degraded: boolean): void;
   /** `edgesync_leader`: 1 while this daemon holds the state store's lease and writes, else 0. */
   setLeader(leading: boolean): void;
-  /** One notification delivery ended: `success`, `failed` (after its retries), `dropped`. */
+  /** One notification delivery ended (`success`, `failed`, `timeout`, `dropped`), or a held one was `superseded`. */
   countNotification(target: string, result: string): void;
   /**
    * Sets the API Guardian gauges of one Shield Zone from E9's totals; a null or missing total
@@ -211,7 +211,7 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
   });
   const notifications = new Counter({
     name: 'edgesync_notifications_total',
-    help: 'notification deliveries by target (webhook, slack, github) and result (success, failed, dropped)',
+    help: 'notification deliveries by target (webhook, slack, github) and result (success, failed, timeout, dropped, superseded)',
     labelNames: ['target', 'result'],
     registers,
   });
