@@ -79,11 +79,11 @@ export function startLeadership(options: LeadershipOptions): Leadership {
     metrics.setCondition(status.ready, status.degraded);
   };
 
-  /** One try of the lease, waiting up to STANDBY_REFRESH_MS; undefined while another holds it. */
-  async function tryLease(): Promise<Lease | undefined> {
+  /** One try of the lease, waiting up to `timeoutMs`; undefined while another holds it. */
+  async function tryLease(timeoutMs: number): Promise<Lease | undefined> {
     try {
       return await backend.acquire('run', {
-        timeoutMs: STANDBY_REFRESH_MS,
+        timeoutMs,
         signal: stopping.signal,
         onTakeover: (previous, why) =>
           logger.warn(
@@ -109,10 +109,13 @@ export function startLeadership(options: LeadershipOptions): Leadership {
     let failing = false;
     /** The leader last logged (its term), so a standby logs each new leader once. */
     let logged: number | undefined;
+    // The first try does not wait: who leads is shown at once, then refreshed between tries.
+    let wait = 0;
     for (;;) {
       if (stopping.signal.aborted) return undefined;
       try {
-        const lease = await tryLease();
+        const lease = await tryLease(wait);
+        wait = STANDBY_REFRESH_MS;
         if (failing) logger.info({ event: 'state.reachable' }, 'the state store answers again');
         failing = false;
         if (lease !== undefined) return lease;
@@ -199,7 +202,8 @@ export function startLeadership(options: LeadershipOptions): Leadership {
       // The fence already aborted the run in flight; this waits for it to unwind.
       await term.end(0);
       await lease.release();
-      setRole('standby', null);
+      const current = await backend.holder().catch(() => undefined);
+      setRole('standby', current === undefined ? null : leaderStatus(current.holder, current.term));
       await sleep(REJOIN_AFTER_LOSS_MS, undefined, { signal: stopping.signal }).catch(() => undefined);
       return true;
     }

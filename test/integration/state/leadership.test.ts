@@ -153,10 +153,14 @@ describe('leadership on the Postgres store', () => {
     const elected = await until(() => standby.events('leader.elected')[0], 'the standby to lead', 10_000);
     await until(() => converged(emu), 'the account to converge', 20_000);
     // It waits before it competes again (docs/state.md, Leadership), then sees who leads.
-    const oldLeader = await until(async () => {
-      const seen = await statusOf(leader);
-      return seen.leader?.pid === standby.child.pid ? seen : undefined;
-    }, 'the old leader to stand by behind the new one');
+    const oldLeader = await until(
+      async () => {
+        const seen = await statusOf(leader);
+        return seen.leader?.pid === standby.child.pid ? seen : undefined;
+      },
+      'the old leader to stand by behind the new one',
+      20_000,
+    );
 
     expect(standbyStatus).toMatchObject({ role: 'standby', leader: { pid: leader.child.pid } });
     expect(ready.status).toBe(200);
