@@ -92,10 +92,15 @@ export function createUnclaimedTracker(options: {
       ? undefined
       : recordWriter(options.memory, options.logger, 'unclaimed.state-save-failed');
 
+  // A state directory gets the record only once something was unclaimed.
+  let recorded = options.memory?.initial !== undefined;
+
   function publish(): void {
     const all = [...known.values()].sort(byKindZoneId);
     options.status.setUnclaimed(all.slice(0, MAX_SHOWN));
     options.metrics.setUnclaimed(all.length);
+    if (all.length === 0 && !recorded) return;
+    recorded = true;
     writer?.save(all);
   }
 
