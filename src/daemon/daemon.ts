@@ -225,7 +225,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...(notifier === undefined ? {} : { observer: notifier }),
       unclaimedMemory: {
         initial: await backend.readRecord(UNCLAIMED_RECORD).catch(() => undefined),
-        save: (text) => backend.writeRecord(UNCLAIMED_RECORD, text, held),
+        save: (text) => backend.writeRecord(UNCLAIMED_RECORD, text, lease),
       },
     });
     term = { controller, state };
