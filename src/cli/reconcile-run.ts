@@ -165,6 +165,10 @@ export interface SavedPlanRun {
   liveDigests?: boolean;
   /** `apply FILE`: the saved plan; its options replace the flags'. */
   saved?: SavedPlan;
+  /** `apply`: wait for the rollouts its writes start (default), or not (`--no-wait`). */
+  rollouts?: 'wait' | 'off';
+  /** `--rollout-poll-ms`. */
+  rolloutPollMs?: number;
 }
 
 /** Runs the pipeline for a CLI command. */
@@ -195,6 +199,8 @@ async function runReconcile(
     ...(prepared.lease === undefined ? {} : { lease: prepared.lease }),
     ...(extra.liveDigests === true ? { liveDigests: true } : {}),
     ...(extra.saved === undefined ? {} : { saved: extra.saved }),
+    ...(extra.rollouts === undefined ? {} : { rollouts: extra.rollouts }),
+    ...(extra.rolloutPollMs === undefined ? {} : { rolloutPollMs: extra.rolloutPollMs }),
   });
 }
 

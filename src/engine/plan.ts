@@ -9,7 +9,7 @@ import type { PlanError } from '../kinds/types.js';
 import { liveConflicts } from './conflicts.js';
 import { type LifecycleOptions, planLifecycle } from './prune.js';
 import type { LiveSnapshot } from './read.js';
-import { driftCause, type ResourceRecord } from './state.js';
+import { driftCause, type ResourceRecord, type RolloutRecord } from './state.js';
 import { type ChangeAction, isWrite, type Plan, type PlannedChange, type PlanSummary } from './types.js';
 
 export interface PlanOptions {
@@ -29,6 +29,8 @@ export interface PlanOptions {
   force: boolean;
   /** The state store's record of a subject. */
   record(subject: string): ResourceRecord | undefined;
+  /** What the state knows of a subject's rollouts: a desired state rolled back from is not written (rollout.ts). */
+  rollout?(subject: string): RolloutRecord | undefined;
   /** Custom rules and lists: claims, limits and pruning (prune.ts). Absent: none of it (a re-plan). */
   lifecycle?: LifecycleOptions;
   /** HMAC under the state's install key (`StateStore.keyedDigest`), for resources that hold secrets. */
@@ -109,7 +111,32 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
   if (read.identity !== undefined) change.object = read.identity;
   if (result.followUp === true && action === 'create') change.followUp = true;
   if (result.afterCreate === true && action === 'create') change.afterCreate = true;
-  return change;
+  const failedRollout =
+    skip === undefined ? failedRolloutOf(options.rollout?.(resource.subject), change) : undefined;
+  return failedRollout === undefined ? change : refused(change, failedRollout);
+}
+
+/**
+ * A desired state whose rollout failed is not written again until its document changes (or a
+ * secret it reads does: the digest covers them), like Flux's exhausted remediation: its plan is
+ * this error, so the resource stays failed and the run says why (docs/reconcile.md, Rollout health).
+ */
+function failedRolloutOf(record: RolloutRecord | undefined, change: PlannedChange): PlanError | undefined {
+  if (record === undefined || change.action === 'error' || change.action === 'create') return undefined;
+  const why = record.error?.message ?? 'it did not reach active';
+  if (record.held?.digest === change.digest) {
+    return {
+      code: 'ROLLOUT_FAILED',
+      message: `the rollout of revision ${record.held.revision} failed and was rolled back to ${record.held.to}; it is not applied again until the document changes`,
+    };
+  }
+  if (record.status === 'failed' && record.digest === change.digest) {
+    return {
+      code: 'ROLLOUT_FAILED',
+      message: `the rollout of revision ${record.revision} failed (${why}); it is not applied again until the document changes`,
+    };
+  }
+  return undefined;
 }
 
 /** A change that must not be made (engine/conflicts.ts): its diffs still show, nothing is sent. */

@@ -24,6 +24,17 @@ import {
 import { buildPlan, type PlanOptions } from './plan.js';
 import { type LifecycleOptions, orphanEntries } from './prune.js';
 import { type ReadOptions, readLiveState } from './read.js';
+import {
+  DEFAULT_ROLLOUT_POLL_MS,
+  followRollouts,
+  type Rollback,
+  type RollbackRefusal,
+  type RolloutResult,
+  type RolloutTarget,
+  recordRolloutStarted,
+  rollbacksFor,
+  rolloutTargets,
+} from './rollout.js';
 import { bindSavedPlan, liveDigests, type SavedPlan } from './saved-plan.js';
 import { MAX_RUN_CHANGES, type RunChange, type StateStore } from './state.js';
 import type { ApplyResult, ChangeResult, Plan, PlannedChange } from './types.js';
@@ -77,6 +88,30 @@ export interface ReconcileOptions {
    * (saved-plan.ts); otherwise PLAN_STALE is thrown before anything is sent.
    */
   saved?: SavedPlan;
+  /**
+   * `apply` mode, after the writes (docs/reconcile.md, Rollout health): `wait` (the CLI's
+   * default) watches every rollout they started before the run ends, and a failed one fails
+   * the run and is rolled back when its document asks; `detach` (the daemon) only returns them
+   * as `rollouts.pending`, for the caller to follow without holding the run; `off` (`--no-wait`)
+   * watches nothing. Default `off`: the CLI's apply and the daemon say which they want.
+   */
+  rollouts?: 'wait' | 'detach' | 'off';
+  /** How often a rollout's health is read; default 2 s. */
+  rolloutPollMs?: number;
+  /** A rollback run: the rollbacks whose resources these are (`rollbacksFor`). */
+  rollbacks?: readonly Rollback[];
+}
+
+/** What the rollouts of an `apply` did. */
+export interface RolloutsOutcome {
+  /** `wait`: how each watched rollout ended (the rollback's own included). */
+  readonly results: readonly RolloutResult[];
+  /** `detach`: the rollouts the caller follows. */
+  readonly pending?: readonly RolloutTarget[];
+  /** `wait`: the run that applied the rollbacks, when a failed rollout asked for one. */
+  readonly rollback?: ReconcileOutcome;
+  /** `wait`: failed rollouts asking for a rollback that could not be made, and why. */
+  readonly refused?: readonly RollbackRefusal[];
 }
 
 /** What one reconcile did: the plan, the apply results in `apply` mode, and its duration. */
@@ -89,6 +124,8 @@ export interface ReconcileOutcome {
   readonly durationMs: number;
   /** Subject → digest of its live object as read, when `liveDigests` or `saved` asked. */
   readonly live?: Readonly<Record<string, string>>;
+  /** `apply` mode: the rollouts its writes started (absent when none did). */
+  readonly rollouts?: RolloutsOutcome;
 }
 
 /**
@@ -146,6 +183,7 @@ function planOptions(options: ReconcileOptions, lifecycle?: LifecycleOptions): P
     ...(options.managedCount === undefined ? {} : { managedCount: options.managedCount }),
     ...(options.writesBefore === undefined ? {} : { writesBefore: options.writesBefore }),
     record: (subject) => options.state.resource(subject),
+    rollout: (subject) => options.state.rollout(subject),
     keyedDigest: options.state.keyedDigest,
   };
 }
@@ -281,14 +319,86 @@ async function readAndPlan(
       ? liveDigests(resources, snapshot)
       : undefined;
   // A saved plan replaces the fresh one only when the two are the same; else this throws.
-  const plan =
+  const bound =
     options.saved === undefined || live === undefined ? fresh : bindSavedPlan(options.saved, fresh, live);
+  const plan = options.rollbacks === undefined ? bound : withRollbacks(bound, options.rollbacks);
   if (options.mode === 'apply') {
     for (const [subject, live] of snapshot.reads) {
       if (live.lookup.status === 'found') options.state.setHint(subject, live.hint);
     }
   }
   return { plan, ...(live === undefined ? {} : { live }) };
+}
+
+/** A rollback run's plan: each change says which revision it restores, and what it cannot. */
+function withRollbacks(plan: Plan, rollbacks: readonly Rollback[]): Plan {
+  const bySubject = new Map(rollbacks.map((r) => [r.resource.subject, r]));
+  return {
+    ...plan,
+    changes: plan.changes.map((change) => {
+      const rollback = bySubject.get(change.subject);
+      return rollback === undefined
+        ? change
+        : { ...change, rollback: { from: rollback.from, to: rollback.to, notes: rollback.notes } };
+    }),
+  };
+}
+
+/**
+ * `wait`: watches the rollouts the writes started; the failed ones that ask for it are rolled
+ * back by a run of their own (a rollback is watched too, and never rolled back again).
+ */
+async function waitForRollouts(
+  targets: readonly RolloutTarget[],
+  resources: ReadonlyMap<string, DesiredResource>,
+  options: ReconcileOptions,
+): Promise<{ results: RolloutResult[]; rollbacks: Rollback[]; refused: RollbackRefusal[] }> {
+  const results = await followRollouts(targets, {
+    api: options.api,
+    signal: options.signal,
+    pollMs: options.rolloutPollMs ?? DEFAULT_ROLLOUT_POLL_MS,
+    state: options.state,
+    ...(options.audit === undefined ? {} : { audit: options.audit }),
+  });
+  const { rollbacks, refused } = rollbacksFor(results, resources, options.state);
+  return { results, rollbacks, refused };
+}
+
+/** The run of the rollbacks a `wait` asked for: the kept specs, applied and watched. */
+export function reconcileRollbacks(
+  rollbacks: readonly Rollback[],
+  options: ReconcileOptions,
+): Promise<ReconcileOutcome> {
+  const resources = rollbacks.map((r) => r.resource);
+  const {
+    all: _all,
+    removed: _removed,
+    managedCount: _managed,
+    writesBefore: _before,
+    saved: _saved,
+    ...rest
+  } = options;
+  return reconcile(resources, {
+    ...rest,
+    mode: 'apply',
+    trigger: 'rollback',
+    // It restores what the same document held before: no prune, and no change threshold.
+    prune: false,
+    force: true,
+    rollbacks,
+  });
+}
+
+/** The run's record of a failed rollout (`/status` runs, the status page's timeline). */
+function rolloutRunChanges(results: readonly RolloutResult[]): RunChange[] {
+  return results
+    .filter((r) => r.outcome === 'failed')
+    .map((r) => ({
+      subject: r.subject,
+      action: 'rollout',
+      outcome: 'failed',
+      ...(r.error === undefined ? {} : { error: r.error }),
+    }));
 }
 
 /** Reads, plans and — in `apply` mode — applies and records. Never throws for one resource. */
@@ -391,18 +501,40 @@ export async function reconcile(
     });
     forgetGone(options, plan.gone ?? []);
   }
+  const bySubject = new Map(resources.map((r) => [r.subject, r]));
+  const rolloutMode = options.rollouts ?? 'off';
+  const targets =
+    apply === undefined || rolloutMode === 'off'
+      ? []
+      : rolloutTargets(
+          plan,
+          apply,
+          bySubject,
+          new Map((options.rollbacks ?? []).map((r) => [r.resource.subject, r.from])),
+        );
+  let watched: Awaited<ReturnType<typeof waitForRollouts>> | undefined;
+  if (rolloutMode === 'wait' && targets.length > 0)
+    watched = await waitForRollouts(targets, bySubject, options);
+  if (rolloutMode === 'detach') for (const target of targets) recordRolloutStarted(options.state, target);
+  const rolloutFailures = watched?.results.filter((r) => r.outcome === 'failed').length ?? 0;
   const durationMs = Math.round(performance.now() - started);
-  const failed = (apply?.counts.failed ?? 0) + (options.mode === 'plan' ? plan.summary.errors : 0);
+  const failed =
+    (apply?.counts.failed ?? 0) + rolloutFailures + (options.mode === 'plan' ? plan.summary.errors : 0);
   const lifecycleDone = lifecycleCounts(apply);
+  const rolloutCounts: Record<string, number> = rolloutFailures > 0 ? { rolloutFailed: rolloutFailures } : {};
   if (options.mode === 'apply') {
+    const changes = runChanges(plan, apply);
+    const failedRollouts = rolloutRunChanges(watched?.results ?? []);
     options.state.addRun({
       revision: options.revision,
       trigger: options.trigger,
       startedAt,
       durationMs,
       result: failed > 0 ? 'failed' : 'success',
-      counts: { ...(apply?.counts ?? {}), ...lifecycleDone },
-      ...runChanges(plan, apply),
+      counts: { ...(apply?.counts ?? {}), ...lifecycleDone, ...rolloutCounts },
+      ...(failedRollouts.length === 0
+        ? changes
+        : { ...changes, changes: [...(changes.changes ?? []), ...failedRollouts] }),
     });
     await options.state.save();
   }
@@ -420,17 +552,32 @@ export async function reconcile(
               skipped: plan.summary.skipped,
               errors: plan.summary.errors,
             }
-          : { ...apply.counts, ...lifecycleDone },
+          : { ...apply.counts, ...lifecycleDone, ...rolloutCounts },
       durationMs,
       result: failed > 0 ? 'failed' : 'success',
     },
     'reconcile finished',
   );
+  const rollback =
+    watched === undefined || watched.rollbacks.length === 0
+      ? undefined
+      : await reconcileRollbacks(watched.rollbacks, options);
+  const rollouts: RolloutsOutcome | undefined =
+    watched !== undefined
+      ? {
+          results: watched.results,
+          ...(rollback === undefined ? {} : { rollback }),
+          ...(watched.refused.length === 0 ? {} : { refused: watched.refused }),
+        }
+      : rolloutMode === 'detach' && targets.length > 0
+        ? { results: [], pending: targets }
+        : undefined;
   return {
     plan,
     ...(apply === undefined ? {} : { apply }),
     durationMs,
     ...(live === undefined ? {} : { live }),
+    ...(rollouts === undefined ? {} : { rollouts }),
   };
 }
 

@@ -15,6 +15,7 @@ import { normalizeApp } from './convert.js';
 import { readAppSecrets } from './env.js';
 import { ACCOUNT, appLifecycle, readAccountApps } from './lifecycle.js';
 import { type AppRead, planApp } from './plan.js';
+import { appRollout } from './rollout.js';
 import {
   type ContainerAppSpec,
   containerAppSpec,
@@ -118,6 +119,7 @@ export const containerAppKind: ResourceKind<ContainerAppSpec, AppRead> = {
   holdsSensitiveValues,
   liveDigestView,
   lifecycle: appLifecycle,
+  rollout: appRollout,
   checkReply(request, reply) {
     // The new app's id: the inventory records it, and the deploy goes to it.
     if (request.operation === 'createApp') return { id: (reply as { id: string }).id };
