@@ -27,7 +27,8 @@ import type { DesiredStateLoader, LoadResult } from '../config/loader.js';
 import type { ConfigIssue, DesiredResource } from '../config/types.js';
 import type { SecretReader } from '../domain/secret-sources.js';
 import { withConflictPeers } from '../engine/conflicts.js';
-import { reconcile } from '../engine/reconcile.js';
+import { reconcile, reconcileRollbacks } from '../engine/reconcile.js';
+import { DEFAULT_ROLLOUT_POLL_MS, type Rollback } from '../engine/rollout.js';
 import type { StateStore } from '../engine/state.js';
 import type { ChangeResult, Plan } from '../engine/types.js';
 import { type ReconcileError, toReconcileError } from '../errors.js';
@@ -41,14 +42,15 @@ import type { DaemonMetrics } from './metrics.js';
 import { createRunTally, type RunObserver, type RunSummary, type RunTally } from './notify/run-summary.js';
 import { createReconcileQueue, type RunRequest } from './queue.js';
 import { createRetryState, isRetryable } from './retry-state.js';
+import { createRolloutFollower } from './rollouts.js';
 import { createSettleHold } from './settle-hold.js';
 import { createStalledReporter } from './stalled.js';
 import type { StatusTracker } from './status.js';
 import { createUnclaimedTracker } from './unclaimed.js';
 import { realpathOrUndefined } from './watcher.js';
 
-/** Why a run is requested. `retry` is the controller's own backoff. */
-type TriggerReason = 'startup' | 'schedule' | 'file-change' | 'webhook' | 'retry' | 'settle';
+/** Why a run is requested. `retry` is the controller's own backoff; `rollback`, a failed rollout's remediation. */
+type TriggerReason = 'startup' | 'schedule' | 'file-change' | 'webhook' | 'retry' | 'settle' | 'rollback';
 
 /** Reasons that pull first with `--git-pull` (a file change is already on disk). */
 const PULL_REASONS: ReadonlySet<string> = new Set(['startup', 'schedule', 'webhook']);
@@ -63,6 +65,8 @@ export interface ReconcileSettings {
   readonly prune?: boolean;
   /** Where container secrets (`valueFrom`) are read from. */
   readonly secrets?: SecretReader;
+  /** `--rollout-poll-ms`: how often a watched rollout's health is read (docs/daemon.md, Rollout health). */
+  readonly rolloutPollMs?: number;
 }
 
 /** Everything a controller works with; the daemon builds these. */
@@ -104,7 +108,7 @@ export interface ControllerOptions {
 export interface Controller {
   /** Logs `trigger.received` and asks for a run (full, or file-change scoped). Ignored once stopping. */
   request(
-    reason: Exclude<TriggerReason, 'retry' | 'settle'>,
+    reason: Exclude<TriggerReason, 'retry' | 'settle' | 'rollback'>,
     details?: Readonly<Record<string, unknown>>,
   ): void;
   /** The API asked to wait this long (a reply's Retry-After): the next retry waits at least that. */
@@ -168,6 +172,72 @@ export function createController(options: ControllerOptions): Controller {
     },
   });
 
+  // The desired resources of the last successful load, for the rollout watches' rollbacks.
+  let lastLoaded: ReadonlyMap<string, DesiredResource> = new Map();
+  /** Rollbacks the watches asked for, with the digest of the document whose rollout failed. */
+  const rollbacks = new Map<string, { rollback: Rollback; documentDigest: string | undefined }>();
+  const rollouts = createRolloutFollower({
+    api: options.api,
+    state,
+    ...(options.lease === undefined ? {} : { lease: options.lease }),
+    status,
+    metrics,
+    logger,
+    audit: options.audit,
+    ...(options.observer === undefined ? {} : { observer: options.observer }),
+    pollMs: options.settings.rolloutPollMs ?? DEFAULT_ROLLOUT_POLL_MS,
+    resources: () => lastLoaded,
+    rollback(asked) {
+      if (stopping) return;
+      for (const rollback of asked) {
+        const subject = rollback.resource.subject;
+        rollbacks.set(subject, { rollback, documentDigest: lastLoaded.get(subject)?.digest });
+      }
+      metrics.countTrigger('rollback');
+      logger.info(
+        { event: 'trigger.received', reason: 'rollback', subjects: asked.map((r) => r.resource.subject) },
+        'trigger received',
+      );
+      queue.request(
+        'rollback',
+        asked.map((r) => r.resource.subject),
+      );
+    },
+  });
+
+  /**
+   * The rollbacks this run applies first, in a stage of their own (reconcileRollbacks): those
+   * whose document did not change since its rollout failed (a changed one supersedes them).
+   */
+  async function applyRollbacks(loaded: LoadResult, revision: string, tally: RunTally): Promise<void> {
+    const current = new Map(loaded.state.resources.map((r) => [r.subject, r.digest]));
+    const still = [...rollbacks.values()]
+      .filter((d) => current.get(d.rollback.resource.subject) === d.documentDigest)
+      .map((d) => d.rollback);
+    rollbacks.clear();
+    if (still.length === 0) return;
+    const outcome = await reconcileRollbacks(still, {
+      api: options.api,
+      state,
+      mode: 'apply',
+      revision,
+      trigger: 'rollback',
+      concurrency: options.settings.concurrency,
+      maxChangePercent: options.settings.maxChangePercent,
+      force: true,
+      driftMode: options.settings.driftMode,
+      signal: runAbort.signal,
+      audit: options.audit,
+      rollouts: 'detach',
+      ...(options.settings.secrets === undefined ? {} : { secrets: options.settings.secrets }),
+      ...(options.lease === undefined ? {} : { lease: options.lease }),
+    });
+    tally.add(outcome.plan, outcome.apply);
+    for (const result of outcome.apply?.results ?? [])
+      metrics.countChange(result.kind, result.outcome, 'rollback');
+    rollouts.follow(outcome.rollouts?.pending ?? []);
+  }
+
   const hold = createSettleHold({
     settleMs: options.settleMs ?? 0,
     quietForMs: options.quietForMs ?? (() => Number.POSITIVE_INFINITY),
@@ -225,7 +295,10 @@ export function createController(options: ControllerOptions): Controller {
       ...(options.settings.secrets === undefined ? {} : { secrets: options.settings.secrets }),
       holdDestructive,
       ...(options.lease === undefined ? {} : { lease: options.lease }),
+      // Watched beside the run loop (rollouts.ts), never holding this run.
+      rollouts: 'detach',
     });
+    rollouts.follow(outcome.rollouts?.pending ?? []);
     if (outcome.deferred !== undefined) {
       return { at: new Date(), results: [], writes: 0, plan: outcome.plan, deferred: outcome.plan };
     }
@@ -268,6 +341,8 @@ export function createController(options: ControllerOptions): Controller {
       stalled.resolved(revision);
       status.loaded(revision);
       status.syncResources(loaded.state.resources);
+      lastLoaded = new Map(loaded.state.resources.map((r) => [r.subject, r]));
+      rollouts.refresh();
       metrics.setConfigValid(true);
       return { loaded, revision };
     } catch (err) {
@@ -343,6 +418,7 @@ export function createController(options: ControllerOptions): Controller {
         report({ result: 'reconciled' });
         return;
       }
+      if (rollbacks.size > 0) await applyRollbacks(loaded, revision, tally);
       let at = new Date();
       let writes = 0;
       let lastPlan: Plan | undefined;
@@ -452,6 +528,8 @@ export function createController(options: ControllerOptions): Controller {
       stopping = true;
       retry.cancel();
       hold.cancel();
+      // Watches end at once (recorded `aborted`); the next leader watches the next write.
+      await rollouts.stop();
       const closed = queue.close();
       const timeout = sleep(timeoutMs);
       const timedOut = await Promise.race([closed.then(() => false), timeout.promise.then(() => true)]);

@@ -129,6 +129,26 @@ export type UnclaimedObject = {
   readonly since: string;
 };
 
+/**
+ * A container app's health in `/status` `apps` (rollouts.ts): its last watched rollout as the
+ * state records it. A type, not an interface: the status page reads it as a plain record.
+ */
+export type AppHealthStatus = {
+  readonly subject: string;
+  readonly name: string;
+  readonly appId: string | null;
+  /** `progressing` while watched, then `succeeded`, `failed`, `aborted`, `inactive`; `unknown` before any. */
+  readonly status: string;
+  /** The API's word at the last read: `active`, `progressing`, `failing`, `inactive`… */
+  readonly health: string;
+  readonly revision: string | null;
+  /** Why the rollout failed: the container's status, reason and message (never an env value). */
+  readonly reason: string | null;
+  /** The revision applied again by `onFailure: rollback`, while the failed one is held. */
+  readonly rolledBackTo: string | null;
+  readonly at: string | null;
+};
+
 /** The whole `GET /status` document. */
 export interface StatusDocument {
   readonly status: DaemonPhase;
@@ -150,6 +170,8 @@ export interface StatusDocument {
   readonly settleHold: SettleHoldStatus | null;
   /** Unclaimed objects, sorted by kind, zone and id, at most 100 (the gauge counts them all). */
   readonly unclaimed: readonly UnclaimedObject[];
+  /** Each container app's last watched rollout, by subject (`edgesync_app_health`). */
+  readonly apps: readonly AppHealthStatus[];
   readonly lastSuccessAt: string | null;
   /** The last reconcile records of the state store, newest first. */
   readonly runs: readonly RunRecord[];
@@ -201,6 +223,9 @@ export interface StatusTracker {
   ): void;
   setSettleHold(hold: SettleHoldStatus | null): void;
   setUnclaimed(objects: readonly UnclaimedObject[]): void;
+  setApps(apps: readonly AppHealthStatus[]): void;
+  /** A rollout the run loop no longer waits for failed (rollouts.ts): the resource is failed now. */
+  markRolloutFailed(subject: string, error: StatusError): void;
   /** Counts per kind and state, for the resource gauge. */
   countsByKind(): Map<string, Map<string, number>>;
   document(runs: readonly RunRecord[]): StatusDocument;
@@ -265,6 +290,7 @@ export function createStatusTracker(): StatusTracker {
   let retry: StatusDocument['retry'] = null;
   let settleHold: SettleHoldStatus | null = null;
   let unclaimed: readonly UnclaimedObject[] = [];
+  let apps: readonly AppHealthStatus[] = [];
   let lastSuccessAt: string | null = null;
   let writes = 0;
 
@@ -302,6 +328,7 @@ export function createStatusTracker(): StatusTracker {
       retry,
       settleHold,
       unclaimed,
+      apps,
       lastSuccessAt,
       runs: [...runs].reverse(),
       counts,
@@ -444,6 +471,16 @@ export function createStatusTracker(): StatusTracker {
     setUnclaimed(objects) {
       writes += 1;
       unclaimed = objects;
+    },
+    setApps(next) {
+      writes += 1;
+      apps = next;
+    },
+    markRolloutFailed(subject, error) {
+      writes += 1;
+      const resource = resources.get(subject);
+      if (resource === undefined) return;
+      resources.set(subject, { ...resource, state: 'failed', lastError: error, lastCheckedAt: error.at });
     },
     countsByKind() {
       const out = new Map<string, Map<string, number>>();

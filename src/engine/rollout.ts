@@ -25,6 +25,11 @@ import type { ApplyResult, Plan } from './types.js';
 /** How often a rollout's health is read (`--rollout-poll-ms`). */
 export const DEFAULT_ROLLOUT_POLL_MS = 2_000;
 
+/** True for the kinds whose writes roll out (an app): `/status` lists their health. */
+export function watchesRollouts(kind: KindName): boolean {
+  return KINDS[kind].rollout !== undefined;
+}
+
 /** One write whose rollout is watched. In memory only: `redact` is a function. */
 export interface RolloutTarget {
   readonly subject: string;
@@ -43,7 +48,7 @@ export interface RolloutTarget {
   readonly redact: (text: string) => string;
 }
 
-export type RolloutOutcome = 'succeeded' | 'failed' | 'aborted' | 'inactive';
+type RolloutOutcome = 'succeeded' | 'failed' | 'aborted' | 'inactive';
 
 export interface RolloutResult {
   readonly subject: string;
@@ -62,7 +67,7 @@ export interface RolloutResult {
   readonly rollbackOf?: string;
 }
 
-export interface WatchOptions {
+interface WatchOptions {
   readonly api: ApiClient;
   readonly signal: AbortSignal;
   readonly pollMs: number;
@@ -139,7 +144,7 @@ function describe(container: ContainerHealth | undefined, redact: (text: string)
 }
 
 /** Watches one rollout to its end: `active`, `failing`, the timeout, or the signal. */
-export async function watchRollout(target: RolloutTarget, options: WatchOptions): Promise<RolloutResult> {
+async function watchRollout(target: RolloutTarget, options: WatchOptions): Promise<RolloutResult> {
   const started = performance.now();
   const deadline = started + target.timeoutMs;
   let health: HealthStatus = 'unknown';
@@ -216,13 +221,16 @@ export function recordRolloutStarted(state: StateStore, target: RolloutTarget): 
 }
 
 /** Records how a watched rollout ended; one that reached `active` becomes the one to roll back to. */
-export function recordRolloutResult(
+function recordRolloutResult(
   state: StateStore,
   target: RolloutTarget,
   result: RolloutResult,
   keyedDigest: (data: string) => string,
 ): void {
   const previous = state.rollout(target.subject);
+  // A newer write's rollout (which replaced this watch) is recorded already: leave it.
+  if (previous !== undefined && (previous.digest !== target.digest || previous.revision !== target.revision))
+    return;
   const at = nowIso();
   const kept: RolloutRecord['lastGood'] =
     result.outcome === 'succeeded' && target.rollbackOf === undefined

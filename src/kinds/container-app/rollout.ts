@@ -9,13 +9,13 @@ import type { KindRollout } from '../common/kind.js';
 import type { ContainerHealth, Health, HealthStatus } from '../common/rollout.js';
 import type { ContainerAppSpec, EnvironmentVariableSpec } from './spec.js';
 
-/** docs/design.md, Container apps: the default of `spec.rollout.timeoutSeconds`. */
+/** The default of `spec.rollout.timeoutSeconds` (docs/design.md, Container apps: lifecycle and rollout health). */
 const DEFAULT_TIMEOUT_SECONDS = 300;
 
 const STATUSES: ReadonlySet<string> = new Set(['active', 'progressing', 'failing', 'inactive', 'suspended']);
 
 /** The overview as health: the app's status, and every container its pods list. */
-export function healthOf(overview: AppOverviewWire): Health {
+function healthOf(overview: AppOverviewWire): Health {
   const status = (overview.status ?? 'unknown').toLowerCase();
   const containers: ContainerHealth[] = [];
   for (const region of overview.regions ?? []) {

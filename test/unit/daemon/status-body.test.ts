@@ -65,6 +65,16 @@ const WRITES: ReadonlyArray<[string, (t: StatusTracker) => void]> = [
   ['setRetry', (t) => t.setRetry(null)],
   ['setSettleHold', (t) => t.setSettleHold(null)],
   ['setUnclaimed', (t) => t.setUnclaimed([])],
+  ['setApps', (t) => t.setApps([])],
+  [
+    'markRolloutFailed',
+    (t) =>
+      t.markRolloutFailed('ContainerApp/x', {
+        code: 'ROLLOUT_FAILED',
+        message: 'failing',
+        at: RUN.startedAt,
+      }),
+  ],
 ];
 
 describe('the /status body', () => {
