@@ -73,14 +73,16 @@ export function benchEngine(
       const outcome = await reconcile(desired.resources, {
         api: client,
         state,
-        mode: 'apply',
-        revision: 'bench',
-        trigger: 'bench',
-        concurrency: api.concurrency,
-        maxChangePercent: 30,
-        force: true,
-        driftMode: 'correct',
-        signal: new AbortController().signal,
+        selection: { revision: 'bench' },
+        write: {
+          mode: 'apply',
+          driftMode: 'correct',
+          concurrency: api.concurrency,
+          maxChangePercent: 30,
+          force: true,
+          signal: new AbortController().signal,
+        },
+        report: { trigger: 'bench' },
       });
       const wallMs = performance.now() - started;
       const byOperation: Record<string, number> = {};

@@ -219,18 +219,21 @@ export function createController(options: ControllerOptions): Controller {
     const outcome = await reconcileRollbacks(still, {
       api: options.api,
       state,
-      mode: 'apply',
-      revision,
-      trigger: 'rollback',
-      concurrency: options.settings.concurrency,
-      maxChangePercent: options.settings.maxChangePercent,
-      force: true,
-      driftMode: options.settings.driftMode,
-      signal: runAbort.signal,
-      audit: options.audit,
-      rollouts: 'detach',
-      ...(options.settings.secrets === undefined ? {} : { secrets: options.settings.secrets }),
-      ...(options.lease === undefined ? {} : { lease: options.lease }),
+      selection: {
+        revision,
+        ...(options.settings.secrets === undefined ? {} : { secrets: options.settings.secrets }),
+      },
+      write: {
+        mode: 'apply',
+        driftMode: options.settings.driftMode,
+        concurrency: options.settings.concurrency,
+        maxChangePercent: options.settings.maxChangePercent,
+        force: true,
+        signal: runAbort.signal,
+        ...(options.lease === undefined ? {} : { lease: options.lease }),
+        rollouts: 'detach',
+      },
+      report: { trigger: 'rollback', audit: options.audit },
     });
     tally.add(outcome.plan, outcome.apply);
     for (const result of outcome.apply?.results ?? [])
@@ -273,30 +276,36 @@ export function createController(options: ControllerOptions): Controller {
     const outcome = await reconcile(scope, {
       api: options.api,
       state,
-      mode: 'apply',
-      revision,
-      trigger,
-      concurrency: options.settings.concurrency,
-      maxChangePercent: options.settings.maxChangePercent,
-      force: options.settings.force,
-      driftMode: options.settings.driftMode,
-      signal: runAbort.signal,
-      managedCount: loaded.state.resources.length,
-      writesBefore,
-      audit: options.audit,
-      // Claims are global; a file-change run prunes only what its removed documents owned.
-      prune: options.settings.prune === true && last,
-      all: loaded.state.resources,
-      ...(full ? {} : { removed: loaded.changes.removed }),
-      beforeApply: (plan) => {
-        const writes = plan.summary.toUpdate;
-        if (writes > 0) options.observer?.applyStarting({ revision, trigger, writes });
+      selection: {
+        revision,
+        // Claims are global; a file-change run prunes only what its removed documents owned.
+        prune: options.settings.prune === true && last,
+        all: loaded.state.resources,
+        ...(full ? {} : { removed: loaded.changes.removed }),
+        managedCount: loaded.state.resources.length,
+        ...(options.settings.secrets === undefined ? {} : { secrets: options.settings.secrets }),
       },
-      ...(options.settings.secrets === undefined ? {} : { secrets: options.settings.secrets }),
-      holdDestructive,
-      ...(options.lease === undefined ? {} : { lease: options.lease }),
-      // Watched beside the run loop (rollouts.ts), never holding this run.
-      rollouts: 'detach',
+      write: {
+        mode: 'apply',
+        driftMode: options.settings.driftMode,
+        concurrency: options.settings.concurrency,
+        maxChangePercent: options.settings.maxChangePercent,
+        force: options.settings.force,
+        signal: runAbort.signal,
+        writesBefore,
+        holdDestructive,
+        ...(options.lease === undefined ? {} : { lease: options.lease }),
+        // Watched beside the run loop (rollouts.ts), never holding this run.
+        rollouts: 'detach',
+      },
+      report: {
+        trigger,
+        audit: options.audit,
+        beforeApply: (plan) => {
+          const writes = plan.summary.toUpdate;
+          if (writes > 0) options.observer?.applyStarting({ revision, trigger, writes });
+        },
+      },
     });
     rollouts.follow(outcome.rollouts?.pending ?? []);
     if (outcome.deferred !== undefined) {

@@ -39,23 +39,13 @@ import { bindSavedPlan, liveDigests, type SavedPlan } from './saved-plan.js';
 import { MAX_RUN_CHANGES, type RunChange, type StateStore } from './state.js';
 import type { ApplyResult, ChangeResult, Plan, PlannedChange } from './types.js';
 
-/** How one reconcile runs: where it reads and writes, in which mode, with which guards. */
-export interface ReconcileOptions {
-  api: ApiClient;
-  state: StateStore;
-  mode: 'plan' | 'apply';
+/**
+ * What one reconcile covers: which documents, at which revision, and what it may prune. A full
+ * run needs only `revision`; the daemon's file-change runs pass a subset with `all` and `removed`.
+ */
+export interface ReconcileSelection {
+  /** The desired state's revision: recorded with every resource brought in sync and in the audit. */
   revision: string;
-  /** What asked for this run: `cli`, `schedule`, `file-change`, `webhook`, `startup`. */
-  trigger: string;
-  concurrency: number;
-  maxChangePercent: number;
-  force: boolean;
-  driftMode: 'correct' | 'report';
-  signal: AbortSignal;
-  /** Resources under management when `resources` is a subset (the daemon's file-change runs). */
-  managedCount?: number;
-  /** Writes an earlier reconcile of the same daemon run made (PlanOptions.writesBefore). */
-  writesBefore?: number;
   /** `--prune`: delete custom rules and lists no document claims (docs/design.md, Pruning). Default off. */
   prune?: boolean;
   /**
@@ -64,30 +54,44 @@ export interface ReconcileOptions {
    */
   all?: readonly DesiredResource[];
   removed?: readonly string[];
+  /** Resources under management when `resources` is a subset: the change threshold's whole. */
+  managedCount?: number;
+  /** Where container secrets (`valueFrom`) are read; without it every `valueFrom` is an error. */
+  secrets?: SecretReader;
+  /**
+   * `apply FILE`: apply this saved plan, and only when the fresh read and plan are the same
+   * (saved-plan.ts); otherwise PLAN_STALE is thrown before anything is sent.
+   */
+  saved?: SavedPlan;
+  /** A rollback run: the rollbacks whose resources these are (`rollbacksFor`). */
+  rollbacks?: readonly Rollback[];
+}
+
+/** How one reconcile writes: whether at all, how fast, behind which guards and which lease. */
+export interface WritePolicy {
+  /** `plan` reads and plans; `apply` also writes and records the state. */
+  mode: 'plan' | 'apply';
+  /** `report`: drift is planned and reported, never corrected. */
+  driftMode: 'correct' | 'report';
+  /** Concurrent reads, and writes to different Shield Zones. */
+  concurrency: number;
+  maxChangePercent: number;
+  /** Lifts the change threshold and the prune guards. */
+  force: boolean;
+  signal: AbortSignal;
+  /** Writes an earlier reconcile of the same daemon run made (PlanOptions.writesBefore). */
+  writesBefore?: number;
   /**
    * The writer's lease: checked before each write is sent (a lost lease sends nothing more:
    * docs/state.md, Fencing) and carried by the state's save.
    */
   lease?: Lease;
-  /** Receives the audit events; silent when absent. */
-  audit?: Logger;
-  /** Where container secrets (`valueFrom`) are read; without it every `valueFrom` is an error. */
-  secrets?: SecretReader;
-  /** `apply` mode: called with the plan just before its writes are sent (the daemon's notifier). */
-  beforeApply?(plan: Plan): void;
   /**
    * `apply` mode: when the plan deletes anything (`summary.destructive`), apply nothing and
    * return it `deferred`. The daemon sets it while the files changed too recently to be trusted
    * complete: a half-written file's deletions must never be sent, and neither its other changes.
    */
   holdDestructive?: boolean;
-  /** Take a digest of every live object read (`plan --out`): the outcome's `live`. */
-  liveDigests?: boolean;
-  /**
-   * `apply FILE`: apply this saved plan, and only when the fresh read and plan are the same
-   * (saved-plan.ts); otherwise PLAN_STALE is thrown before anything is sent.
-   */
-  saved?: SavedPlan;
   /**
    * `apply` mode, after the writes (docs/reconcile.md, Rollout health): `wait` (the CLI's
    * default) watches every rollout they started before the run ends, and a failed one fails
@@ -98,20 +102,30 @@ export interface ReconcileOptions {
   rollouts?: 'wait' | 'detach' | 'off';
   /** How often a rollout's health is read; default 2 s. */
   rolloutPollMs?: number;
-  /** A rollback run: the rollbacks whose resources these are (`rollbacksFor`). */
-  rollbacks?: readonly Rollback[];
 }
 
-/** What the rollouts of an `apply` did. */
-export interface RolloutsOutcome {
-  /** `wait`: how each watched rollout ended (the rollback's own included). */
-  readonly results: readonly RolloutResult[];
-  /** `detach`: the rollouts the caller follows. */
-  readonly pending?: readonly RolloutTarget[];
-  /** `wait`: the run that applied the rollbacks, when a failed rollout asked for one. */
-  readonly rollback?: ReconcileOutcome;
-  /** `wait`: failed rollouts asking for a rollback that could not be made, and why. */
-  readonly refused?: readonly RollbackRefusal[];
+/** What one reconcile tells, besides its outcome: the audit events and who is told when. */
+export interface ReportOptions {
+  /** What asked for this run: `cli`, `schedule`, `file-change`, `webhook`, `startup`. */
+  trigger: string;
+  /** Receives the audit events; silent when absent. */
+  audit?: Logger;
+  /** `apply` mode: called with the plan just before its writes are sent (the daemon's notifier). */
+  beforeApply?(plan: Plan): void;
+  /** Take a digest of every live object read (`plan --out`): the outcome's `live`. */
+  liveDigests?: boolean;
+}
+
+/**
+ * One reconcile: the API and state it works on, and its options in three groups — what to
+ * reconcile (`selection`), how to write (`write`), what to report (`report`).
+ */
+export interface ReconcileOptions {
+  api: ApiClient;
+  state: StateStore;
+  selection: ReconcileSelection;
+  write: WritePolicy;
+  report: ReportOptions;
 }
 
 /** What one reconcile did: the plan, the apply results in `apply` mode, and its duration. */
@@ -128,6 +142,18 @@ export interface ReconcileOutcome {
   readonly rollouts?: RolloutsOutcome;
 }
 
+/** What the rollouts of an `apply` did. */
+export interface RolloutsOutcome {
+  /** `wait`: how each watched rollout ended (the rollback's own included). */
+  readonly results: readonly RolloutResult[];
+  /** `detach`: the rollouts the caller follows. */
+  readonly pending?: readonly RolloutTarget[];
+  /** `wait`: the run that applied the rollbacks, when a failed rollout asked for one. */
+  readonly rollback?: ReconcileOutcome;
+  /** `wait`: failed rollouts asking for a rollback that could not be made, and why. */
+  readonly refused?: readonly RollbackRefusal[];
+}
+
 /**
  * The inventory as this run may use it: untrusted when the state file could not be read, and
  * with the entries of documents moved to another zone under their own subjects (`movedEntries`).
@@ -135,7 +161,8 @@ export interface ReconcileOutcome {
  */
 function inventoryOf(options: ReconcileOptions, moves: readonly MovedEntry[]): InventoryView {
   const trusted = options.state.warning === undefined;
-  if (options.mode !== 'apply') return inventoryView(withMoves(options.state.inventory(), moves), trusted);
+  if (options.write.mode !== 'apply')
+    return inventoryView(withMoves(options.state.inventory(), moves), trusted);
   for (const move of moves) {
     options.state.setInventory(move.to, move.entry);
     options.state.setInventory(move.from, undefined);
@@ -148,8 +175,8 @@ function inventoryOf(options: ReconcileOptions, moves: readonly MovedEntry[]): I
  * file-change run saw removed, and of the moved ones it saw change.
  */
 function pruneScope(options: ReconcileOptions, moves: readonly MovedEntry[]): ReadonlySet<string> | 'full' {
-  if (options.removed === undefined) return 'full';
-  return new Set([...options.removed, ...moves.map((move) => move.to)]);
+  if (options.selection.removed === undefined) return 'full';
+  return new Set([...options.selection.removed, ...moves.map((move) => move.to)]);
 }
 
 /** Inventory entries whose document is gone (in scope): the prune candidates' zones are read. */
@@ -164,10 +191,10 @@ function lifecycleOf(
   moves: readonly MovedEntry[],
 ): LifecycleOptions {
   return {
-    prune: options.prune === true,
-    force: options.force,
+    prune: options.selection.prune === true,
+    force: options.write.force,
     inventory,
-    all: options.all ?? resources,
+    all: options.selection.all ?? resources,
     scope: pruneScope(options, moves),
   };
 }
@@ -176,12 +203,12 @@ function lifecycleOf(
 function planOptions(options: ReconcileOptions, lifecycle?: LifecycleOptions): PlanOptions {
   return {
     ...(lifecycle === undefined ? {} : { lifecycle }),
-    revision: options.revision,
-    driftMode: options.driftMode,
-    maxChangePercent: options.maxChangePercent,
-    force: options.force,
-    ...(options.managedCount === undefined ? {} : { managedCount: options.managedCount }),
-    ...(options.writesBefore === undefined ? {} : { writesBefore: options.writesBefore }),
+    revision: options.selection.revision,
+    driftMode: options.write.driftMode,
+    maxChangePercent: options.write.maxChangePercent,
+    force: options.write.force,
+    ...(options.selection.managedCount === undefined ? {} : { managedCount: options.selection.managedCount }),
+    ...(options.write.writesBefore === undefined ? {} : { writesBefore: options.write.writesBefore }),
     record: (subject) => options.state.resource(subject),
     rollout: (subject) => options.state.rollout(subject),
     keyedDigest: options.state.keyedDigest,
@@ -268,7 +295,7 @@ function lifecycleCounts(apply: ApplyResult | undefined): Record<string, number>
 function forgetGone(options: ReconcileOptions, gone: readonly string[]): void {
   if (gone.length === 0) return;
   for (const subject of gone) options.state.setInventory(subject, undefined);
-  options.audit?.info(
+  options.report.audit?.info(
     { event: 'inventory.forgotten', subjects: gone },
     'objects already deleted outside edgesync, and their documents gone: no longer in the inventory',
   );
@@ -315,14 +342,17 @@ async function readAndPlan(
   });
   const fresh = buildPlan(resources, snapshot, planOptions(options, lifecycle));
   const live =
-    options.liveDigests === true || options.saved !== undefined
+    options.report.liveDigests === true || options.selection.saved !== undefined
       ? liveDigests(resources, snapshot)
       : undefined;
   // A saved plan replaces the fresh one only when the two are the same; else this throws.
   const bound =
-    options.saved === undefined || live === undefined ? fresh : bindSavedPlan(options.saved, fresh, live);
-  const plan = options.rollbacks === undefined ? bound : withRollbacks(bound, options.rollbacks);
-  if (options.mode === 'apply') {
+    options.selection.saved === undefined || live === undefined
+      ? fresh
+      : bindSavedPlan(options.selection.saved, fresh, live);
+  const rollbacks = options.selection.rollbacks;
+  const plan = rollbacks === undefined ? bound : withRollbacks(bound, rollbacks);
+  if (options.write.mode === 'apply') {
     for (const [subject, live] of snapshot.reads) {
       if (live.lookup.status === 'found') options.state.setHint(subject, live.hint);
     }
@@ -355,38 +385,34 @@ async function waitForRollouts(
 ): Promise<{ results: RolloutResult[]; rollbacks: Rollback[]; refused: RollbackRefusal[] }> {
   const results = await followRollouts(targets, {
     api: options.api,
-    signal: options.signal,
-    pollMs: options.rolloutPollMs ?? DEFAULT_ROLLOUT_POLL_MS,
+    signal: options.write.signal,
+    pollMs: options.write.rolloutPollMs ?? DEFAULT_ROLLOUT_POLL_MS,
     state: options.state,
-    ...(options.audit === undefined ? {} : { audit: options.audit }),
+    ...(options.report.audit === undefined ? {} : { audit: options.report.audit }),
   });
   const { rollbacks, refused } = rollbacksFor(results, resources, options.state);
   return { results, rollbacks, refused };
 }
 
-/** The run of the rollbacks a `wait` asked for: the kept specs, applied and watched. */
+/**
+ * The run of the rollbacks a failed rollout asked for: the kept specs, applied (and watched as
+ * `write.rollouts` says). It restores what the same documents held before: no prune, no change
+ * threshold, and it covers only the rolled-back resources.
+ */
 export function reconcileRollbacks(
   rollbacks: readonly Rollback[],
   options: ReconcileOptions,
 ): Promise<ReconcileOutcome> {
-  const resources = rollbacks.map((r) => r.resource);
-  const {
-    all: _all,
-    removed: _removed,
-    managedCount: _managed,
-    writesBefore: _before,
-    saved: _saved,
-    ...rest
-  } = options;
-  return reconcile(resources, {
-    ...rest,
-    mode: 'apply',
-    trigger: 'rollback',
-    // It restores what the same document held before: no prune, and no change threshold.
-    prune: false,
-    force: true,
-    rollbacks,
-  });
+  const { revision, secrets } = options.selection;
+  return reconcile(
+    rollbacks.map((r) => r.resource),
+    {
+      ...options,
+      selection: { revision, rollbacks, ...(secrets === undefined ? {} : { secrets }) },
+      write: { ...options.write, mode: 'apply', force: true, holdDestructive: false, writesBefore: 0 },
+      report: { ...options.report, trigger: 'rollback' },
+    },
+  );
 }
 
 /** The run's record of a failed rollout (`/status` runs, the status page's timeline). */
@@ -408,43 +434,47 @@ export async function reconcile(
 ): Promise<ReconcileOutcome> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
-  options.audit?.info(
+  options.report.audit?.info(
     {
       event: 'reconcile.started',
-      revision: options.revision,
-      trigger: options.trigger,
+      revision: options.selection.revision,
+      trigger: options.report.trigger,
       resources: resources.length,
-      mode: options.mode,
+      mode: options.write.mode,
     },
     'reconcile started',
   );
-  const moves = movedEntries(options.state.inventory(), options.all ?? resources);
+  const moves = movedEntries(options.state.inventory(), options.selection.all ?? resources);
   const inventory = inventoryOf(options, moves);
   const lifecycle = lifecycleOf(resources, inventory, options, moves);
-  if (options.prune === true && !inventory.trusted) {
-    options.audit?.warn(
+  if (options.selection.prune === true && !inventory.trusted) {
+    options.report.audit?.warn(
       { event: 'prune.limited', reason: options.state.warning },
       'the state could not be read: objects are pruned this run only in exclusive ShieldZones',
     );
   }
   const readOptions: ReadOptions = {
     api: options.api,
-    signal: options.signal,
-    concurrency: options.concurrency,
+    signal: options.write.signal,
+    concurrency: options.write.concurrency,
     hint: (subject: string) => options.state.hint(subject),
     owned: (subject: string) => inventory.entry(subject),
-    ...(options.secrets === undefined ? {} : { secrets: options.secrets }),
+    ...(options.selection.secrets === undefined ? {} : { secrets: options.selection.secrets }),
   };
   const { plan, live } = await readAndPlan(resources, readOptions, options, lifecycle);
-  auditDrift(options.audit, plan);
-  if (options.mode === 'apply' && options.holdDestructive === true && plan.summary.destructive > 0) {
+  auditDrift(options.report.audit, plan);
+  if (
+    options.write.mode === 'apply' &&
+    options.write.holdDestructive === true &&
+    plan.summary.destructive > 0
+  ) {
     const durationMs = Math.round(performance.now() - started);
-    options.audit?.info(
+    options.report.audit?.info(
       {
         event: 'reconcile.finished',
-        revision: options.revision,
-        trigger: options.trigger,
-        mode: options.mode,
+        revision: options.selection.revision,
+        trigger: options.report.trigger,
+        mode: options.write.mode,
         counts: { toUpdate: plan.summary.toUpdate, destructive: plan.summary.destructive },
         durationMs,
         result: 'deferred',
@@ -455,13 +485,13 @@ export async function reconcile(
   }
 
   let apply: ApplyResult | undefined;
-  if (options.mode === 'apply') {
+  if (options.write.mode === 'apply') {
     const bySubject = new Map(resources.map((r) => [r.subject, r]));
-    options.beforeApply?.(plan);
+    options.report.beforeApply?.(plan);
     apply = await applyChanges(plan.changes, {
       api: options.api,
-      concurrency: options.concurrency,
-      signal: options.signal,
+      concurrency: options.write.concurrency,
+      signal: options.write.signal,
       replan: async (change) => {
         // Never fall back to `change` itself: resending an ambiguous create is what this avoids.
         const resource = bySubject.get(change.subject);
@@ -477,8 +507,8 @@ export async function reconcile(
       },
       onRequest: (change, request) => {
         // Fencing: a lease lost since the last write stops this one (and every one after it).
-        options.lease?.assertHeld();
-        options.audit?.info(
+        options.write.lease?.assertHeld();
+        options.report.audit?.info(
           {
             event: 'change.started',
             subject: change.subject,
@@ -492,17 +522,22 @@ export async function reconcile(
       onResult: (change, result) => {
         if (result.outcome === 'applied' || result.outcome === 'unchanged') {
           if (change.action !== 'delete') {
-            options.state.markInSync(change.subject, change.digest, options.revision, change.remember);
+            options.state.markInSync(
+              change.subject,
+              change.digest,
+              options.selection.revision,
+              change.remember,
+            );
           }
           recordInventory(options, change, result);
         }
-        auditResult(options.audit, change, result);
+        auditResult(options.report.audit, change, result);
       },
     });
     forgetGone(options, plan.gone ?? []);
   }
   const bySubject = new Map(resources.map((r) => [r.subject, r]));
-  const rolloutMode = options.rollouts ?? 'off';
+  const rolloutMode = options.write.rollouts ?? 'off';
   const targets =
     apply === undefined || rolloutMode === 'off'
       ? []
@@ -510,7 +545,7 @@ export async function reconcile(
           plan,
           apply,
           bySubject,
-          new Map((options.rollbacks ?? []).map((r) => [r.resource.subject, r.from])),
+          new Map((options.selection.rollbacks ?? []).map((r) => [r.resource.subject, r.from])),
         );
   let watched: Awaited<ReturnType<typeof waitForRollouts>> | undefined;
   if (rolloutMode === 'wait' && targets.length > 0)
@@ -519,15 +554,15 @@ export async function reconcile(
   const rolloutFailures = watched?.results.filter((r) => r.outcome === 'failed').length ?? 0;
   const durationMs = Math.round(performance.now() - started);
   const failed =
-    (apply?.counts.failed ?? 0) + rolloutFailures + (options.mode === 'plan' ? plan.summary.errors : 0);
+    (apply?.counts.failed ?? 0) + rolloutFailures + (options.write.mode === 'plan' ? plan.summary.errors : 0);
   const lifecycleDone = lifecycleCounts(apply);
   const rolloutCounts: Record<string, number> = rolloutFailures > 0 ? { rolloutFailed: rolloutFailures } : {};
-  if (options.mode === 'apply') {
+  if (options.write.mode === 'apply') {
     const changes = runChanges(plan, apply);
     const failedRollouts = rolloutRunChanges(watched?.results ?? []);
     options.state.addRun({
-      revision: options.revision,
-      trigger: options.trigger,
+      revision: options.selection.revision,
+      trigger: options.report.trigger,
       startedAt,
       durationMs,
       result: failed > 0 ? 'failed' : 'success',
@@ -538,12 +573,12 @@ export async function reconcile(
     });
     await options.state.save();
   }
-  options.audit?.info(
+  options.report.audit?.info(
     {
       event: 'reconcile.finished',
-      revision: options.revision,
-      trigger: options.trigger,
-      mode: options.mode,
+      revision: options.selection.revision,
+      trigger: options.report.trigger,
+      mode: options.write.mode,
       counts:
         apply === undefined
           ? {

@@ -307,7 +307,7 @@ describe.each(contracts)('$kind contract', (contract) => {
 
     const a = await fx.run(suspended, 'apply');
     const b = await fx.run(reportOnly, 'apply');
-    const c = await fx.run(resources(contract.spec), 'apply', { driftMode: 'report' });
+    const c = await fx.run(resources(contract.spec), 'apply', { write: { driftMode: 'report' } });
 
     expect([a, b, c].map((r) => r.plan.changes[0]?.skip)).toEqual([
       'suspended',

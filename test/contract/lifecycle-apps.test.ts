@@ -41,7 +41,7 @@ function appsNamed(f: EngineFixture, name: string) {
 
 async function applyAgainIsQuiet(f: EngineFixture, resources: readonly DesiredResource[], prune = false) {
   f.emu.journal.clear();
-  const again = await f.run(resources, 'apply', { prune });
+  const again = await f.run(resources, 'apply', { selection: { prune } });
   expect(again.plan.changes.map((c) => [c.subject, c.action])).toEqual(
     resources.map((r) => [r.subject, 'noop']),
   );
@@ -198,9 +198,9 @@ describe('container app prune', () => {
     const id = appsNamed(f, 'docs site')[0]?.id as string;
 
     f.emu.journal.clear();
-    const refused = await f.run([keep], 'apply', { prune: true });
+    const refused = await f.run([keep], 'apply', { selection: { prune: true } });
     const notPruned = await f.run([keep], 'plan');
-    const forced = await f.run([keep], 'apply', { prune: true, force: true });
+    const forced = await f.run([keep], 'apply', { selection: { prune: true }, write: { force: true } });
 
     const deletion = refused.plan.changes.find((c) => c.subject === 'ContainerApp/docs');
     expect(deletion).toMatchObject({
@@ -238,7 +238,7 @@ describe('container app prune', () => {
     await f.run([doc], 'apply');
 
     f.emu.journal.clear();
-    const run = await f.run([doc], 'apply', { prune: true, force: true });
+    const run = await f.run([doc], 'apply', { selection: { prune: true }, write: { force: true } });
 
     expect(run.plan.changes.map((c) => c.action)).toEqual(['noop']);
     expect(f.emu.state.app('app1')).toBeDefined();

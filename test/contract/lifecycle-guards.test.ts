@@ -58,7 +58,7 @@ describe('the prune guards count what edgesync manages', () => {
     expect(Object.keys(f.state.inventory())).toHaveLength(6);
 
     f.emu.journal.clear();
-    const broken = await f.run([other], 'apply', { prune: true });
+    const broken = await f.run([other], 'apply', { selection: { prune: true } });
 
     // 5 of 25 live rules is 20 %: only the share of what edgesync manages (5 of 5) shows it.
     const refused = broken.plan.changes.filter((c) => c.kind === 'WafCustomRule');
@@ -73,7 +73,7 @@ describe('the prune guards count what edgesync manages', () => {
     expect(deletesOf(f)).toEqual([]);
     expect(liveRuleNames(f).filter((n) => n.startsWith('Managed'))).toHaveLength(5);
 
-    const forced = await f.run([other], 'apply', { prune: true, force: true });
+    const forced = await f.run([other], 'apply', { selection: { prune: true }, write: { force: true } });
     expect(forced.apply?.ok).toBe(true);
     expect(deletesOf(f)).toHaveLength(5);
     expect(liveRuleNames(f)).toHaveLength(20);
@@ -89,7 +89,7 @@ describe('the prune guards count what edgesync manages', () => {
     await f.run(three, 'apply');
 
     f.emu.journal.clear();
-    const out = await f.run(three.slice(0, 2), 'apply', { prune: true });
+    const out = await f.run(three.slice(0, 2), 'apply', { selection: { prune: true } });
 
     expect(out.plan.changes.find((c) => c.action === 'error')?.error?.message).toBe(
       'the plan deletes 1 of the 3 custom WAF rules edgesync manages in Shield Zone 42 (33%), more than 30%; re-run with --force if this is intended',
@@ -112,7 +112,7 @@ describe('the prune guards count what edgesync manages', () => {
 
     f.emu.journal.clear();
     const kept = docs.filter((d) => d.name.startsWith('keep'));
-    const out = await f.run(kept, 'apply', { prune: true });
+    const out = await f.run(kept, 'apply', { selection: { prune: true } });
 
     const refused = out.plan.changes.filter((c) => c.action === 'error');
     expect(refused.map((c) => c.error?.message)).toEqual(
@@ -127,9 +127,7 @@ describe('the prune guards count what edgesync manages', () => {
     const one = await f.run(
       [...kept, ...docs.filter((d) => d.name !== 'drop-42' && d.name.startsWith('drop'))],
       'apply',
-      {
-        prune: true,
-      },
+      { selection: { prune: true } },
     );
     expect(one.apply?.ok).toBe(true);
     expect(deletesOf(f).map((w) => w.path)).toHaveLength(1);
@@ -260,7 +258,7 @@ describe('ignore globs', () => {
     const docs = [zone(['Legacy (old)*', 'Team [EU] ?']), rule('keep', 'Hand-made 1')];
 
     f.emu.journal.clear();
-    const out = await f.run(docs, 'apply', { prune: true, force: true });
+    const out = await f.run(docs, 'apply', { selection: { prune: true }, write: { force: true } });
 
     expect(out.plan.ignored).toEqual([
       {

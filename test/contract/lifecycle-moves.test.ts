@@ -55,7 +55,7 @@ describe('a document moved to another zone', () => {
   it('with --prune: created in the new zone and the old object deleted in one run; the next apply is empty', async () => {
     const { f, id } = await createdIn42();
 
-    const { plan, apply } = await f.run([rule(44)], 'apply', { prune: true });
+    const { plan, apply } = await f.run([rule(44)], 'apply', { selection: { prune: true } });
 
     expect(plan.changes.map((c) => [c.subject, c.action, c.prune])).toEqual([
       ['WafCustomRule/block-x', 'create', undefined],
@@ -78,7 +78,7 @@ describe('a document moved to another zone', () => {
     });
 
     f.emu.journal.clear();
-    const again = await f.run([rule(44)], 'apply', { prune: true });
+    const again = await f.run([rule(44)], 'apply', { selection: { prune: true } });
     expect(again.plan.changes.map((c) => c.action)).toEqual(['noop']);
     expect(again.plan.notPruned).toBeUndefined();
     expect(writesOf(f.emu)).toEqual([]);
@@ -89,7 +89,7 @@ describe('a document moved to another zone', () => {
     const moved = rule(44);
 
     // A file-change run: only the changed document, nothing removed, every document as claims.
-    await f.run([moved], 'apply', { prune: true, removed: [], all: [moved] });
+    await f.run([moved], 'apply', { selection: { prune: true, removed: [], all: [moved] } });
 
     expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual([
       'POST /shield/waf/custom-rule',
@@ -124,7 +124,7 @@ describe('a document moved to another zone', () => {
     });
 
     f.emu.journal.clear();
-    await f.run([rule(44)], 'apply', { prune: true });
+    await f.run([rule(44)], 'apply', { selection: { prune: true } });
     expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual([
       `DELETE /shield/waf/custom-rule/${id}`,
     ]);
@@ -135,7 +135,7 @@ describe('a document moved to another zone', () => {
     const { f, id } = await createdIn42();
 
     // Zone 43 is on the Basic plan: no custom rules at all.
-    const { plan } = await f.run([rule(43)], 'apply', { prune: true });
+    const { plan } = await f.run([rule(43)], 'apply', { selection: { prune: true } });
 
     expect(plan.changes.map((c) => [c.subject, c.action])).toEqual([['WafCustomRule/block-x', 'error']]);
     expect(plan.notPruned?.map((n) => [n.subject, n.id, n.reason])).toEqual([
@@ -152,7 +152,7 @@ describe('a document moved to another zone', () => {
   it('a document pinned by id whose zone is wrong is an error of that document; its object is never pruned', async () => {
     const { f, id } = await createdIn42();
 
-    const { plan } = await f.run([rule(44, { id })], 'apply', { prune: true });
+    const { plan } = await f.run([rule(44, { id })], 'apply', { selection: { prune: true } });
 
     expect(plan.changes.map((c) => [c.subject, c.action, c.error?.message])).toEqual([
       [
@@ -170,7 +170,7 @@ describe('a document moved to another zone', () => {
   it('a plan (not apply) shows the move without recording it', async () => {
     const { f } = await createdIn42();
 
-    const { plan } = await f.run([rule(44)], 'plan', { prune: true });
+    const { plan } = await f.run([rule(44)], 'plan', { selection: { prune: true } });
 
     expect(plan.changes.map((c) => [c.subject, c.action])).toEqual([
       ['WafCustomRule/block-x', 'create'],

@@ -52,7 +52,7 @@ describe('inventory objects deleted out of band', () => {
   it('with the document gone too: dropped from the inventory by an apply, nothing sent; the next plan is quiet', async () => {
     const { f } = await deletedOutOfBand();
 
-    const planned = await f.run([keep], 'plan', { prune: true });
+    const planned = await f.run([keep], 'plan', { selection: { prune: true } });
     expect(planned.plan.gone).toEqual(['WafCustomRule/block-x']);
     expect(f.state.inventory()['WafCustomRule/block-x']).toBeDefined();
 
@@ -62,7 +62,7 @@ describe('inventory objects deleted out of band', () => {
     expect(applied.plan.notPruned).toBeUndefined();
     expect(writesOf(f.emu)).toEqual([]);
     expect(Object.keys(f.state.inventory())).toEqual(['WafCustomRule/third']);
-    const again = await f.run([keep], 'apply', { prune: true });
+    const again = await f.run([keep], 'apply', { selection: { prune: true } });
     expect(again.plan.gone).toBeUndefined();
     expect(again.plan.changes.map((c) => c.action)).toEqual(['noop']);
   });

@@ -45,7 +45,7 @@ function liveRuleNames(f: EngineFixture, zone = 42): string[] {
 
 async function applyTwiceIsQuiet(f: EngineFixture, resources: readonly DesiredResource[], prune = false) {
   f.emu.journal.clear();
-  const again = await f.run(resources, 'apply', { prune });
+  const again = await f.run(resources, 'apply', { selection: { prune } });
   expect(again.plan.changes.filter((c) => c.action !== 'noop')).toEqual([]);
   expect(again.plan.notPruned).toBeUndefined();
   expect(writesOf(f.emu)).toEqual([]);
@@ -187,7 +187,7 @@ describe('adopt and rename', () => {
     const renamed = rule('block-admin', 'Block the admin area');
 
     f.emu.journal.clear();
-    const { plan } = await f.run([renamed], 'apply', { prune: true });
+    const { plan } = await f.run([renamed], 'apply', { selection: { prune: true } });
 
     expect(plan.changes.map((c) => [c.subject, c.action])).toEqual([['WafCustomRule/block-admin', 'update']]);
     expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual([
@@ -252,7 +252,7 @@ describe('prune', () => {
   it('with --prune the inventory object is deleted, never-managed rules stay, and the next apply is empty', async () => {
     const { f, id, keep } = await createdThenRemoved();
 
-    const { plan, apply } = await f.run([keep], 'apply', { prune: true });
+    const { plan, apply } = await f.run([keep], 'apply', { selection: { prune: true } });
 
     expect(plan.changes.map((c) => [c.subject, c.action, c.prune])).toEqual([
       ['WafCustomRule/third', 'noop', undefined],
@@ -272,7 +272,7 @@ describe('prune', () => {
     const { f, id, keep } = await createdThenRemoved();
     f.emu.state.updateCustomRule(id, { ruleName: 'Someone else now' });
 
-    const { plan } = await f.run([keep], 'apply', { prune: true });
+    const { plan } = await f.run([keep], 'apply', { selection: { prune: true } });
 
     expect(plan.changes.map((c) => c.action)).toEqual(['noop']);
     expect(plan.notPruned?.[0]?.reason).toBe(
@@ -286,8 +286,8 @@ describe('prune', () => {
     const fresh = memoryStateStore();
 
     const { plan } = await f.run([keep, rule('block-admin', 'Block admin')], 'apply', {
-      prune: true,
       state: fresh,
+      selection: { prune: true },
     });
 
     expect(plan.changes.map((c) => c.action)).toEqual(['adopt', 'adopt']);
@@ -307,10 +307,10 @@ describe('exclusive ShieldZone', () => {
       rule('sqli', 'Block SQLi', { ruleConfiguration: { ...BLOCK_ADMIN_RULE } }),
     ];
 
-    const refused = await f.run(docs, 'apply', { prune: true });
+    const refused = await f.run(docs, 'apply', { selection: { prune: true } });
     const refusedWrites = writesOf(f.emu).filter((w) => w.method === 'DELETE');
     f.emu.journal.clear();
-    const forced = await f.run(docs, 'apply', { prune: true, force: true });
+    const forced = await f.run(docs, 'apply', { selection: { prune: true }, write: { force: true } });
 
     const refusal = refused.plan.changes.find((c) => c.subject === 'WafCustomRule/#1236');
     expect(refusal?.action).toBe('error');
@@ -333,9 +333,9 @@ describe('exclusive ShieldZone', () => {
     const f = await start();
     const docs = [zone(), desired('DnsZone', 'example-com', { id: 12345, dnssec: true })];
 
-    const refused = await f.run(docs, 'apply', { prune: true });
+    const refused = await f.run(docs, 'apply', { selection: { prune: true } });
     const deletes = writesOf(f.emu).filter((w) => w.method === 'DELETE');
-    const forced = await f.run(docs, 'apply', { prune: true, force: true });
+    const forced = await f.run(docs, 'apply', { selection: { prune: true }, write: { force: true } });
 
     expect(
       refused.plan.changes.filter((c) => c.kind === 'WafCustomRule').map((c) => c.error?.message),
@@ -358,12 +358,12 @@ describe('safety and order', () => {
       desired('AccessList', 'office', { shieldZoneId: 42, name: 'Office IPs', action: 'Allow' }),
       ...Array.from({ length: 8 }, (_, i) => desired('DnsZone', `dns-${i}`, { id: 12345, dnssec: true })),
     ];
-    const options = { maxChangePercent: 10 };
+    const options = { write: { maxChangePercent: 10 } };
 
     // Without --prune: one adoption (a PATCH) of 10 managed resources (10 %), within the threshold.
     const quiet = await f.run(docs, 'plan', options);
     // With it, the deletion of "Countries" makes 2 of 11 (18 %): every write is refused.
-    const pruning = await f.run(docs, 'plan', { ...options, prune: true });
+    const pruning = await f.run(docs, 'plan', { ...options, selection: { prune: true } });
 
     expect(quiet.plan.changes.filter((c) => c.action === 'error')).toEqual([]);
     expect(quiet.plan.notPruned?.map((n) => n.id)).toEqual([9002]);
@@ -391,7 +391,7 @@ describe('safety and order', () => {
     ];
 
     f.emu.journal.clear();
-    const { apply } = await f.run(docs, 'apply', { prune: true, force: true });
+    const { apply } = await f.run(docs, 'apply', { selection: { prune: true }, write: { force: true } });
 
     expect(apply?.ok).toBe(true);
     expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual([

@@ -64,9 +64,8 @@ function webTag(f: EngineFixture): string | undefined {
 
 async function applyWaiting(f: EngineFixture, doc: DesiredResource, audit?: Logger) {
   return f.run([doc], 'apply', {
-    rollouts: 'wait',
-    rolloutPollMs: 20,
-    ...(audit === undefined ? {} : { audit }),
+    write: { rollouts: 'wait', rolloutPollMs: 20 },
+    ...(audit === undefined ? {} : { report: { audit } }),
   });
 }
 
@@ -247,9 +246,7 @@ describe('rollout health', () => {
     } as typeof SEED);
     const abort = new AbortController();
     const running = f.run([storefront('1.5.0')], 'apply', {
-      rollouts: 'wait',
-      rolloutPollMs: 20,
-      signal: abort.signal,
+      write: { rollouts: 'wait', rolloutPollMs: 20, signal: abort.signal },
     });
     await new Promise((resolve) => setTimeout(resolve, 150));
     abort.abort();
@@ -260,7 +257,7 @@ describe('rollout health', () => {
 
   it('detach returns the rollouts for the caller to follow and records them progressing', async () => {
     const f = await start(SEED);
-    const outcome = await f.run([storefront('1.5.0')], 'apply', { rollouts: 'detach' });
+    const outcome = await f.run([storefront('1.5.0')], 'apply', { write: { rollouts: 'detach' } });
     expect(outcome.rollouts?.pending?.map((t) => [t.subject, t.objectId, t.timeoutMs])).toEqual([
       ['ContainerApp/storefront', 'app1', 300_000],
     ]);

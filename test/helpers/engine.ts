@@ -7,9 +7,23 @@ import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/types.js';
 import type { DesiredResource } from '../../src/config/types.js';
 import type { Emulator, EmulatorSeed } from '../../src/emulator/index.js';
-import { type ReconcileOptions, type ReconcileOutcome, reconcile } from '../../src/engine/reconcile.js';
+import {
+  type ReconcileOutcome,
+  type ReconcileSelection,
+  type ReportOptions,
+  reconcile,
+  type WritePolicy,
+} from '../../src/engine/reconcile.js';
 import { memoryStateStore, type StateStore } from '../../src/engine/state.js';
 import { TEST_KEY, TEST_SEED, withEmulator } from './emulator.js';
+
+/** What a test changes of the fixture's reconcile options, group by group. */
+interface RunOverrides {
+  state?: StateStore;
+  selection?: Partial<ReconcileSelection>;
+  write?: Partial<Omit<WritePolicy, 'mode'>>;
+  report?: Partial<ReportOptions>;
+}
 
 export interface EngineFixture {
   emu: Emulator;
@@ -18,7 +32,7 @@ export interface EngineFixture {
   run(
     resources: readonly DesiredResource[],
     mode: 'plan' | 'apply',
-    overrides?: Partial<ReconcileOptions>,
+    overrides?: RunOverrides,
   ): Promise<ReconcileOutcome>;
   close(): Promise<void>;
 }
@@ -38,16 +52,18 @@ export async function engineFixture(seed: EmulatorSeed = TEST_SEED): Promise<Eng
     run: (resources, mode, overrides = {}) =>
       reconcile(resources, {
         api,
-        state,
-        mode,
-        revision: 'test-revision',
-        trigger: 'test',
-        concurrency: 4,
-        maxChangePercent: 100,
-        force: false,
-        driftMode: 'correct',
-        signal: new AbortController().signal,
-        ...overrides,
+        state: overrides.state ?? state,
+        selection: { revision: 'test-revision', ...overrides.selection },
+        write: {
+          mode,
+          driftMode: 'correct',
+          concurrency: 4,
+          maxChangePercent: 100,
+          force: false,
+          signal: new AbortController().signal,
+          ...overrides.write,
+        },
+        report: { trigger: 'test', ...overrides.report },
       }),
     async close() {
       await api.close();

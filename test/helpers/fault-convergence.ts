@@ -170,21 +170,24 @@ export async function runFaultScenario(scenario: FaultScenario): Promise<FaultRe
     emu.faults.script({ operation: 'patchApp', reply: 'drop' });
     emu.faults.set(faultRates(prng(scenario.seed)));
     const state = memoryStateStore();
-    const options = {
+    const options = (mode: 'plan' | 'apply') => ({
       api,
       state,
-      revision: 'faults',
-      trigger: 'test',
-      concurrency: 8,
-      maxChangePercent: 30,
-      // Every resource drifted on purpose: the change threshold would refuse the first run.
-      force: true,
-      driftMode: 'correct' as const,
-      signal: new AbortController().signal,
-    };
+      selection: { revision: 'faults' },
+      write: {
+        mode,
+        driftMode: 'correct' as const,
+        concurrency: 8,
+        maxChangePercent: 30,
+        // Every resource drifted on purpose: the change threshold would refuse the first run.
+        force: true,
+        signal: new AbortController().signal,
+      },
+      report: { trigger: 'test' },
+    });
     const runs: ApplyResult['counts'][] = [];
     for (let run = 0; run < scenario.maxRuns; run += 1) {
-      const outcome = await reconcile(desired.resources, { ...options, mode: 'apply' });
+      const outcome = await reconcile(desired.resources, options('apply'));
       const counts = outcome.apply?.counts ?? { applied: 0, unchanged: 0, skipped: 0, failed: -1 };
       runs.push(counts);
       if (counts.failed === 0) break;
@@ -196,7 +199,7 @@ export async function runFaultScenario(scenario: FaultScenario): Promise<FaultRe
 
     emu.faults.clear();
     emu.journal.clear();
-    const final = await reconcile(desired.resources, { ...options, mode: 'plan' });
+    const final = await reconcile(desired.resources, options('plan'));
     const apps = emu.state.apps();
     return {
       drifted: drifted.drifted,

@@ -67,15 +67,16 @@ describe('creates and prunes while 20 % of API calls fail', () => {
       reconcile(resources, {
         api,
         state,
-        mode: 'apply',
-        revision: 'faults',
-        trigger: 'test',
-        concurrency: 8,
-        maxChangePercent: 100,
-        force: true,
-        prune: true,
-        driftMode: 'correct',
-        signal: new AbortController().signal,
+        selection: { revision: 'faults', prune: true },
+        write: {
+          mode: 'apply',
+          driftMode: 'correct',
+          concurrency: 8,
+          maxChangePercent: 100,
+          force: true,
+          signal: new AbortController().signal,
+        },
+        report: { trigger: 'test' },
       });
     try {
       // The first creates meet a lost reply for certain, whatever the dice say.

@@ -225,18 +225,19 @@ describe('creating, adopting and pruning at full size while 20 % of API calls fa
         reconcile(resources, {
           api,
           state,
-          mode: 'apply',
-          revision: 'soak',
-          trigger: 'test',
-          concurrency: 8,
-          // A rollout of 400 new objects changes most of what is managed: the change threshold is
-          // lifted by its own flag. `force` stays off, so the prune guards (30 % of a zone,
-          // never a whole zone) still apply, and the scenario stays under them.
-          maxChangePercent: 100,
-          force: false,
-          prune: true,
-          driftMode: 'correct',
-          signal: new AbortController().signal,
+          selection: { revision: 'soak', prune: true },
+          write: {
+            mode: 'apply',
+            driftMode: 'correct',
+            concurrency: 8,
+            // A rollout of 400 new objects changes most of what is managed: the change threshold is
+            // lifted by its own flag. `force` stays off, so the prune guards (30 % of a zone,
+            // never a whole zone) still apply, and the scenario stays under them.
+            maxChangePercent: 100,
+            force: false,
+            signal: new AbortController().signal,
+          },
+          report: { trigger: 'test' },
         });
       try {
         // Lost create replies happen for certain, whatever the dice say, and a lost delete reply.

@@ -70,7 +70,7 @@ describe('the generated emulator seed against the engine', () => {
     const path = writeEmulatorSeed(repo.dir, generated.seed);
     // Read back the way `edgesync run --emulator` reads it.
     fx = await engineFixture(viaYaml ? await loadSeedFile(path) : generated.seed);
-    const outcome = await fx.run(state.resources, 'apply', { concurrency: 8 });
+    const outcome = await fx.run(state.resources, 'apply', { write: { concurrency: 8 } });
     return { outcome, drifted: generated.drifted, writes: fx.emu.journal.writes() };
   }
 

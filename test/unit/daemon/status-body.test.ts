@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { DesiredResource } from '../../../src/config/types.js';
-import { createStatusBody, createStatusTracker, type StatusTracker } from '../../../src/daemon/status.js';
+import { createStatusTracker, type StatusTracker } from '../../../src/daemon/status.js';
+import { createStatusBody } from '../../../src/daemon/status-body.js';
 import type { RunRecord } from '../../../src/engine/state.js';
 
 const RUN: RunRecord = {
