@@ -1,6 +1,6 @@
 /**
  * Rollout health in the daemon (docs/daemon.md, Rollout health): `edgesync run` as a child
- * process against an emulator whose app changes stay `progressing` for 1.5 s, with a real
+ * process against an emulator whose app changes stay `progressing` for 1 s, with a real
  * `node:http` receiver for its notifications. The start-up run's image change is watched
  * beside the run loop: a DNS edit made meanwhile is applied before the rollout ends. A bad
  * image tag written to the app's file is then reported failed (the audit line and a
@@ -20,14 +20,14 @@ useSpawnedDaemons();
 const SECRET = 'e2e-rollout-session-key-70d2be';
 const BAD = '9.9.9-broken';
 
-/** The test seed's storefront (app1) with its web container only, rolling out in 1.5 s. */
+/** The test seed's storefront (app1) with its web container only, rolling out in 1 s. */
 const STOREFRONT = TEST_SEED.apps?.find((a) => a.id === 'app1');
 const SEED = {
   ...TEST_SEED,
   apps: [
     { ...STOREFRONT, containerTemplates: STOREFRONT?.containerTemplates?.filter((t) => t.name === 'web') },
   ],
-  rollout: { progressingMs: 1500, failingImageTags: [BAD] },
+  rollout: { progressingMs: 1000, failingImageTags: [BAD] },
 } as typeof TEST_SEED;
 
 function appYaml(tag: string): string {
@@ -187,5 +187,5 @@ describe('rollout health in the daemon (spawned)', () => {
       await receiver.close();
       await emu.close();
     }
-  });
+  }, 60_000);
 });
