@@ -41,6 +41,11 @@ const OPERATIONS = [
   'removeEndpoint',
   'removeVolume',
   'listRegistries',
+  'addRegistry',
+  'getRegistry',
+  'removeRegistry',
+  'getContainer',
+  'patchContainer',
   'unknown',
 ] as const;
 
