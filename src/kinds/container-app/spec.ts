@@ -227,7 +227,8 @@ export const ContainerSpec = z.strictObject({
   name: ShortName,
   /** Registry ids are strings in the API; a YAML number is accepted and kept as its digits. */
   imageRegistryId: z.union([z.string().min(1), z.number().int().nonnegative().transform(String)]).optional(),
-  imageNamespace: z.string().min(1).optional(),
+  /** `""` is a Docker Hub library image (`nginx`), as the API and the official CLI write it. */
+  imageNamespace: z.string().optional(),
   imageName: z.string().min(1).optional(),
   imageTag: z
     .string()
