@@ -106,11 +106,8 @@ describe('container app identity and create', () => {
 
     const created = appsNamed(f, 'library site')[0];
     expect(created?.containerTemplates[0]).toMatchObject({ imageNamespace: '', image: 'nginx:1.27' });
-    expect(
-      (writesOf(f.emu)[0]?.body as { containerTemplates: unknown[] }).containerTemplates[0],
-    ).toMatchObject({
-      imageNamespace: '',
-    });
+    const sent = writesOf(f.emu)[0]?.body as { containerTemplates: unknown[] } | undefined;
+    expect(sent?.containerTemplates[0]).toMatchObject({ imageNamespace: '' });
     await applyAgainIsQuiet(f, [doc]);
   });
 
