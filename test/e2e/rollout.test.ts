@@ -65,6 +65,9 @@ describe('rollout health in the daemon (spawned)', () => {
         '50',
         '--notify-webhook',
         receiver.url,
+        // Every transition is told (by default a second one within a minute is held).
+        '--notify-min-interval',
+        '1ms',
       ]);
       const url = String(
         (await until(() => run.events('daemon.started')[0], 'the daemon to start', 20_000)).listen,
@@ -147,7 +150,8 @@ describe('rollout health in the daemon (spawned)', () => {
         'another run',
         20_000,
       );
-      const status = (await request(`${url}/status`)).json as {
+      // Once the run of that edit has ended (the status is Reconciling while it runs).
+      type Status = {
         status: string;
         apps: Array<Record<string, unknown>>;
         resources: Array<{
@@ -156,6 +160,14 @@ describe('rollout health in the daemon (spawned)', () => {
           lastError: { code: string; message: string } | null;
         }>;
       };
+      const status = await until(
+        async () => {
+          const doc = (await request(`${url}/status`)).json as Status;
+          return doc.status === 'Reconciling' ? undefined : doc;
+        },
+        'the run to end',
+        20_000,
+      );
       const metrics = (await request(`${url}/metrics`)).text;
       const all = `${run.output()}\n${JSON.stringify(status)}\n${metrics}\n${receiver.requests.map((r) => r.rawBody).join('\n')}`;
       process.kill(run.child.pid as number, 'SIGTERM');
