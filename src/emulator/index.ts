@@ -17,6 +17,7 @@ import { MC_ROUTES } from './routes/mc.js';
 import { MC_COMPANION_ROUTES } from './routes/mc-companions.js';
 import { MC_LIFECYCLE_ROUTES } from './routes/mc-lifecycle.js';
 import { MC_REGISTRY_ROUTES } from './routes/mc-registries.js';
+import { PULL_ZONE_ROUTES } from './routes/pullzone.js';
 import { SHIELD_ROUTES } from './routes/shield.js';
 import { SHIELD_LIFECYCLE_ROUTES } from './routes/shield-lifecycle.js';
 import type { EmulatorSeed } from './seed.js';
@@ -82,6 +83,7 @@ export const EMULATOR_ROUTES = [
   ...MC_LIFECYCLE_ROUTES,
   ...MC_REGISTRY_ROUTES,
   ...DNS_ROUTES,
+  ...PULL_ZONE_ROUTES,
 ];
 
 /** Starts an emulator; resolves once it accepts connections. */
