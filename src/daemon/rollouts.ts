@@ -29,6 +29,8 @@ export interface RolloutFollowerOptions {
   readonly api: ApiClient;
   readonly state: StateStore;
   readonly lease?: Lease;
+  /** Aborted by fencing (a lost lease) or a shutdown that timed out: every watch ends. */
+  readonly signal?: AbortSignal;
   readonly status: StatusTracker;
   readonly metrics: DaemonMetrics;
   readonly logger: Logger;
@@ -84,6 +86,8 @@ export function createRolloutFollower(options: RolloutFollowerOptions): RolloutF
   const stopping = new AbortController();
   const watches = new Map<string, { abort: AbortController; done: Promise<void> }>();
   options.lease?.onLost(() => stopping.abort());
+  if (options.signal?.aborted === true) stopping.abort();
+  else options.signal?.addEventListener('abort', () => stopping.abort(), { once: true });
   // A watch a stopped process left `progressing` is not watched by anyone now.
   for (const [subject, record] of Object.entries(state.rollouts())) {
     if (record.status === 'progressing') state.setRollout(subject, { ...record, status: 'aborted' });

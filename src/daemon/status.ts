@@ -19,6 +19,7 @@ import type { ChangeResult, PlannedChange } from '../engine/types.js';
 import type {
   AppHealthStatus,
   DaemonPhase,
+  LeaderStatus,
   PullStatus,
   ResourceState,
   ResourceStatus,
@@ -85,6 +86,8 @@ export interface StatusTracker {
   setApps(apps: readonly AppHealthStatus[]): void;
   /** A rollout the run loop no longer waits for failed (rollouts.ts): the resource is failed now. */
   markRolloutFailed(subject: string, error: StatusError): void;
+  /** This daemon's role and the leader it knows of; a standby is ready (it stays in a Service). */
+  setLeadership(role: StatusDocument['role'], leader: LeaderStatus | null): void;
   /** Counts per kind and state, for the resource gauge. */
   countsByKind(): Map<string, Map<string, number>>;
   document(runs: readonly RunRecord[]): StatusDocument;
@@ -115,6 +118,10 @@ interface Condition {
   readonly unclaimed: readonly UnclaimedObject[];
   readonly apps: readonly AppHealthStatus[];
   readonly lastSuccessAt: string | null;
+  readonly role: StatusDocument['role'];
+  readonly leader: LeaderStatus | null;
+  /** A daemon that stood by is ready from then on, also while it loads as a new leader. */
+  readonly stoodBy: boolean;
 }
 
 const START: Condition = {
@@ -131,6 +138,9 @@ const START: Condition = {
   unclaimed: [],
   apps: [],
   lastSuccessAt: null,
+  role: 'leader',
+  leader: null,
+  stoodBy: false,
 };
 
 function phaseOf(condition: Condition, degraded: boolean): DaemonPhase {
@@ -164,7 +174,9 @@ export function createStatusTracker(): StatusTracker {
     const isDegraded = degraded();
     const head = {
       status: phaseOf(condition, isDegraded),
-      ready: condition.revision !== null,
+      role: condition.role,
+      leader: condition.leader,
+      ready: condition.revision !== null || condition.stoodBy,
       degraded: isDegraded,
       revision: condition.revision,
       lastAttemptedRevision: condition.lastAttemptedRevision,
@@ -185,7 +197,7 @@ export function createStatusTracker(): StatusTracker {
 
   return {
     get ready() {
-      return condition.revision !== null;
+      return condition.revision !== null || condition.stoodBy;
     },
     get degraded() {
       return degraded();
@@ -243,6 +255,8 @@ export function createStatusTracker(): StatusTracker {
       write();
       records.markRolloutFailed(subject, error);
     },
+    setLeadership: (role, leader) =>
+      write({ role, leader, ...(role === 'standby' ? { stoodBy: true } : {}) }),
     countsByKind: () => records.countsByKind(),
     document(runs) {
       const { head, resources } = snapshot(runs);

@@ -76,6 +76,7 @@ const WRITES: ReadonlyArray<[string, (t: StatusTracker) => void]> = [
         at: RUN.startedAt,
       }),
   ],
+  ['setLeadership', (t) => t.setLeadership('standby', { pid: 7, host: 'a', since: RUN.startedAt, term: 2 })],
 ];
 
 describe('the /status body', () => {
