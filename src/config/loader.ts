@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { sha256Hex } from '../domain/checksum.js';
 import { ReconcileError } from '../errors.js';
 import { deepFreeze } from './canonical.js';
-import { type DependencyCheck, dependencyCheck, type FileResult, type PreviousParse } from './file-pieces.js';
+import { dependencyCheck, type FileResult } from './file-pieces.js';
 import {
   DEFAULT_LIMITS,
   decodeUtf8,
@@ -65,9 +65,13 @@ export interface DesiredStateLoader {
   load(configDir: string): Promise<LoadResult>;
 }
 
+/**
+ * A file as the cache keeps it: its version on disk, the digest of its bytes, its results.
+ * Not its bytes: a rewrite with the same bytes is known by the digest, and an edited file
+ * reuses its unchanged pieces by theirs (`ChunkInfo`).
+ */
 interface CacheEntry {
   readonly stat: string | undefined;
-  readonly bytes: Buffer;
   readonly digest: string;
   readonly result: FileResult;
 }
@@ -117,12 +121,12 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
         issues.push(fileIssue(file, read.error));
         continue;
       }
+      const digest = sha256Hex(read.bytes);
       // Same bytes (a git-sync checkout rewrites every file): reused, keyed by content.
-      if (cached?.bytes.equals(read.bytes) && depsUnchanged(cached)) {
+      if (cached?.digest === digest && depsUnchanged(cached)) {
         keep(file, { ...cached, stat });
         continue;
       }
-      const digest = sha256Hex(read.bytes);
       digests.push(`${digest}  ${file}`);
       const decoded = decodeUtf8(read.bytes);
       if (!('text' in decoded)) {
@@ -136,10 +140,11 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
         });
         continue;
       }
+      const previousParse = cached && { result: cached.result, dependencyUnchanged };
       const result = deepFreeze(
-        parseConfigFile(root, file, decoded.text, limits, lastParse(cached, dependencyUnchanged)),
+        parseConfigFile({ root, file, text: decoded.text, limits, previous: previousParse }),
       );
-      next.set(file, { stat, bytes: read.bytes, digest, result });
+      next.set(file, { stat, digest, result });
       results.set(file, result);
       parsedCount += 1;
     }
@@ -202,16 +207,6 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
   }
 
   return { load };
-}
-
-/** A cached file's text and parse, for parseConfigFile to reuse its unchanged documents. */
-function lastParse(
-  cached: CacheEntry | undefined,
-  dependencyUnchanged: DependencyCheck,
-): PreviousParse | undefined {
-  if (cached === undefined) return undefined;
-  const decoded = decodeUtf8(cached.bytes);
-  return 'text' in decoded ? { text: decoded.text, result: cached.result, dependencyUnchanged } : undefined;
 }
 
 /**
