@@ -35,6 +35,12 @@ export interface PlanOptions {
   keyedDigest(data: string): string;
 }
 
+/**
+ * The diffs and requests of a change that has none: one frozen empty list shared by every such
+ * change, rather than two new ones per resource for every run's plan.
+ */
+const NONE: readonly never[] = Object.freeze([]);
+
 /** The threshold applies only from this many managed resources on. */
 const MIN_RESOURCES_FOR_THRESHOLD = 10;
 
@@ -101,8 +107,8 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
   change.action = action;
   if (result.digest !== undefined) change.digest = result.digest;
   change.cause = result.diffs.length > 0 ? driftCause(record, change.digest) : 'unknown';
-  change.diffs = result.diffs;
-  change.requests = isWrite(action) ? result.requests : [];
+  change.diffs = result.diffs.length === 0 ? NONE : result.diffs;
+  change.requests = isWrite(action) && result.requests.length > 0 ? result.requests : NONE;
   if (skip !== undefined) change.skip = skip;
   if (result.error !== undefined) change.error = result.error;
   if (result.remember !== undefined) change.remember = result.remember;
