@@ -25,7 +25,7 @@ import {
 } from './files.js';
 import { compareIssues, fileIssue } from './issues.js';
 import { parseConfigFile } from './parse-file.js';
-import { createRuleIndex } from './rules.js';
+import { crossDocumentIssues } from './rules.js';
 import type { ConfigIssue, DesiredResource, DesiredState } from './types.js';
 
 /** How a loader reads: the limits on every file. */
@@ -80,7 +80,6 @@ interface CacheEntry {
 export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredStateLoader {
   const limits: LoaderLimits = { ...DEFAULT_LIMITS, ...options.limits };
   let cache = new Map<string, CacheEntry>();
-  const rules = createRuleIndex();
   // File results of the last successful load: what `changes` is measured against.
   let previous: ReadonlyMap<string, FileResult> = new Map();
 
@@ -160,8 +159,7 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
       documents += result.documents.length;
       for (const doc of result.documents) if (doc.resource !== undefined) resources.push(doc.resource);
     }
-    rules.sync(results);
-    for (const issue of rules.issues()) issues.push(issue);
+    for (const issue of crossDocumentIssues(ordered)) issues.push(issue);
     if (listing.files.length === 0 && listing.issues.length === 0) {
       issues.push(
         fileIssue(

@@ -11,26 +11,19 @@
  * plan time (engine/conflicts.ts).
  * Each conflict is reported at the later document (by file, line, column) and names the first.
  *
- * The daemon re-runs these after every change among 10,000 resources, so they are kept as
- * an index updated file by file (O(changed files)), not rebuilt from every document.
+ * Checked afresh over every document at each load, from the keys each file's result keeps:
+ * for 10,000 resources a few milliseconds of the daemon's reload, where an index kept between
+ * loads held a second copy of every key and position (docs/performance.md, Memory).
  */
 
 import type { FileResult } from './file-pieces.js';
 import { issueLocation } from './issues.js';
 import type { ConfigIssue, SourceLocation } from './types.js';
 
-/** Indexes of names and targets over a set of file results, kept in step by `sync`. */
-export interface RuleIndex {
-  /** Makes the index describe exactly `results` (file → result); unchanged results cost nothing. */
-  sync(results: ReadonlyMap<string, FileResult>): void;
-  /** Every duplicate name, target, natural key and alias of the indexed results. */
-  issues(): ConfigIssue[];
-}
-
 interface Occurrence {
   readonly subject: string;
   readonly at: SourceLocation;
-  /** Set for targets: the formatted path of the target in the document. */
+  /** The formatted path of the key in the document. */
   readonly path: string;
   /** Set for natural keys: how the key is named in the message. */
   readonly label?: string;
@@ -41,48 +34,38 @@ function byPosition(a: Occurrence, b: Occurrence): number {
   return a.at.line - b.at.line || a.at.col - b.at.col;
 }
 
-/** One index (names, targets, natural keys, aliases): key → every document that has it, in position order. */
-function createKeyIndex() {
-  const occurrences = new Map<string, Occurrence[]>();
-  const conflicted = new Set<string>();
-  return {
-    add(key: string, occurrence: Occurrence): void {
-      const list = occurrences.get(key);
-      if (list === undefined) {
-        occurrences.set(key, [occurrence]);
-        return;
-      }
-      list.push(occurrence);
-      list.sort(byPosition);
-      conflicted.add(key);
-    },
-    removeFile(key: string, file: string): void {
-      const list = occurrences.get(key)?.filter((o) => o.at.file !== file) ?? [];
-      if (list.length === 0) occurrences.delete(key);
-      else occurrences.set(key, list);
-      if (list.length < 2) conflicted.delete(key);
-    },
-    /** For each conflicted key: the first occurrence and the later ones. */
-    *conflicts(): Generator<[string, Occurrence, Occurrence[]]> {
-      for (const key of conflicted) {
-        const [first, ...later] = occurrences.get(key) as Occurrence[];
-        yield [key, first as Occurrence, later];
-      }
-    },
-  };
+/** One set of keys (names, targets, natural keys, aliases): the first document with each, and every key more than one has. */
+class KeyIndex {
+  private readonly first = new Map<string, Occurrence>();
+  private readonly repeated = new Map<string, Occurrence[]>();
+
+  add(key: string, occurrence: Occurrence): void {
+    const first = this.first.get(key);
+    if (first === undefined) {
+      this.first.set(key, occurrence);
+      return;
+    }
+    const all = this.repeated.get(key);
+    if (all === undefined) this.repeated.set(key, [first, occurrence]);
+    else all.push(occurrence);
+  }
+
+  /** For each key more than one document has: the first occurrence by position, and the later ones. */
+  *conflicts(): Generator<[string, Occurrence, Occurrence[]]> {
+    for (const [key, all] of this.repeated) {
+      const [first, ...later] = all.sort(byPosition);
+      yield [key, first as Occurrence, later];
+    }
+  }
 }
 
-type KeyIndex = ReturnType<typeof createKeyIndex>;
-
-/** Creates an empty index. */
-export function createRuleIndex(): RuleIndex {
-  const indexed = new Map<string, FileResult>();
-  const names = createKeyIndex();
-  const targets = createKeyIndex();
-  const naturalKeys = createKeyIndex();
-  const aliases = createKeyIndex();
-
-  function addFile(result: FileResult): void {
+/** Every duplicate name, target, natural key and alias among the documents of `results`. */
+export function crossDocumentIssues(results: Iterable<FileResult>): ConfigIssue[] {
+  const names = new KeyIndex();
+  const targets = new KeyIndex();
+  const naturalKeys = new KeyIndex();
+  const aliases = new KeyIndex();
+  for (const result of results) {
     for (const doc of result.documents) {
       if (doc.identity === undefined) continue;
       const { subject, at } = doc.identity;
@@ -97,63 +80,34 @@ export function createRuleIndex(): RuleIndex {
         aliases.add(alias.key, { subject, at: alias.at, path: alias.path });
     }
   }
-
-  function removeFile(result: FileResult): void {
-    for (const doc of result.documents) {
-      if (doc.identity === undefined) continue;
-      names.removeFile(doc.identity.subject, result.file);
-      if (doc.target !== undefined) targets.removeFile(doc.target.key, result.file);
-      if (doc.naturalKey !== undefined) naturalKeys.removeFile(doc.naturalKey.key, result.file);
-      for (const alias of doc.aliases ?? []) aliases.removeFile(alias.key, result.file);
+  const issues: ConfigIssue[] = [];
+  /** An error at each later occurrence of every conflicted key of `index`, naming the first. */
+  const report = (
+    index: KeyIndex,
+    message: (key: string, first: Occurrence, later: Occurrence) => string,
+  ): void => {
+    for (const [key, first, later] of index.conflicts()) {
+      for (const o of later)
+        issues.push({ ...o.at, path: o.path, message: message(key, first, o), severity: 'error' });
     }
-  }
-
-  return {
-    sync(results) {
-      for (const [file, result] of indexed) {
-        if (results.get(file) === result) continue;
-        removeFile(result);
-        indexed.delete(file);
-      }
-      for (const [file, result] of results) {
-        if (indexed.get(file) === result) continue;
-        addFile(result);
-        indexed.set(file, result);
-      }
-    },
-    issues() {
-      const issues: ConfigIssue[] = [];
-      /** An error at each later occurrence of every conflicted key of `index`, naming the first. */
-      const report = (
-        index: KeyIndex,
-        message: (key: string, first: Occurrence, later: Occurrence) => string,
-      ): void => {
-        for (const [key, first, later] of index.conflicts()) {
-          for (const o of later) {
-            issues.push({ ...o.at, path: o.path, message: message(key, first, o), severity: 'error' });
-          }
-        }
-      };
-      report(
-        names,
-        (subject, first) => `duplicate name: ${subject} is already declared at ${issueLocation(first.at)}`,
-      );
-      report(
-        targets,
-        (key, first) =>
-          `targets the same object (${key.slice(key.indexOf(' ') + 1)}) as ${first.subject} at ${issueLocation(first.at)}`,
-      );
-      report(
-        aliases,
-        (key, first) =>
-          `names the same live object (${key}) as ${first.subject} at ${issueLocation(first.at)}`,
-      );
-      report(
-        naturalKeys,
-        (_key, first, o) =>
-          `duplicate key: ${o.label ?? 'the key'} is also declared by ${first.subject} at ${issueLocation(first.at)}`,
-      );
-      return issues;
-    },
   };
+  report(
+    names,
+    (subject, first) => `duplicate name: ${subject} is already declared at ${issueLocation(first.at)}`,
+  );
+  report(
+    targets,
+    (key, first) =>
+      `targets the same object (${key.slice(key.indexOf(' ') + 1)}) as ${first.subject} at ${issueLocation(first.at)}`,
+  );
+  report(
+    aliases,
+    (key, first) => `names the same live object (${key}) as ${first.subject} at ${issueLocation(first.at)}`,
+  );
+  report(
+    naturalKeys,
+    (_key, first, o) =>
+      `duplicate key: ${o.label ?? 'the key'} is also declared by ${first.subject} at ${issueLocation(first.at)}`,
+  );
+  return issues;
 }
