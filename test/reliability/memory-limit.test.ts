@@ -90,7 +90,7 @@ describe('the daemon inside a memory limit', () => {
           baseUrl: emu.url,
           extra: ['--webhook-secret-file', secretFile(SECRET), '--log-level', 'info'],
         }),
-        { EDGESYNC_ACCESS_KEY: TEST_KEY, NODE_OPTIONS: imageNodeOptions() },
+        { EDGESYNC_ACCESS_KEY: TEST_KEY, NODE_OPTIONS: imageNodeOptions(LIMIT_MIB * 1024 * 1024) },
         { cgroup },
       );
       const alive = (): boolean => daemon.child.exitCode === null && daemon.child.signalCode === null;
