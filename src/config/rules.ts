@@ -16,10 +16,11 @@
  * loads held a second copy of every key and position (docs/performance.md, Memory).
  */
 
-import type { FileResult } from './file-pieces.js';
+import type { DocumentResult, FileResult } from './file-pieces.js';
 import { issueLocation } from './issues.js';
 import type { ConfigIssue, SourceLocation } from './types.js';
 
+/** Where one document has a key: where it is written, and how messages name it. */
 interface Occurrence {
   readonly subject: string;
   readonly at: SourceLocation;
@@ -34,78 +35,91 @@ function byPosition(a: Occurrence, b: Occurrence): number {
   return a.at.line - b.at.line || a.at.col - b.at.col;
 }
 
-/** One set of keys (names, targets, natural keys, aliases): the first document with each, and every key more than one has. */
-class KeyIndex {
-  private readonly first = new Map<string, Occurrence>();
-  private readonly repeated = new Map<string, Occurrence[]>();
+/**
+ * One set of keys (names, targets, natural keys, aliases): the first document with each, and
+ * every key more than one document has. Documents are kept as they are; where a key is written
+ * is looked up only for the keys that conflict.
+ */
+class KeyIndex<Doc> {
+  private readonly first = new Map<string, Doc>();
+  private readonly repeated = new Map<string, Doc[]>();
 
-  add(key: string, occurrence: Occurrence): void {
+  add(key: string, doc: Doc): void {
     const first = this.first.get(key);
     if (first === undefined) {
-      this.first.set(key, occurrence);
+      this.first.set(key, doc);
       return;
     }
     const all = this.repeated.get(key);
-    if (all === undefined) this.repeated.set(key, [first, occurrence]);
-    else all.push(occurrence);
+    if (all === undefined) this.repeated.set(key, [first, doc]);
+    else all.push(doc);
   }
 
   /** For each key more than one document has: the first occurrence by position, and the later ones. */
-  *conflicts(): Generator<[string, Occurrence, Occurrence[]]> {
-    for (const [key, all] of this.repeated) {
-      const [first, ...later] = all.sort(byPosition);
+  *conflicts(
+    occurrence: (doc: Doc, key: string) => Occurrence,
+  ): Generator<[string, Occurrence, Occurrence[]]> {
+    for (const [key, docs] of this.repeated) {
+      const [first, ...later] = docs.map((doc) => occurrence(doc, key)).sort(byPosition);
       yield [key, first as Occurrence, later];
     }
   }
 }
 
+/** A document whose kind and name are valid: the only ones the rules compare. */
+type Named = DocumentResult & { readonly identity: NonNullable<DocumentResult['identity']> };
+
 /** Every duplicate name, target, natural key and alias among the documents of `results`. */
 export function crossDocumentIssues(results: Iterable<FileResult>): ConfigIssue[] {
-  const names = new KeyIndex();
-  const targets = new KeyIndex();
-  const naturalKeys = new KeyIndex();
-  const aliases = new KeyIndex();
+  const names = new KeyIndex<Named>();
+  const targets = new KeyIndex<Named>();
+  const naturalKeys = new KeyIndex<Named>();
+  const aliases = new KeyIndex<Named>();
   for (const result of results) {
     for (const doc of result.documents) {
       if (doc.identity === undefined) continue;
-      const { subject, at } = doc.identity;
-      names.add(subject, { subject, at, path: 'metadata.name' });
-      if (doc.target !== undefined)
-        targets.add(doc.target.key, { subject, at: doc.target.at, path: doc.target.path });
-      if (doc.naturalKey !== undefined) {
-        const { key, at: keyAt, path, label } = doc.naturalKey;
-        naturalKeys.add(key, { subject, at: keyAt, path, label });
-      }
-      for (const alias of doc.aliases ?? [])
-        aliases.add(alias.key, { subject, at: alias.at, path: alias.path });
+      const named = doc as Named;
+      names.add(named.identity.subject, named);
+      if (doc.target !== undefined) targets.add(doc.target.key, named);
+      if (doc.naturalKey !== undefined) naturalKeys.add(doc.naturalKey.key, named);
+      for (const alias of doc.aliases ?? []) aliases.add(alias.key, named);
     }
   }
   const issues: ConfigIssue[] = [];
   /** An error at each later occurrence of every conflicted key of `index`, naming the first. */
   const report = (
-    index: KeyIndex,
+    index: KeyIndex<Named>,
+    occurrence: (doc: Named, key: string) => Occurrence,
     message: (key: string, first: Occurrence, later: Occurrence) => string,
   ): void => {
-    for (const [key, first, later] of index.conflicts()) {
+    for (const [key, first, later] of index.conflicts(occurrence)) {
       for (const o of later)
         issues.push({ ...o.at, path: o.path, message: message(key, first, o), severity: 'error' });
     }
   };
+  const subject = (doc: Named) => doc.identity.subject;
   report(
     names,
-    (subject, first) => `duplicate name: ${subject} is already declared at ${issueLocation(first.at)}`,
+    (doc) => ({ subject: subject(doc), at: doc.identity.at, path: 'metadata.name' }),
+    (key, first) => `duplicate name: ${key} is already declared at ${issueLocation(first.at)}`,
   );
   report(
     targets,
+    (doc) => ({ subject: subject(doc), ...(doc.target as NonNullable<Named['target']>) }),
     (key, first) =>
       `targets the same object (${key.slice(key.indexOf(' ') + 1)}) as ${first.subject} at ${issueLocation(first.at)}`,
   );
   report(
     aliases,
+    (doc, key) => {
+      const alias = (doc.aliases ?? []).find((a) => a.key === key) as NonNullable<Named['aliases']>[number];
+      return { subject: subject(doc), at: alias.at, path: alias.path };
+    },
     (key, first) => `names the same live object (${key}) as ${first.subject} at ${issueLocation(first.at)}`,
   );
   report(
     naturalKeys,
+    (doc) => ({ subject: subject(doc), ...(doc.naturalKey as NonNullable<Named['naturalKey']>) }),
     (_key, first, o) =>
       `duplicate key: ${o.label ?? 'the key'} is also declared by ${first.subject} at ${issueLocation(first.at)}`,
   );
