@@ -188,7 +188,7 @@ describe('Dockerfile', () => {
   it("sizes V8's heap from the pod's memory limit: a share of it, no fixed heap cap, a small young generation", () => {
     const env = runtimeEnv();
     expect(env).toContain(
-      'NODE_OPTIONS="--enable-source-maps --max-semi-space-size=4 --max-old-space-size-percentage=75"',
+      'NODE_OPTIONS="--enable-source-maps --max-semi-space-size=4 --max-old-space-size-percentage=70"',
     );
     // A fixed old-generation cap turns a bigger repository into a crash loop (docs/performance.md).
     expect(env).not.toMatch(/max-old-space-size=|max-heap-size/);
