@@ -11,6 +11,13 @@ function dockerfile(): string {
   }
 }
 
+/** The NODE_OPTIONS the Dockerfile sets (its ENV line), as written. */
+export function dockerfileNodeOptions(): string {
+  const match = /NODE_OPTIONS="([^"]*)"/.exec(readFileSync(dockerfile(), 'utf8'));
+  if (match === null) throw new Error('the Dockerfile sets no NODE_OPTIONS="…"');
+  return match[1] as string;
+}
+
 /** The heap as a share of the memory limit: Node 24 and 22.21 have the flag, Node 20 does not. */
 const PERCENTAGE = /--max-old-space-size-percentage=(\d+(?:\.\d+)?)/;
 
@@ -23,11 +30,10 @@ const PERCENTAGE = /--max-old-space-size-percentage=(\d+(?:\.\d+)?)/;
  * memory, no cap that matters here.
  */
 export function imageNodeOptions(memoryLimitBytes?: number): string {
-  const match = /NODE_OPTIONS="([^"]*)"/.exec(readFileSync(dockerfile(), 'utf8'));
-  if (match === null) throw new Error('the Dockerfile sets no NODE_OPTIONS="…"');
-  const options = match[1] as string;
+  const options = dockerfileNodeOptions();
   const share = PERCENTAGE.exec(options);
-  if (share === null || process.allowedNodeEnvironmentFlags.has('--max-old-space-size-percentage')) return options;
+  if (share === null || process.allowedNodeEnvironmentFlags.has('--max-old-space-size-percentage'))
+    return options;
   const sized =
     memoryLimitBytes === undefined
       ? ''
