@@ -6,6 +6,7 @@
  */
 import { Agent } from 'undici';
 import { z } from 'zod';
+import { sleep } from '../backoff.js';
 import { ReconcileError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import {
@@ -25,7 +26,6 @@ import {
   writeRequests,
 } from './operations.js';
 import { createPacer } from './pacer.js';
-import { sleep } from './retry.js';
 import type { ApiClient, ApiClientOptions, CallOptions, WriteReplies } from './types.js';
 import { DnssecStatusWire, DnsZoneListWire, DnsZoneWire } from './wire/dns.js';
 import {

@@ -9,12 +9,13 @@
 import { setMaxListeners } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { backoffDelay, retrying } from '../backoff.js';
 import { stringifyRevealing } from '../domain/sensitive.js';
 import type { Logger } from '../log.js';
 import { abortError, classifyFailure, judge, type Outcome, type VerdictPolicy } from './failures.js';
 import { type ApiRequest, OPERATIONS } from './operations.js';
 import type { Pacer } from './pacer.js';
-import { backoffDelay, parseRetryAfter, sleep } from './retry.js';
+import { parseRetryAfter } from './retry.js';
 import type { RequestEvent } from './types.js';
 
 /** Resolved, validated settings of the transport (defaults already applied). */
@@ -64,42 +65,47 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
     maxRetryAfterMs: settings.maxRetryAfterMs,
     secret: settings.accessKey,
     backoff: (attempt) =>
-      backoffDelay(attempt - 1, settings.baseDelayMs, settings.maxDelayMs, settings.random),
+      backoffDelay(attempt, { baseMs: settings.baseDelayMs, maxMs: settings.maxDelayMs }, settings.random),
   };
 
   async function send(request: ApiRequest, signal?: AbortSignal): Promise<HttpReply> {
     // Every exchange and retry wait in flight listens to the caller's signal until it settles:
     // as many as the caller's lanes, which may pass Node's warning threshold of ten.
     if (signal !== undefined) setMaxListeners(0, signal);
-    for (let attempt = 1; ; attempt += 1) {
-      const notSent = (cause: unknown) => abortError(request, attempt - 1, { maybeSent: false, cause });
-      if (signal?.aborted) throw notSent(signal.reason);
-      const wait = pacer.slot(signal);
-      if (wait !== undefined) {
-        await wait.catch(() => {
-          throw notSent(signal?.reason);
-        });
-        // Again after the wait: an abort that landed while it resolved would start an exchange
-        // whose signal is already aborted.
+    return retrying<HttpReply>(
+      async (attempt) => {
+        const notSent = (cause: unknown) => abortError(request, attempt - 1, { maybeSent: false, cause });
         if (signal?.aborted) throw notSent(signal.reason);
-      }
+        const wait = pacer.slot(signal);
+        if (wait !== undefined) {
+          await wait.catch(() => {
+            throw notSent(signal?.reason);
+          });
+          // Again after the wait: an abort that landed while it resolved would start an exchange
+          // whose signal is already aborted.
+          if (signal?.aborted) throw notSent(signal.reason);
+        }
 
-      const sentAt = performance.now();
-      const outcome = await exchange(request, signal);
-      const durationMs = Math.round(performance.now() - sentAt);
-      if (outcome.kind === 'reply') pacer.observe(outcome.status, sentAt);
-      report(request, outcome, attempt, durationMs);
+        const sentAt = performance.now();
+        const outcome = await exchange(request, signal);
+        const durationMs = Math.round(performance.now() - sentAt);
+        if (outcome.kind === 'reply') pacer.observe(outcome.status, sentAt);
+        report(request, outcome, attempt, durationMs);
 
-      const verdict = judge(request, outcome, attempt, policy);
-      if (verdict.kind === 'reply') return { status: verdict.status, text: verdict.text, attempts: attempt };
-      if (verdict.kind === 'fail') throw verdict.error;
-      const { delayMs, why } = verdict;
-      const at = { operation: request.operation, method: request.method, path: request.path };
-      log.debug({ ...at, attempt, delayMs, reason: why }, 'api retry');
-      await sleep(delayMs, signal).catch(() => {
-        throw abortError(request, attempt, { maybeSent: false, cause: signal?.reason });
-      });
-    }
+        const verdict = judge(request, outcome, attempt, policy);
+        if (verdict.kind === 'reply')
+          return { done: { status: verdict.status, text: verdict.text, attempts: attempt } };
+        if (verdict.kind === 'fail') throw verdict.error;
+        const { delayMs, why } = verdict;
+        const at = { operation: request.operation, method: request.method, path: request.path };
+        log.debug({ ...at, attempt, delayMs, reason: why }, 'api retry');
+        return { retryInMs: delayMs };
+      },
+      {
+        ...(signal === undefined ? {} : { signal }),
+        interrupted: (attempt) => abortError(request, attempt, { maybeSent: false, cause: signal?.reason }),
+      },
+    );
   }
 
   /**

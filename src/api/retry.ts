@@ -1,9 +1,8 @@
 /**
- * The retry policy as pure functions: which requests may be sent twice, how long to wait
- * (full-jitter backoff, Retry-After), and an abortable sleep. `failures.ts` and `http.ts` apply
- * them.
+ * The API's retry rules as pure functions: which requests may be sent twice, and how long a
+ * `Retry-After` asks to wait. `failures.ts` and `http.ts` apply them; the backoff itself is
+ * edgesync's one backoff (`src/backoff.ts`).
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import type { ApiRequest, OperationId } from './operations.js';
 
 /**
@@ -77,21 +76,6 @@ export function createsContainers(body: unknown): boolean {
   });
 }
 
-/**
- * Full-jitter backoff (AWS "Exponential Backoff and Jitter"): a uniform wait in
- * `[0, min(maxDelayMs, baseDelayMs * 2^retry))`. `retry` counts from 0 for the first retry.
- * Full jitter spreads the retries of many clients hit by the same outage instead of syncing them.
- */
-export function backoffDelay(
-  retry: number,
-  baseDelayMs: number,
-  maxDelayMs: number,
-  random: () => number,
-): number {
-  const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** retry);
-  return Math.floor(random() * ceiling);
-}
-
 const HTTP_DATE_MONTH = /\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b/;
 
 /**
@@ -109,13 +93,4 @@ export function parseRetryAfter(value: string | string[] | undefined, nowMs: num
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - nowMs);
-}
-
-/** Waits `ms`, rejecting with the signal's reason as soon as it aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  if (ms <= 0) return Promise.resolve();
-  return delay(ms, undefined, signal === undefined ? {} : { signal }).catch((error: unknown) => {
-    throw signal?.aborted ? signal.reason : error;
-  });
 }

@@ -1,10 +1,18 @@
 /**
  * The notification flags of `edgesync run` (docs/design.md, Notifications; docs/daemon.md "Notifications"). The
- * secret ones take files: a flag value would show in `ps`.
+ * secret ones take files: a flag value would show in `ps`. `--notify-webhook` takes a URL for
+ * receivers without a credential in it; `--notify-webhook-file` (or `EDGESYNC_NOTIFY_WEBHOOKS`)
+ * for the rest.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import ms from 'ms';
-import { DEFAULT_GITHUB_API_URL, DEFAULT_NOTIFY_REPEAT, httpUrl } from '../daemon/notify/settings.js';
+import {
+  DEFAULT_GITHUB_API_URL,
+  DEFAULT_NOTIFY_MIN_INTERVAL,
+  DEFAULT_NOTIFY_REPEAT,
+  httpUrl,
+  NOTIFY_WEBHOOKS_ENV,
+} from '../daemon/notify/settings.js';
 
 /** `30m`, `1h`, `90s`, `1d` (the `ms` package's syntax) → milliseconds > 0. */
 export function duration(value: string): number {
@@ -15,9 +23,8 @@ export function duration(value: string): number {
   return parsed;
 }
 
+/** Collected only: the URL may carry a token, and commander's own error would repeat it. */
 function webhookUrl(value: string, previous: string[] | undefined): string[] {
-  // The URL may carry a token; the message does not repeat it.
-  if (httpUrl(value) === undefined) throw new InvalidArgumentError('not an http(s) URL.');
   return [...(previous ?? []), value];
 }
 
@@ -31,8 +38,12 @@ export function addNotifyOptions(command: Command): Command {
   return command
     .option(
       '--notify-webhook <url>',
-      'POST a JSON event to this URL on each transition (repeatable)',
+      `POST a JSON event to this URL on each transition (repeatable; visible in ps: a URL with a credential belongs in --notify-webhook-file or env ${NOTIFY_WEBHOOKS_ENV})`,
       webhookUrl,
+    )
+    .option(
+      '--notify-webhook-file <file>',
+      'file of webhook URLs to POST events to, one per line (# comments)',
     )
     .option('--notify-webhook-secret-file <file>', 'sign --notify-webhook bodies: X-Signature: sha256=<hmac>')
     .option('--notify-slack-webhook-file <file>', 'file holding a Slack incoming-webhook URL')
@@ -48,5 +59,13 @@ export function addNotifyOptions(command: Command): Command {
       new Option('--notify-repeat <duration>', 'tell an unchanged failure again at most this often')
         .argParser(duration)
         .default(duration(DEFAULT_NOTIFY_REPEAT), DEFAULT_NOTIFY_REPEAT),
+    )
+    .addOption(
+      new Option(
+        '--notify-min-interval <duration>',
+        'at most one notification per target this often; the latest state held back is sent when it ends',
+      )
+        .argParser(duration)
+        .default(duration(DEFAULT_NOTIFY_MIN_INTERVAL), DEFAULT_NOTIFY_MIN_INTERVAL),
     );
 }

@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { ReconcileError } from '../errors.js';
 import type { CommandRegistrar } from './command.js';
 import { registerApply } from './commands/apply.js';
+import { registerCompletion } from './commands/completion.js';
 import { registerEmulatorCommand } from './commands/emulator.js';
 import { registerExport } from './commands/export.js';
 import { registerForget } from './commands/forget.js';
@@ -72,6 +73,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       exitCode = code;
     });
   }
+  // Last: it reads the commands and flags registered above.
+  registerCompletion(program);
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return exitCode;

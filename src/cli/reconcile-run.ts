@@ -12,7 +12,7 @@ import type { ConfigIssue, DesiredState } from '../config/types.js';
 import { type ReconcileOutcome, reconcile } from '../engine/reconcile.js';
 import { checkSavedRevision, type PlanOrigin, type SavedPlan } from '../engine/saved-plan.js';
 import { openStateStore, type StateStore } from '../engine/state.js';
-import type { Plan } from '../engine/types.js';
+import type { PartialPlan, Plan } from '../engine/types.js';
 import { ReconcileError } from '../errors.js';
 import { resolveRevision } from '../git.js';
 import { KINDS } from '../kinds/registry.js';
@@ -42,8 +42,32 @@ export function addReconcileOptions(command: Command): Command {
     );
 }
 
+/**
+ * `--only Kind/name`, repeatable, for `plan` and `apply` (not `run`: a daemon reconciles the
+ * whole configuration). See engine/only.ts and docs/reconcile.md, Partial runs.
+ */
+export function addOnlyOption(command: Command): Command {
+  return command.option(
+    '--only <subject>',
+    'reconcile only this document (Kind/name, e.g. WafCustomRule/block-sqli; repeatable), or prune only this owned object whose document is gone; nothing else is read, planned or pruned',
+    (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+  );
+}
+
+/** Terraform's `-target` warning: a partial plan or apply says so on stderr, every time. */
+function partialWarning(partial: PartialPlan, mode: 'plan' | 'apply'): string {
+  const shown = partial.only.slice(0, 5).join(', ');
+  const more = partial.only.length > 5 ? `, and ${partial.only.length - 5} more` : '';
+  const what = `${partial.documents} of ${partial.of} documents${partial.withoutDocument === 0 ? '' : ` and ${partial.withoutDocument} owned object${partial.withoutDocument === 1 ? '' : 's'} without a document`} (${shown}${more})`;
+  return mode === 'plan'
+    ? `edgesync: warning: --only: this plan covers ${what}; the other documents were not read or planned and nothing outside the selection is pruned, so it may not show every difference. Use --only for exceptions, then run a full plan.\n`
+    : `edgesync: warning: --only: this apply was partial, ${what}; the other documents were not read or applied, nothing outside the selection was pruned, and they may still differ from the files. Run a full plan next.\n`;
+}
+
 export interface ReconcileFlags extends ConnectionFlags {
   maxChangePercent: number;
+  /** `--only` (plan and apply only). */
+  only?: string[];
   force?: boolean;
   prune?: boolean;
   drift?: 'correct' | 'report';
@@ -167,6 +191,10 @@ export interface SavedPlanRun {
   saved?: SavedPlan;
 }
 
+function onlyOf(only: readonly string[] | undefined): { only?: readonly string[] } {
+  return only === undefined ? {} : { only };
+}
+
 /** Runs the pipeline for a CLI command. */
 async function runReconcile(
   prepared: PreparedRun,
@@ -184,6 +212,7 @@ async function runReconcile(
     selection: {
       revision: prepared.revision,
       prune: saved?.prune ?? pruneEnabled(flags, io),
+      ...onlyOf(saved?.only ?? flags.only),
       secrets: secretReaderFrom(flags, io),
       ...(extra.saved === undefined ? {} : { saved: extra.saved }),
     },
@@ -233,7 +262,9 @@ export async function reconcileCommand(
     };
     // A saved plan of another revision is refused before anything is read.
     if (extra.saved !== undefined) checkSavedRevision(extra.saved, origin);
-    return await report(await runReconcile(prepared, flags, io, mode, extra), origin, prepared.apiUrl);
+    const outcome = await runReconcile(prepared, flags, io, mode, extra);
+    if (outcome.plan.partial !== undefined) io.stderr.write(partialWarning(outcome.plan.partial, mode));
+    return await report(outcome, origin, prepared.apiUrl);
   } finally {
     await prepared.api.close();
     await prepared.lease?.release();

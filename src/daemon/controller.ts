@@ -22,6 +22,7 @@
  *    each run ended (`notify/run-summary.ts`).
  */
 import type { ApiClient } from '../api/types.js';
+import type { BackoffBounds } from '../backoff.js';
 import { formatIssue } from '../config/issues.js';
 import type { DesiredStateLoader, LoadResult } from '../config/loader.js';
 import type { ConfigIssue, DesiredResource } from '../config/types.js';
@@ -35,7 +36,6 @@ import { resolveRevision, startGitHead } from '../git.js';
 import type { Logger } from '../log.js';
 import type { Lease } from '../state/backend.js';
 import { refreshApiGuardianGauges } from './api-guardian-gauges.js';
-import type { BackoffBounds } from './backoff.js';
 import { createGitPuller } from './git-pull.js';
 import type { DaemonMetrics } from './metrics.js';
 import { createRunTally, type RunObserver, type RunSummary, type RunTally } from './notify/run-summary.js';

@@ -9,11 +9,11 @@
  */
 import { connectionsFor, createApiClient } from '../api/client.js';
 import type { RetryOptions } from '../api/types.js';
+import type { BackoffBounds } from '../backoff.js';
 import { createDesiredStateLoader, type LoaderOptions } from '../config/loader.js';
 import { openStateStore } from '../engine/state.js';
 import type { Logger } from '../log.js';
 import type { Lease, StateBackend } from '../state/backend.js';
-import type { BackoffBounds } from './backoff.js';
 import { createController, type ReconcileSettings } from './controller.js';
 import { type DaemonHttpServer, startHttpServer } from './http-server.js';
 import { createDaemonMetrics } from './metrics.js';

@@ -63,7 +63,7 @@ export interface DaemonMetrics {
   countGitPullFailure(): void;
   /** `edgesync_ready` (what /readyz answers) and `edgesync_degraded` (resources or the last run failed). */
   setCondition(ready: boolean, degraded: boolean): void;
-  /** One notification delivery ended: `success`, `failed` (after its retries), `dropped`. */
+  /** One notification delivery ended (`success`, `failed`, `timeout`, `dropped`), or a held one was `superseded`. */
   countNotification(target: string, result: string): void;
   /**
    * Sets the API Guardian gauges of one Shield Zone from E9's totals; a null or missing total
@@ -204,7 +204,7 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
   });
   const notifications = new Counter({
     name: 'edgesync_notifications_total',
-    help: 'notification deliveries by target (webhook, slack, github) and result (success, failed, dropped)',
+    help: 'notification deliveries by target (webhook, slack, github) and result (success, failed, timeout, dropped, superseded)',
     labelNames: ['target', 'result'],
     registers,
   });

@@ -3,15 +3,16 @@
  * a read that failed, the state directory): one pending timer, and what it covers (`full`, or
  * the failed subjects, merged when a second failure comes before it fires).
  *
- * The delay is the exponential backoff with jitter (`backoff.ts`), but never shorter than the
+ * The delay is edgesync's one backoff (`src/backoff.ts`), but never shorter than the
  * longest `Retry-After` the API sent in the meantime: a 429 that asks for an hour is not
  * answered by a retry three seconds later. That floor is capped (`MAX_RETRY_AFTER_MS`), so a
  * confused or hostile `Retry-After` cannot park the daemon for a day; scheduled, webhook and
  * file-change runs are not held back by it (they are what the operator asked for).
  */
+
+import { type BackoffBounds, backoffDelay } from '../backoff.js';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import type { Logger } from '../log.js';
-import { type BackoffBounds, backoffDelay } from './backoff.js';
 import type { StatusTracker } from './status.js';
 
 /** The longest a retry waits for a `Retry-After`: 15 minutes. */

@@ -39,17 +39,20 @@ export function verifySignature(
  * The trimmed non-empty lines of a secret file. A read error becomes USAGE with `cannotRead(code)`
  * as its message, which names the file but never holds its content.
  */
-export async function readSecretLines(path: string, cannotRead: (code: string) => string): Promise<string[]> {
+export async function readSecretLines(
+  path: string,
+  cannotRead: (code: string) => string,
+  options: { readonly keepEmpty?: boolean } = {},
+): Promise<string[]> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
     throw new ReconcileError('USAGE', cannotRead((err as NodeJS.ErrnoException).code ?? 'error'));
   }
-  return text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '');
+  const lines = text.split(/\r?\n/).map((line) => line.trim());
+  // Kept, the empty lines leave every line at its number (for an error that names it).
+  return options.keepEmpty === true ? lines : lines.filter((line) => line !== '');
 }
 
 /** Reads the webhook secret file: one secret per non-empty line (trimmed). */

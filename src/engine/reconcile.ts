@@ -21,6 +21,7 @@ import {
   movedEntries,
   withMoves,
 } from './inventory.js';
+import { type OnlySelection, selectOnly } from './only.js';
 import { buildPlan, completePlan, type PlanOptions, planResources } from './plan.js';
 import { type LifecycleOptions, orphanEntries } from './prune.js';
 import { type ReadOptions, readLiveState, readLiveStateByZone, type ScopeLive } from './read.js';
@@ -37,6 +38,11 @@ export interface ReconcileSelection {
   revision: string;
   /** `--prune`: delete custom rules and lists no document claims (docs/design.md, Pruning). Default off. */
   prune?: boolean;
+  /**
+   * `--only Kind/name…`: reconcile only these subjects of `resources` (documents, or objects
+   * the inventory holds whose document is gone: only.ts). An unknown one throws USAGE first.
+   */
+  only?: readonly string[];
   /**
    * Every desired resource, when `resources` is a subset (the daemon's file-change runs):
    * claims are global. With `removed`, only those removed documents' objects may be pruned.
@@ -134,10 +140,16 @@ function inventoryOf(options: ReconcileOptions, moves: readonly MovedEntry[]): I
 }
 
 /**
- * Which inventory subjects this run may prune: all (a full run), or those of the documents a
- * file-change run saw removed, and of the moved ones it saw change.
+ * Which inventory subjects this run may prune: all (a full run), those `--only` named (and
+ * what its documents left behind), or those of the documents a file-change run saw removed,
+ * and of the moved ones it saw change.
  */
-function pruneScope(options: ReconcileOptions, moves: readonly MovedEntry[]): ReadonlySet<string> | 'full' {
+function pruneScope(
+  options: ReconcileOptions,
+  moves: readonly MovedEntry[],
+  only: OnlySelection | undefined,
+): ReadonlySet<string> | 'full' {
+  if (only !== undefined) return only.pruneScope;
   if (options.selection.removed === undefined) return 'full';
   return new Set([...options.selection.removed, ...moves.map((move) => move.to)]);
 }
@@ -152,25 +164,30 @@ function lifecycleOf(
   inventory: InventoryView,
   options: ReconcileOptions,
   moves: readonly MovedEntry[],
+  only: OnlySelection | undefined,
 ): LifecycleOptions {
   return {
     prune: options.selection.prune === true,
     force: options.write.force,
     inventory,
     all: options.selection.all ?? resources,
-    scope: pruneScope(options, moves),
+    scope: pruneScope(options, moves, only),
   };
 }
 
 /** Plan options; `lifecycle` absent for a re-plan of one change (no claims, no pruning). */
 function planOptions(options: ReconcileOptions, lifecycle?: LifecycleOptions): PlanOptions {
+  // A partial run's threshold counts against every managed resource, as a full run's would.
+  const managedCount =
+    options.selection.managedCount ??
+    (options.selection.only === undefined ? undefined : lifecycle?.all.length);
   return {
     ...(lifecycle === undefined ? {} : { lifecycle }),
     revision: options.selection.revision,
     driftMode: options.write.driftMode,
     maxChangePercent: options.write.maxChangePercent,
     force: options.write.force,
-    ...(options.selection.managedCount === undefined ? {} : { managedCount: options.selection.managedCount }),
+    ...(managedCount === undefined ? {} : { managedCount }),
     ...(options.write.writesBefore === undefined ? {} : { writesBefore: options.write.writesBefore }),
     record: (subject) => options.state.resource(subject),
     keyedDigest: options.state.keyedDigest,
@@ -336,19 +353,27 @@ export async function reconcile(
 ): Promise<ReconcileOutcome> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
+  const everyMove = movedEntries(options.state.inventory(), options.selection.all ?? resources);
+  // Checked before anything is read or recorded: an unknown subject throws here.
+  const only =
+    options.selection.only === undefined
+      ? undefined
+      : selectOnly(options.selection.only, resources, options.state.inventory(), everyMove);
+  const moves = only?.moves ?? everyMove;
+  const selected = only?.resources ?? resources;
   options.report.audit?.info(
     {
       event: 'reconcile.started',
       revision: options.selection.revision,
       trigger: options.report.trigger,
-      resources: resources.length,
+      resources: selected.length,
       mode: options.write.mode,
+      ...(only === undefined ? {} : { only: only.partial.only }),
     },
     'reconcile started',
   );
-  const moves = movedEntries(options.state.inventory(), options.selection.all ?? resources);
   const inventory = inventoryOf(options, moves);
-  const lifecycle = lifecycleOf(resources, inventory, options, moves);
+  const lifecycle = lifecycleOf(resources, inventory, options, moves, only);
   if (options.selection.prune === true && !inventory.trusted) {
     options.report.audit?.warn(
       { event: 'prune.limited', reason: options.state.warning },
@@ -363,7 +388,9 @@ export async function reconcile(
     owned: (subject: string) => inventory.entry(subject),
     ...(options.selection.secrets === undefined ? {} : { secrets: options.selection.secrets }),
   };
-  const { plan, live } = await readAndPlan(resources, readOptions, options, lifecycle);
+  const read = await readAndPlan(selected, readOptions, options, lifecycle);
+  const { live } = read;
+  const plan = only === undefined ? read.plan : { ...read.plan, partial: only.partial };
   auditDrift(options.report.audit, plan);
   if (
     options.write.mode === 'apply' &&
@@ -450,6 +477,7 @@ export async function reconcile(
       result: failed > 0 ? 'failed' : 'success',
       counts: { ...(apply?.counts ?? {}), ...lifecycleDone },
       ...runChanges(plan, apply),
+      ...(only === undefined ? {} : { only: [...only.partial.only] }),
     });
     await options.state.save();
   }

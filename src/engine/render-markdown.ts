@@ -14,6 +14,7 @@ import {
   ignoredLine,
   lifecycleNote,
   noteLine,
+  partialLine,
   summaryLine,
   WITH_PRUNE_HEADING,
   withPruneLine,
@@ -124,6 +125,7 @@ export function renderPlanMarkdown(plan: Plan): string {
     '',
   ];
   if (plan.api !== undefined) out.push(`API: ${mdCode(plan.api)}`, '');
+  if (plan.partial !== undefined) out.push(`> **${partialLine(plan.partial)}**`, '');
   const region = plan.optimalRegion;
   if (region !== undefined) {
     out.push(

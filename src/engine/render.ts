@@ -11,6 +11,7 @@ import type {
   ApplyResult,
   FieldDiff,
   IgnoredObject,
+  PartialPlan,
   Plan,
   PlannedChange,
   PlanSummary,
@@ -162,6 +163,7 @@ export function withApi(plan: Plan, api: string): Plan {
 export function renderPlanText(plan: Plan, options: RenderOptions): string {
   const paint = (style: Style, text: string): string => (options.color ? styleText(style, text) : text);
   const out: string[] = plan.api === undefined ? [] : [`API: ${plan.api}`, ''];
+  if (plan.partial !== undefined) out.push(paint('yellow', partialLine(plan.partial)), '');
   const header = out.length;
   for (const change of plan.changes) {
     if (change.action === 'noop' || adoptedUnchanged(change)) continue;
@@ -214,6 +216,15 @@ export function renderPlanText(plan: Plan, options: RenderOptions): string {
   if (optimal !== undefined) out.push('', optimal);
   out.push('', summaryLine(plan.summary));
   return `${out.join('\n')}\n`;
+}
+
+/** The header of a partial plan (`--only`): what it covers, and that nothing else was looked at. */
+export function partialLine(partial: PartialPlan): string {
+  const orphans =
+    partial.withoutDocument === 0
+      ? ''
+      : ` and ${partial.withoutDocument} owned object${partial.withoutDocument === 1 ? '' : 's'} without a document`;
+  return `Partial plan (--only): ${partial.documents} of ${partial.of} documents${orphans}; nothing else was read, planned or pruned.`;
 }
 
 /** What `@optimal` resolved to, when the plan used it: a region id is not visible otherwise when nothing changes. */

@@ -27,6 +27,8 @@ export interface SavedPlanOptions {
   readonly force: boolean;
   readonly driftMode: 'correct' | 'report';
   readonly maxChangePercent: number;
+  /** `--only`: the subjects the plan was limited to. */
+  readonly only?: readonly string[];
 }
 
 /** What a plan was made from. */
@@ -128,6 +130,7 @@ const SavedPlanShape = z.object({
     force: z.boolean(),
     driftMode: z.enum(['correct', 'report']),
     maxChangePercent: z.number().int().positive(),
+    only: z.array(z.string()).min(1).optional(),
   }),
   live: z.record(z.string(), z.string()),
   plan: z.looseObject({

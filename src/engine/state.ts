@@ -50,6 +50,8 @@ const RunRecord = z.object({
   /** The changes that wrote, were skipped or failed (not the unchanged ones); older records have none. */
   changes: z.array(RunChange).optional(),
   changesOmitted: z.number().optional(),
+  /** A partial run (`--only`): the subjects it was limited to. */
+  only: z.array(z.string()).optional(),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 

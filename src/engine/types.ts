@@ -115,6 +115,17 @@ export interface PlanSummary {
   readonly destructive: number;
 }
 
+/** A plan of a part of the configuration (`--only`; engine/only.ts). */
+export interface PartialPlan {
+  /** The subjects named, as given (duplicates dropped). */
+  readonly only: readonly string[];
+  /** How many documents were selected, of how many the configuration has. */
+  readonly documents: number;
+  readonly of: number;
+  /** Named subjects with no document: objects edgesync owns, pruned with `--prune`. */
+  readonly withoutDocument: number;
+}
+
 export interface Plan {
   readonly version: 1;
   /** Git SHA or config digest the plan was made from. */
@@ -141,6 +152,8 @@ export interface Plan {
    * an apply drops them from the inventory, as a refresh drops what no longer exists.
    */
   readonly gone?: readonly string[];
+  /** Present when `--only` selected a part of the configuration: nothing else was read or planned. */
+  readonly partial?: PartialPlan;
 }
 
 /** Outcome of one change at apply time (flux's vocabulary). */

@@ -97,6 +97,36 @@ describe('a document moved to another zone', () => {
     ]);
   });
 
+  it('--only the moved document prunes what it left behind; --only another document touches neither', async () => {
+    const { f, id } = await createdIn42();
+    const other = desired('DnsZone', 'example-com', { id: 12345, dnssec: true });
+    const docs = [rule(44), other];
+
+    const elsewhere = await f.run(docs, 'apply', {
+      selection: { prune: true, only: ['DnsZone/example-com'] },
+    });
+    const writesElsewhere = writesOf(f.emu);
+    const selected = await f.run(docs, 'apply', {
+      selection: { prune: true, only: ['WafCustomRule/block-x'] },
+    });
+
+    expect(elsewhere.plan.changes.map((c) => [c.subject, c.action])).toEqual([
+      ['DnsZone/example-com', 'noop'],
+    ]);
+    expect(elsewhere.plan.notPruned).toBeUndefined();
+    expect(writesElsewhere).toEqual([]);
+    expect(selected.plan.partial).toEqual({
+      only: ['WafCustomRule/block-x'],
+      documents: 1,
+      of: 2,
+      withoutDocument: 0,
+    });
+    expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual([
+      'POST /shield/waf/custom-rule',
+      `DELETE /shield/waf/custom-rule/${id}`,
+    ]);
+  });
+
   it('without --prune: the old object stays, is listed as not pruned under its own subject, and a later --prune deletes it', async () => {
     const { f, id } = await createdIn42();
 

@@ -1,11 +1,10 @@
 /**
  * Retryable API failures back off and retry without a trigger (the emulator's scripted 503s),
- * with tiny delays through startDaemon's options; and the backoff formula itself.
+ * with tiny delays through startDaemon's options (the formula: test/unit/backoff.test.ts).
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { backoffDelay } from '../../src/daemon/backoff.js';
 import { type Daemon, startDaemon } from '../../src/daemon/daemon.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import {
@@ -155,21 +154,5 @@ describe('retries', () => {
     expect(events('retry.scheduled')).toEqual([]);
     expect(d.status().lastError?.code).toBe('API_NOT_FOUND');
     expect(d.status().retry).toBeNull();
-  });
-});
-
-describe('backoffDelay', () => {
-  it.each([
-    [1, 0, 2000],
-    [1, 1, 2000],
-    [2, 1, 4000],
-    [3, 1, 8000],
-    [3, 0.5, 5000],
-    [8, 1, 256_000],
-    [9, 1, 300_000],
-    [40, 1, 300_000],
-    [40, 0, 2000],
-  ])('attempt %i with random %f waits %i ms', (attempt, random, expected) => {
-    expect(backoffDelay(attempt, { baseMs: 2000, maxMs: 300_000 }, () => random)).toBe(expected);
   });
 });

@@ -30,7 +30,12 @@ describe('notification transitions across a restart (spawned daemons)', () => {
     const stateDir = join(root, 'state');
     const start = () =>
       spawnRun(
-        daemonArgs({ config, stateDir, baseUrl: emu.url, extra: ['--notify-webhook', `${hook.url}/hook`] }),
+        daemonArgs({
+          config,
+          stateDir,
+          baseUrl: emu.url,
+          extra: ['--notify-webhook', `${hook.url}/hook`, '--notify-min-interval', '1ms'],
+        }),
         { EDGESYNC_ACCESS_KEY: TEST_KEY },
       );
     const events = () => hook.requests.map((r) => (r.body as { event: string }).event);

@@ -39,6 +39,8 @@ const HOOK_SECRET = 'HS-inbound-9d1f';
 const SLACK_PATH = '/services/T0EDGE/B0SYNC/SlackPathSecret42never';
 const WEBHOOK_QUERY_TOKEN = 'QueryToken-never-print-5e8a';
 const GITHUB_TOKEN = 'ghp_NeverPrintThisToken0123456789abcd';
+/** These tests count every transition: no damping (test/e2e/notify-flapping.test.ts has it). */
+const EVERY_TRANSITION = ['--notify-min-interval', '1ms'];
 /** --notify-repeat of the repeat test: long enough for two runs on a loaded machine. */
 const REPEAT_MS = 4000;
 
@@ -117,6 +119,7 @@ describe('notifications (spawned daemon)', () => {
     const { root, config } = daemonConfigIn();
     writeTree(root, { 'notify-secret': `${NOTIFY_SECRET}\n`, 'slack-url': `${slack.url}${SLACK_PATH}\n` });
     const run = spawnDaemon(root, config, emu.url, [
+      ...EVERY_TRANSITION,
       '--log-level',
       'debug',
       '--webhook-secret-file',
@@ -251,7 +254,7 @@ describe('notifications (spawned daemon)', () => {
       expect.stringMatching(/^:large_green_circle: edgesync recovered at config:\w+/),
     ]);
     expect(JSON.stringify(slack.requests[1]?.body)).toContain(
-      '• `WafCustomRule/block-sqli` failed: API_REJECTED',
+      '• `WafCustomRule/block-sqli` failed: `API_REJECTED',
     );
     expect(notificationCounts(all)).toEqual({ 'webhook success': 6, 'slack success': 6 });
     expect(leaks(all)).toEqual([]);
@@ -275,6 +278,7 @@ describe('notifications (spawned daemon)', () => {
     const { root, config } = daemonConfigIn('Drifted at start');
     writeTree(root, { 'notify-secret': `${NOTIFY_SECRET}\n` });
     const run = spawnDaemon(root, config, emu.url, [
+      ...EVERY_TRANSITION,
       '--log-level',
       'debug',
       '--notify-webhook',
@@ -333,7 +337,13 @@ describe('notifications (spawned daemon)', () => {
       send(res, 200, {});
     });
     const { root, config } = daemonConfigIn('Applied just before shutdown');
-    const run = spawnDaemon(root, config, emu.url, ['--log-level', 'debug', '--notify-webhook', generic.url]);
+    const run = spawnDaemon(root, config, emu.url, [
+      ...EVERY_TRANSITION,
+      '--log-level',
+      'debug',
+      '--notify-webhook',
+      generic.url,
+    ]);
 
     await until(() => generic.requests.length === 1, 'the delivery to arrive', 20_000);
     process.kill(run.child.pid as number, 'SIGTERM');
@@ -359,6 +369,7 @@ describe('notifications (spawned daemon)', () => {
     const generic = await receiver();
     const { root, config } = daemonConfigIn('Not what is live');
     const run = spawnDaemon(root, config, emu.url, [
+      ...EVERY_TRANSITION,
       '--drift',
       'report',
       '--webhook-secret-file',
@@ -438,6 +449,7 @@ describe('notifications (spawned daemon)', () => {
     const first = git(config, 'rev-parse', 'HEAD');
     writeTree(root, { 'github-token': `${GITHUB_TOKEN}\n` });
     const run = spawnDaemon(root, config, emu.url, [
+      ...EVERY_TRANSITION,
       '--log-level',
       'debug',
       // Long enough for `git commit` to land before the file-change run reads HEAD.

@@ -13,6 +13,7 @@ import type { CommandRegistrar } from '../command.js';
 import { addConfigOption } from '../config-dir.js';
 import type { CliIo } from '../io.js';
 import {
+  addOnlyOption,
   addReconcileOptions,
   commonReadFailure,
   type ReconcileFlags,
@@ -30,7 +31,7 @@ export const registerApply: CommandRegistrar = (program, io, setExitCode) => {
     .command('apply')
     .description('make live state equal the desired state, or apply a plan saved by `plan --out`')
     .argument('[plan-file]', 'a plan saved by `edgesync plan --out`: applied only if nothing changed since');
-  addReconcileOptions(addConnectionOptions(addConfigOption(command), { lockTimeout: true }))
+  addOnlyOption(addReconcileOptions(addConnectionOptions(addConfigOption(command), { lockTimeout: true })))
     .option('--json', 'print the plan and the outcomes as JSON')
     .option('--detailed-exitcode', 'exit 2 when changes were applied, 0 when there were none, 1 on error')
     .action(async (file: string | undefined, flags: ApplyFlags) => {
@@ -44,6 +45,7 @@ async function savedPlanFrom(file: string, flags: ApplyFlags, io: CliIo): Promis
     flags.force === true ? '--force' : '',
     flags.prune === true ? '--prune' : '',
     flags.drift === undefined ? '' : '--drift',
+    flags.only === undefined ? '' : '--only',
   ].filter((flag) => flag !== '');
   if (given.length > 0) {
     throw new ReconcileError(

@@ -17,6 +17,7 @@ import type { CommandRegistrar } from '../command.js';
 import { addConfigOption } from '../config-dir.js';
 import type { CliIo } from '../io.js';
 import {
+  addOnlyOption,
   addReconcileOptions,
   commonReadFailure,
   pruneEnabled,
@@ -35,7 +36,7 @@ interface PlanFlags extends ReconcileFlags {
 
 export const registerPlan: CommandRegistrar = (program, io, setExitCode) => {
   const command = program.command('plan').description('show the changes apply would make (reads only)');
-  addReconcileOptions(addConnectionOptions(addConfigOption(command), { lockTimeout: false }))
+  addOnlyOption(addReconcileOptions(addConnectionOptions(addConfigOption(command), { lockTimeout: false })))
     .option('--json', 'print the plan as JSON')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'markdown', 'json']))
     .option('--detailed-exitcode', 'exit 2 when apply would write something, 0 when not, 1 on error')
@@ -59,6 +60,7 @@ function runPlan(flags: PlanFlags, io: CliIo): Promise<number> {
     force: flags.force === true,
     driftMode: flags.drift ?? 'correct',
     maxChangePercent: flags.maxChangePercent,
+    ...(flags.only === undefined ? {} : { only: flags.only }),
   } as const;
   return reconcileCommand(
     flags,

@@ -182,7 +182,8 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
   const listen = parseListen(flags.listen);
   const metricsListen =
     flags.metricsListen === undefined ? undefined : parseListen(flags.metricsListen, '--metrics-listen');
-  const notify = await readNotifySettings(flags, io.cwd);
+  const notify = await readNotifySettings(flags, io.cwd, io.env);
+  for (const warning of notify.warnings) logger.warn({ event: 'notify.warning', warning }, 'notifications');
   if (flags.emulator === true && flags.baseUrl !== undefined) {
     throw new ReconcileError('USAGE', '--emulator and --base-url cannot be used together');
   }

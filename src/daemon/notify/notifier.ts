@@ -1,10 +1,12 @@
 /**
- * The notifier: the run loop's observer. It decides each finished run's event (transitions.ts)
+ * The notifier: the run loop's observer. It decides each finished run's event (transitions.ts),
+ * damps flapping (damper.ts: at most one event per `--notify-min-interval`, the latest winning)
  * and queues it to every event target (generic webhooks, Slack), and drives the commit
  * statuses (github-status.ts). Every call returns at once; delivery.ts sends in the background.
- * With a `stateFile`, what the transitions remember is kept there across restarts.
+ * With a `memory`, what the transitions remember is kept in the state store across restarts.
  */
 import type { Logger } from '../../log.js';
+import { createDamper } from './damper.js';
 import { createDelivery, type Delivery, type DeliveryResult } from './delivery.js';
 import { createCommitStatuses } from './github-status.js';
 import type { RunObserver } from './run-summary.js';
@@ -19,8 +21,8 @@ export interface NotifierOptions {
   readonly version: string;
   /** `component: notify`. */
   readonly logger: Logger;
-  /** `edgesync_notifications_total{target,result}`. */
-  readonly count: (target: string, result: DeliveryResult) => void;
+  /** `edgesync_notifications_total{target,result}`; `superseded`: held back and replaced by a newer event. */
+  readonly count: (target: string, result: DeliveryResult | 'superseded') => void;
   /** What the transitions remember, kept by the state store (its `notify` record); none: in memory. */
   readonly memory?: {
     /** The record as the last daemon saved it; undefined when there is none. */
@@ -63,6 +65,29 @@ export function createNotifier(options: NotifierOptions): Notifier | undefined {
     ...(initial === undefined ? {} : { initial }),
   });
   const remembered = options.memory === undefined ? undefined : rememberer(options.memory.save, logger);
+  const damper = createDamper({
+    minIntervalMs: settings.minIntervalMs,
+    send(event) {
+      logger.info(
+        {
+          event: 'notify.event',
+          notification: event.event,
+          revision: event.revision,
+          targets: targets.length,
+          ...(event.superseded === undefined ? {} : { superseded: event.superseded }),
+        },
+        'notification queued',
+      );
+      for (const target of targets) delivery.send(target.info, target.requestFor(event));
+    },
+    superseded(event) {
+      for (const target of targets) options.count(target.info.name, 'superseded');
+      logger.debug(
+        { event: 'notify.superseded', notification: event.event, revision: event.revision },
+        'held notification replaced by a newer one',
+      );
+    },
+  });
   /** A notification is never worth a failed reconcile: a bug here is logged, not thrown into the run loop. */
   const guarded = (fn: () => void): void => {
     try {
@@ -85,20 +110,22 @@ export function createNotifier(options: NotifierOptions): Notifier | undefined {
         statuses?.runFinished(summary);
         const event = tracker.next(summary, Date.now());
         remembered?.save(tracker.state());
-        if (event === undefined) return;
-        logger.info(
-          {
-            event: 'notify.event',
-            notification: event.event,
-            revision: event.revision,
-            targets: targets.length,
-          },
-          'notification queued',
-        );
-        for (const target of targets) delivery.send(target.info, target.requestFor(event));
+        if (event === undefined || targets.length === 0) return;
+        if (damper.offer(event) === 'held')
+          logger.info(
+            {
+              event: 'notify.held',
+              notification: event.event,
+              revision: event.revision,
+              minIntervalMs: settings.minIntervalMs,
+            },
+            'notification held: the targets were told something less than --notify-min-interval ago',
+          );
       });
     },
     async close(timeoutMs) {
+      // The state the daemon ends in is told, even inside the interval.
+      guarded(() => damper.flush());
       await Promise.all([delivery.close(timeoutMs), remembered?.flush()]);
     },
   };

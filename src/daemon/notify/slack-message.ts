@@ -3,8 +3,11 @@
  * Block Kit blocks — the summary, up to MAX_SLACK_LINES resource lines, and a context line
  * with the revision, trigger and duration.
  *
- * Subject names and error messages come from the config repository and the API, so they are
- * escaped: a resource named `<!channel>` must not ping a channel.
+ * Subject names, field paths, config issues and error messages come from the config repository,
+ * the live state and the API, so each is written as a code span (`slackCode`), where Slack's
+ * mrkdwn — `*bold*`, `_italic_`, `~strike~`, links, mentions — is inert, and `&`, `<`, `>` are
+ * escaped besides: a resource named `<!channel>` pings no channel, an API message
+ * `*URGENT* <https://evil|click>` renders as plain text, like the plan comment (render-markdown.ts).
  */
 import { countsText, shortRevision, summaryText } from './payload.js';
 import type { AffectedSubject } from './run-summary.js';
@@ -14,8 +17,20 @@ import type { NotifyEvent } from './transitions.js';
 export const MAX_SLACK_LINES = 10;
 
 /** Slack's mrkdwn control characters (`&`, `<`, `>`), as Slack asks them to be escaped. */
-export function escapeSlack(text: string): string {
+function escapeSlack(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * `text` as one Slack code span. Slack has no longer fence and no escape for a backtick, so a
+ * backtick becomes `ˋ` (U+02CB, which looks like one) and a line break `↵`: neither can end
+ * the span early and let what follows be read as mrkdwn.
+ */
+export function slackCode(text: string): string {
+  const inert = escapeSlack(text)
+    .replace(/`/g, '\u02cb')
+    .replace(/\r\n|[\r\n\u2028\u2029]/g, '↵');
+  return `\`${inert === '' ? ' ' : inert}\``;
 }
 
 const ICONS: Record<NotifyEvent['event'], string> = {
@@ -33,11 +48,13 @@ function clip(text: string): string {
 }
 
 function subjectLine(subject: AffectedSubject): string {
-  const name = `\`${escapeSlack(clip(subject.subject))}\``;
-  if (subject.outcome === 'failed')
-    return `• ${name} failed: ${escapeSlack(clip(`${subject.error?.code ?? ''} ${subject.error?.message ?? ''}`.trim()))}`;
+  const name = slackCode(clip(subject.subject));
+  if (subject.outcome === 'failed') {
+    const error = `${subject.error?.code ?? ''} ${subject.error?.message ?? ''}`.trim();
+    return `• ${name} failed: ${slackCode(clip(error))}`;
+  }
   if (subject.outcome === 'drifted')
-    return `• ${name} drifted: ${escapeSlack(clip((subject.fields ?? []).join(', ')))}`;
+    return `• ${name} drifted: ${slackCode(clip((subject.fields ?? []).join(', ')))}`;
   return `• ${name} applied`;
 }
 
@@ -45,13 +62,13 @@ function subjectLine(subject: AffectedSubject): string {
 function detailLines(event: NotifyEvent): string[] {
   const lines =
     event.issues !== undefined
-      ? event.issues.map((issue) => `• ${escapeSlack(clip(issue))}`)
+      ? event.issues.map((issue) => `• ${slackCode(clip(issue))}`)
       : event.subjects.map(subjectLine);
   const total = event.issues?.length ?? event.subjects.length;
   const shown = lines.slice(0, MAX_SLACK_LINES);
   if (total > shown.length) shown.push(`…and ${total - shown.length} more`);
   if (shown.length === 0 && event.error !== undefined)
-    shown.push(escapeSlack(clip(`${event.error.code}: ${event.error.message}`)));
+    shown.push(slackCode(clip(`${event.error.code}: ${event.error.message}`)));
   return shown;
 }
 
@@ -60,10 +77,13 @@ export function slackMessage(event: NotifyEvent): { text: string; blocks: unknow
   const summary = `${ICONS[event.event]} ${escapeSlack(summaryText(event))}`;
   const lines = detailLines(event);
   const context = [
-    event.revision === undefined ? undefined : `revision \`${escapeSlack(shortRevision(event.revision))}\``,
+    event.revision === undefined ? undefined : `revision ${slackCode(shortRevision(event.revision))}`,
     `trigger ${escapeSlack(event.trigger)}`,
     `${event.durationMs} ms`,
     escapeSlack(countsText(event.counts)),
+    event.superseded === undefined
+      ? undefined
+      : `${event.superseded} earlier notification(s) held back by --notify-min-interval and replaced by this one`,
   ].filter((part) => part !== undefined);
   return {
     text: summary,

@@ -34,6 +34,8 @@ export interface NotifyEvent extends Omit<RunSummary, 'full' | 'settled'> {
   readonly event: NotifyEventName;
   /** `reconcile.failed` sent again for an unchanged failure after `--notify-repeat`. */
   readonly repeated?: true;
+  /** Events this one replaced while it was held back by `--notify-min-interval` (damper.ts). */
+  readonly superseded?: number;
 }
 
 /** What a tracker remembers between runs (and, through the notifier, across restarts). */

@@ -136,6 +136,58 @@ describe('notification delivery', () => {
     expect(output()).not.toContain('XXXXsecretXXXX');
   });
 
+  it('bounds an attempt whose receiver answers 200 and then drips its body: counted, logged, not resent, the queue moves on', async () => {
+    const drips: NodeJS.Timeout[] = [];
+    const server = await receiver((_request, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      drips.push(setInterval(() => res.write('x'), 50));
+    }, reply(200));
+    const { delivery, counts, lines, output } = setup({ timeoutMs: 300 });
+
+    delivery.send(target(server), { url: `${server.url}${SECRET_PATH}`, headers: {}, body: '1' });
+    delivery.send(target(server), { url: `${server.url}${SECRET_PATH}`, headers: {}, body: '2' });
+    await until(() => counts.length === 2, 'both deliveries to end');
+    for (const drip of drips) clearInterval(drip);
+
+    expect(counts).toEqual([
+      ['slack', 'timeout'],
+      ['slack', 'success'],
+    ]);
+    // The receiver said 200: it has the first one, which is not sent again.
+    expect(server.requests.map((r) => r.rawBody)).toEqual(['1', '2']);
+    expect(lines.filter((l) => l.event === 'notify.timeout')).toEqual([
+      expect.objectContaining({
+        target: 'slack',
+        destination: server.url,
+        phase: 'body',
+        timeoutMs: 300,
+        error: 'HTTP 200, then the reply did not end within 300 ms',
+      }),
+    ]);
+    expect(lines.filter((l) => l.event === 'notify.failed')).toEqual([
+      expect.objectContaining({ result: 'timeout', attempts: 1 }),
+    ]);
+    expect(output()).not.toContain('XXXXsecretXXXX');
+    await delivery.close(1000);
+  });
+
+  it('retries a receiver that sends no status line within the deadline, then counts a timeout', async () => {
+    const server = await receiver(hang());
+    const { delivery, counts, lines } = setup({ timeoutMs: 200 });
+
+    delivery.send(target(server, 'webhook'), { url: `${server.url}${SECRET_PATH}`, headers: {}, body: '{}' });
+    await until(() => counts.length > 0, 'the delivery to end');
+
+    expect(server.requests).toHaveLength(3);
+    expect(counts).toEqual([['webhook', 'timeout']]);
+    expect(lines.filter((l) => l.event === 'notify.timeout').map((l) => [l.attempt, l.phase])).toEqual([
+      [1, 'reply'],
+      [2, 'reply'],
+      [3, 'reply'],
+    ]);
+    await delivery.close(1000);
+  });
+
   it("sends a webhook URL's user:password as basic authentication, never in the request line", async () => {
     const server = await receiver(reply(200));
     const { delivery, counts } = setup();

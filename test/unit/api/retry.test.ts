@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { writeRequests } from '../../../src/api/operations.js';
-import {
-  backoffDelay,
-  createsContainers,
-  isIdempotent,
-  parseRetryAfter,
-  sleep,
-} from '../../../src/api/retry.js';
+import { createsContainers, isIdempotent, parseRetryAfter } from '../../../src/api/retry.js';
 
 const container = {
   name: 'web',
@@ -32,19 +26,6 @@ describe('parseRetryAfter', () => {
 
   it.each([[undefined], ['soon'], ['-1'], ['1.5']])('ignores %j so the backoff applies', (header) => {
     expect(parseRetryAfter(header, now)).toBeUndefined();
-  });
-});
-
-describe('backoffDelay (full jitter)', () => {
-  it.each([
-    [0, 0.5, 50],
-    [1, 0.5, 100],
-    [3, 0.5, 400],
-    [3, 0.999, 799],
-    [10, 0.999, 999],
-    [2, 0, 0],
-  ])('retry %i with random %d waits %i ms (base 100, cap 1000)', (retry, random, expected) => {
-    expect(backoffDelay(retry, 100, 1_000, () => random)).toBe(expected);
   });
 });
 
@@ -82,22 +63,5 @@ describe('idempotency', () => {
     writeRequests.enableDnssec(1),
   ])('treats $operation as idempotent', (request) => {
     expect(isIdempotent(request)).toBe(true);
-  });
-});
-
-describe('sleep', () => {
-  it('rejects with the reason of an already aborted signal without waiting', async () => {
-    const reason = new Error('stop');
-
-    await expect(sleep(10_000, AbortSignal.abort(reason))).rejects.toBe(reason);
-  });
-
-  it('rejects as soon as the signal aborts', async () => {
-    const controller = new AbortController();
-    const started = performance.now();
-    setTimeout(() => controller.abort(new Error('stop')), 20);
-
-    await expect(sleep(10_000, controller.signal)).rejects.toThrow('stop');
-    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });

@@ -35,24 +35,34 @@ describe('edgesync run notification flags', () => {
       'slack-not-url': `ftp://${SLACK_SECRET}\n`,
       'token-empty': '\n',
       'secret-empty': '\n',
+      'hooks-bad': `# receivers\n\nhttps://a.example/hook\nftp://${SLACK_SECRET}\n`,
+      'hooks-comments': '# none yet\n\n',
     });
   });
-  const run = (...flags: string[]) =>
+  const run = (...flags: string[]) => runWith({}, ...flags);
+  const runWith = (env: Record<string, string>, ...flags: string[]) =>
     cli(['run', '--config', join(root, 'config'), '--listen', '127.0.0.1:0', ...flags], {
-      env: { EDGESYNC_ACCESS_KEY: 'k' },
+      env: { EDGESYNC_ACCESS_KEY: 'k', ...env },
       cwd: root,
     });
 
   it.each([
+    [['--notify-webhook', `ftp://${SLACK_SECRET}`], '--notify-webhook (value 1): not an http(s) URL'],
     [
-      ['--notify-webhook', 'not a url'],
-      "option '--notify-webhook <url>' argument 'not a url' is invalid. not an http(s) URL.",
+      ['--notify-webhook', 'https://a.example/', '--notify-webhook', 'not a url never-print-this'],
+      '--notify-webhook (value 2): not an http(s) URL',
     ],
+    [['--notify-webhook-file', 'missing'], '--notify-webhook-file: cannot read /'],
+    [['--notify-webhook-file', 'hooks-bad'], 'hooks-bad:4: not an http(s) URL'],
+    [['--notify-webhook-file', 'hooks-comments'], 'hooks-comments holds no URL'],
     [
       ['--notify-repeat', 'often'],
       "option '--notify-repeat <duration>' argument 'often' is invalid. not a duration with a unit",
     ],
-    [['--notify-webhook-secret-file', 'secret-empty'], '--notify-webhook-secret-file needs --notify-webhook'],
+    [
+      ['--notify-webhook-secret-file', 'secret-empty'],
+      '--notify-webhook-secret-file needs --notify-webhook, --notify-webhook-file or EDGESYNC_NOTIFY_WEBHOOKS',
+    ],
     [
       ['--notify-webhook', 'https://example.com/h', '--notify-webhook-secret-file', 'secret-empty'],
       'holds no secret',
@@ -75,5 +85,24 @@ describe('edgesync run notification flags', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toContain(message);
     expect(result.stdout + result.stderr).not.toContain('never-print-this');
+  });
+
+  it('names a bad URL of EDGESYNC_NOTIFY_WEBHOOKS by its place, never by its text', async () => {
+    const result = await runWith(
+      { EDGESYNC_NOTIFY_WEBHOOKS: `https://a.example/hook\n  ftp://${SLACK_SECRET}` },
+      '--notify-min-interval',
+      '1s',
+    );
+
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('EDGESYNC_NOTIFY_WEBHOOKS (URL 2): not an http(s) URL');
+    expect(result.stdout + result.stderr).not.toContain('never-print-this');
+  });
+
+  it('refuses a --notify-min-interval without a unit', async () => {
+    const result = await run('--notify-min-interval', '60');
+
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain("option '--notify-min-interval <duration>' argument '60' is invalid");
   });
 });

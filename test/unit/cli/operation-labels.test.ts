@@ -26,6 +26,7 @@ const COMMANDS = [
   ['inspect', 'waf-catalog'],
   ['inspect', 'api-guardian'],
   ['inspect', 'optimal-region'],
+  ['completion'],
 ];
 
 /** The Markdown and YAML files under `dir` (images are not text). */

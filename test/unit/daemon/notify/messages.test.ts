@@ -3,7 +3,7 @@ import { parseRemoteUrl, parseRepoSlug } from '../../../../src/daemon/notify/git
 import { finalDescription, finalState } from '../../../../src/daemon/notify/github-status.js';
 import { MAX_PAYLOAD_SUBJECTS, payloadOf, summaryText } from '../../../../src/daemon/notify/payload.js';
 import { NO_COUNTS, type RunSummary } from '../../../../src/daemon/notify/run-summary.js';
-import { escapeSlack, MAX_SLACK_LINES, slackMessage } from '../../../../src/daemon/notify/slack-message.js';
+import { MAX_SLACK_LINES, slackCode, slackMessage } from '../../../../src/daemon/notify/slack-message.js';
 import type { NotifyEvent } from '../../../../src/daemon/notify/transitions.js';
 
 const SHA = '0123456789abcdef0123456789abcdef01234567';
@@ -151,7 +151,30 @@ describe('notification texts', () => {
     expect(text).not.toContain('<!channel>');
     expect(text).not.toContain('<https://evil');
     expect(text).toContain(
-      `${escapeSlack('WafCustomRule/<!channel>')}\` failed: API_REJECTED a &amp; b &lt;https://evil|click&gt;`,
+      `${slackCode('WafCustomRule/<!channel>')} failed: \`API_REJECTED a &amp; b &lt;https://evil|click&gt;\``,
+    );
+  });
+
+  it.each([
+    ['plain', 'AccessList/office', '`AccessList/office`'],
+    ['mrkdwn', '*b* _i_ ~s~', '`*b* _i_ ~s~`'],
+    ['a backtick cannot end the span', 'a`b``c', '`aˋbˋˋc`'],
+    ['a line break cannot end the line', 'a\nb\r\nc', '`a↵b↵c`'],
+    [
+      'mentions and links',
+      '<!here> <@U1> <http://x|y> &',
+      '`&lt;!here&gt; &lt;@U1&gt; &lt;http://x|y&gt; &amp;`',
+    ],
+    ['empty', '', '` `'],
+  ])('slackCode: %s', (_name, text, expected) => {
+    expect(slackCode(text)).toBe(expected);
+  });
+
+  it('says how many held notifications one replaced', () => {
+    const message = slackMessage(event({ superseded: 28 }));
+
+    expect(JSON.stringify(message.blocks.at(-1))).toContain(
+      '28 earlier notification(s) held back by --notify-min-interval and replaced by this one',
     );
   });
 
