@@ -40,6 +40,7 @@ import { createGitPuller } from './git-pull.js';
 import type { DaemonMetrics } from './metrics.js';
 import { createRunTally, type RunObserver, type RunSummary, type RunTally } from './notify/run-summary.js';
 import { createReconcileQueue, type RunRequest } from './queue.js';
+import type { RecordMemory } from './remembered-record.js';
 import { createRetryState, isRetryable } from './retry-state.js';
 import { createSettleHold } from './settle-hold.js';
 import { createStalledReporter } from './stalled.js';
@@ -98,6 +99,8 @@ export interface ControllerOptions {
    * deletes anything. A short debounce cannot tell a finished file from a writer's pause.
    */
   readonly settleMs?: number;
+  /** The state store's `unclaimed` record: the objects already reported survive a restart. */
+  readonly unclaimedMemory?: RecordMemory;
 }
 
 /** The run loop of one daemon. */
@@ -154,7 +157,12 @@ export function createController(options: ControllerOptions): Controller {
   const queue = createReconcileQueue(run);
   const pull = createGitPuller({ configPath: options.configPath, status, metrics, logger });
   const stalled = createStalledReporter({ status, metrics, logger, state });
-  const unclaimed = createUnclaimedTracker({ logger, status, metrics });
+  const unclaimed = createUnclaimedTracker({
+    logger,
+    status,
+    metrics,
+    ...(options.unclaimedMemory === undefined ? {} : { memory: options.unclaimedMemory }),
+  });
   const retry = createRetryState({
     backoff: options.backoff,
     ...(options.random === undefined ? {} : { random: options.random }),

@@ -32,6 +32,8 @@ const DEFAULT_BACKOFF_BASE_MS = 2000;
 const NOTIFY_DRAIN_MS = 5000;
 /** The state store's record of what the notifications' transitions remember across restarts. */
 const NOTIFY_RECORD = 'notify';
+/** The state store's record of the unclaimed objects already reported (unclaimed.ts). */
+const UNCLAIMED_RECORD = 'unclaimed';
 
 /**
  * Default of `--settle-ms`: how long the config files must have stayed the same before a run may
@@ -192,6 +194,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       quietForMs: () => watcher?.quietForMs() ?? Number.POSITIVE_INFINITY,
       settleMs: options.settleMs ?? DEFAULT_SETTLE_MS,
       ...(notifier === undefined ? {} : { observer: notifier }),
+      unclaimedMemory: {
+        initial: await backend.readRecord(UNCLAIMED_RECORD).catch(() => undefined),
+        save: (text) => backend.writeRecord(UNCLAIMED_RECORD, text, held),
+      },
     });
     noteRetryAfter = (ms) => controller.noteRetryAfter(ms);
     watcher = await watchConfig({

@@ -22,7 +22,10 @@ import { leaseLost } from './lease.js';
 export const STATE_FILE = 'state.json';
 export const INSTALL_KEY_FILE = 'install.key';
 /** Named records and their files; a name not listed here is refused (no path from a caller). */
-const RECORD_FILES: Readonly<Record<string, string>> = { notify: 'notify.json' };
+const RECORD_FILES: Readonly<Record<string, string>> = {
+  notify: 'notify.json',
+  unclaimed: 'unclaimed.json',
+};
 
 /**
  * Writes `content` to `path` through a temporary file, fsync and rename. Any failure (a full

@@ -3,7 +3,8 @@
  * emulator, its journal): with `--prune` and the default `--settle-ms`, a file absent for 1.5 s
  * and a writer that pauses 1.5 s mid-file delete nothing, and a real removal is applied only
  * once the files have been still for 5 s; with `--prune` off, a removed document's object is
- * logged once (`prune.skipped`), listed in `/status` and counted by a gauge.
+ * logged once (`prune.skipped`), listed in `/status` and counted by a gauge — once across
+ * restarts too (the state store's `unclaimed` record).
  */
 import { appendFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -159,5 +160,44 @@ describe('with --prune off', () => {
       20_000,
     );
     expect(await (await fetch(`${url}/metrics`)).text()).toMatch(/^edgesync_unclaimed_objects 0$/m);
+  }, 60_000);
+
+  it('a restarted daemon does not log an object a previous one already reported, and keeps its since', async () => {
+    const config = writeTree(join(root, 'config'), {
+      'a.yaml': rule('a', 'Rule A'),
+      'b.yaml': rule('b', 'Rule B'),
+      'c.yaml': rule('c', 'Rule C'),
+    });
+    const stateDir = join(root, 'state');
+    const start = async () => {
+      const d = spawnRun(daemonArgs({ config, stateDir, baseUrl: emu.url }), ENV);
+      const started = await until(() => d.events('daemon.started')[0], 'daemon.started', 20_000);
+      await until(() => d.events('reconcile.finished')[0], 'the start-up run', 20_000);
+      return { d, url: String(started.listen) };
+    };
+    const unclaimed = async (url: string) =>
+      ((await (await fetch(`${url}/status`)).json()) as { unclaimed: { key: string; since: string }[] })
+        .unclaimed;
+
+    const first = await start();
+    await rm(join(config, 'b.yaml'));
+    await until(() => first.d.events('prune.skipped')[0], 'prune.skipped', 20_000);
+    const before = await unclaimed(first.url);
+    first.d.child.kill('SIGTERM');
+    expect((await first.d.exit).code).toBe(0);
+
+    const second = await start();
+    const after = await unclaimed(second.url);
+    const metrics = await (await fetch(`${second.url}/metrics`)).text();
+    // A new one is still told, once.
+    await rm(join(config, 'c.yaml'));
+    const newOne = await until(() => second.d.events('prune.skipped')[0], 'prune.skipped of c', 20_000);
+
+    expect(before).toEqual([expect.objectContaining({ key: 'Rule B' })]);
+    expect(after).toEqual(before);
+    expect(metrics).toMatch(/^edgesync_unclaimed_objects 1$/m);
+    expect(newOne).toMatchObject({ key: 'Rule C', subject: 'WafCustomRule/c' });
+    expect(second.d.events('prune.skipped')).toHaveLength(1);
+    expect(deletes()).toEqual([]);
   }, 60_000);
 });

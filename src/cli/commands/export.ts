@@ -12,13 +12,14 @@ import { openStateStore } from '../../engine/state.js';
 import { ReconcileError } from '../../errors.js';
 import { REMEMBERED_APP_ID } from '../../kinds/container-app/env.js';
 import { exportLive } from '../../kinds/export.js';
-import { fileBackend } from '../../state/file-backend.js';
 import { withApiClient } from '../api-session.js';
+import { addConfigOption, type ConfigFlags, configDirFrom } from '../config-dir.js';
 import { DEFAULT_SCHEMA_PATH, existingFiles, planFiles, streamText, writeFiles } from '../export-output.js';
 import { type CliIo, errorLine } from '../io.js';
 import { type ApiFlags, addApiOptions, addConcurrencyOption, positiveInt } from '../settings.js';
+import { addStateOptions, type StateFlags, stateBackendOf } from '../state-options.js';
 
-interface ExportFlags extends ApiFlags {
+interface ExportFlags extends ApiFlags, ConfigFlags, StateFlags {
   shieldZone: number[];
   app: string[];
   dnsZone: number[];
@@ -26,7 +27,6 @@ interface ExportFlags extends ApiFlags {
   force?: boolean;
   schemaPath?: string;
   includeSecretValues?: boolean;
-  stateDir?: string;
   concurrency: number;
 }
 
@@ -64,16 +64,16 @@ export function registerExport(program: Command, io: CliIo, setExitCode: (code: 
       'write the values of secret-looking container variables (PASSWORD, TOKEN, KEY, …) instead of valueFrom placeholders',
     )
     .option(
-      '--state-dir <dir>',
-      'state directory to read (env EDGESYNC_STATE_DIR): variables its last apply sent as secrets are written as placeholders too',
-    )
-    .option(
       '--schema-path <path>',
       `JSON Schema the modelines point at: a file (relative to the working directory) or a URL (default: ${DEFAULT_SCHEMA_PATH} in the config root)`,
     );
-  addConcurrencyOption(command).action(async (flags: ExportFlags) => {
-    setExitCode(await runExport(flags, io));
-  });
+  // The state is read (never written) where plan and apply keep it: variables its last apply
+  // sent as secrets are written as placeholders too.
+  addStateOptions(addConfigOption(addConcurrencyOption(command)), { lockTimeout: false }).action(
+    async (flags: ExportFlags) => {
+      setExitCode(await runExport(flags, io));
+    },
+  );
 }
 
 async function runExport(flags: ExportFlags, io: CliIo): Promise<number> {
@@ -140,20 +140,27 @@ async function runExport(flags: ExportFlags, io: CliIo): Promise<number> {
 
 /**
  * What the state (read only, never written) remembers of each app's last apply, by app id:
- * without it, only secret-looking names become placeholders (docs/secrets.md, `export`).
+ * without it, only secret-looking names become placeholders (docs/secrets.md, `export`). The
+ * state is the one `plan` and `apply` use for the config directory: `--state-dir`/`--state-url`
+ * (or their variables), else the default location of `--config` (else `./config`). None there
+ * yet (an account being adopted) is no error.
  */
 async function rememberedApps(
   flags: ExportFlags,
   io: CliIo,
 ): Promise<(appId: string) => Readonly<Record<string, unknown>> | undefined> {
-  const dir = flags.stateDir ?? io.env.EDGESYNC_STATE_DIR;
-  if (dir === undefined || dir === '') return () => undefined;
-  const state = await openStateStore(fileBackend(resolve(io.cwd, dir)), { readOnly: true });
-  if (state.warning !== undefined) io.stderr.write(`edgesync: warning: ${state.warning}\n`);
+  const { backend, warnings } = stateBackendOf(flags, configDirFrom(flags.config, io).path, io);
+  for (const warning of warnings) io.stderr.write(`edgesync: warning: ${warning}\n`);
   const byApp = new Map<string, Readonly<Record<string, unknown>>>();
-  for (const record of Object.values(state.resources())) {
-    const appId = record.remember?.[REMEMBERED_APP_ID];
-    if (typeof appId === 'string' && record.remember !== undefined) byApp.set(appId, record.remember);
+  try {
+    const state = await openStateStore(backend, { readOnly: true });
+    if (state.warning !== undefined) io.stderr.write(`edgesync: warning: ${state.warning}\n`);
+    for (const record of Object.values(state.resources())) {
+      const appId = record.remember?.[REMEMBERED_APP_ID];
+      if (typeof appId === 'string' && record.remember !== undefined) byApp.set(appId, record.remember);
+    }
+  } finally {
+    await backend.close();
   }
   return (appId) => byApp.get(appId);
 }

@@ -38,7 +38,7 @@ interface MigrateFlags extends ConfigFlags {
 }
 
 /** The records every store keeps apart from the document. */
-const RECORDS = ['notify'] as const;
+const RECORDS = ['notify', 'unclaimed'] as const;
 
 export const registerState: CommandRegistrar = (program, io, setExitCode) => {
   const state = program

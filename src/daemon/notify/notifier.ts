@@ -6,6 +6,7 @@
  * With a `memory`, what the transitions remember is kept in the state store across restarts.
  */
 import type { Logger } from '../../log.js';
+import { type RecordMemory, recordWriter } from '../remembered-record.js';
 import { createDamper } from './damper.js';
 import { createDelivery, type Delivery, type DeliveryResult } from './delivery.js';
 import { createCommitStatuses } from './github-status.js';
@@ -24,11 +25,7 @@ export interface NotifierOptions {
   /** `edgesync_notifications_total{target,result}`; `superseded`: held back and replaced by a newer event. */
   readonly count: (target: string, result: DeliveryResult | 'superseded') => void;
   /** What the transitions remember, kept by the state store (its `notify` record); none: in memory. */
-  readonly memory?: {
-    /** The record as the last daemon saved it; undefined when there is none. */
-    readonly initial: string | undefined;
-    save(text: string): Promise<void>;
-  };
+  readonly memory?: RecordMemory;
 }
 
 /** A running notifier. */
@@ -64,7 +61,10 @@ export function createNotifier(options: NotifierOptions): Notifier | undefined {
     repeatMs: settings.repeatMs,
     ...(initial === undefined ? {} : { initial }),
   });
-  const remembered = options.memory === undefined ? undefined : rememberer(options.memory.save, logger);
+  const remembered =
+    options.memory === undefined
+      ? undefined
+      : recordWriter(options.memory, logger, 'notify.state-save-failed');
   const damper = createDamper({
     minIntervalMs: settings.minIntervalMs,
     send(event) {
@@ -140,26 +140,4 @@ function readTransitions(text: string | undefined, logger: Logger): TransitionSt
     logger.warn({ event: 'notify.state-unreadable', reason: 'not a notify state file' }, 'starting healthy');
     return undefined;
   }
-}
-
-/**
- * Saves the transitions after each run, one write at a time, only when they changed. A failed
- * save is logged and costs at most a repeated or missed notification after a restart.
- */
-function rememberer(write: (text: string) => Promise<void>, logger: Logger) {
-  let written: string | undefined;
-  let pending: Promise<void> = Promise.resolve();
-  return {
-    save(state: TransitionState): void {
-      const text = `${JSON.stringify(state)}\n`;
-      if (text === written) return;
-      written = text;
-      pending = pending.then(() =>
-        write(text).catch((err: unknown) => {
-          logger.warn({ event: 'notify.state-save-failed', reason: (err as Error).message }, 'not saved');
-        }),
-      );
-    },
-    flush: (): Promise<void> => pending,
-  };
 }
