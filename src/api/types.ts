@@ -6,7 +6,7 @@ import type { Dispatcher } from 'undici';
 import type { Logger } from '../log.js';
 import type { ApiRequest, OperationId, WriteOperationId } from './operations.js';
 import type { PaceReading } from './pacer.js';
-import type { DnssecStatusWire, DnsZoneWire } from './wire/dns.js';
+import type { DnssecStatusWire, DnsZoneWire, PullZoneWire } from './wire/dns.js';
 import type {
   AppListItemWire,
   AppOverviewWire,
@@ -22,6 +22,7 @@ import type {
   CustomAccessListWire,
   CustomWafRuleWire,
   DeletedWire,
+  ShieldZoneListItemWire,
   ShieldZoneWire,
   UpdateAccessListConfigurationRequest,
   UpdateCustomAccessListRequest,
@@ -162,6 +163,10 @@ export interface ApiClient {
   ): Promise<CustomAccessListWire>;
   /** A Shield Zone's plan and limits (`planType`, `customWafRulesLimit`). */
   getShieldZone(shieldZoneId: number, options?: CallOptions): Promise<ShieldZoneWire>;
+  /** Every Shield Zone of the account, page by page (`inspect zones`). */
+  listShieldZones(options?: CallOptions): Promise<ShieldZoneListItemWire[]>;
+  /** Every pull zone of the account, page by page: the names and hostnames beside the Shield Zones. */
+  listPullZones(options?: CallOptions): Promise<PullZoneWire[]>;
   /** One MC app with its container templates. */
   getApp(appId: string, options?: CallOptions): Promise<AppWire>;
   /** Every app of the account (`GET /mc/apps`, followed cursor by cursor). */
