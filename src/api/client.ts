@@ -199,7 +199,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   // request of an apply; errors still arrive as rejections, never as throws.
   function call<T>(request: ApiRequest, spec: ReplySpec<T>, callOptions?: CallOptions): Promise<T> {
     return http
-      .send(request, callOptions?.signal)
+      .send(request, callOptions?.signal, callOptions?.beforeSend)
       .then((httpReply) => decodeReply(request, httpReply, spec, replyContext));
   }
 

@@ -85,6 +85,12 @@ export interface ApiClientOptions {
 /** Per-call options: `signal` aborts the request and any retry wait. */
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * Called before each attempt is sent, retries included; what it throws ends the call unsent.
+   * The engine's fencing (docs/state.md, Fencing): a writer whose lease is lost sends nothing
+   * more, also after the process was frozen past its lease with a retry's timer due.
+   */
+  beforeSend?: () => void;
 }
 
 /** E3's reply `data`; `action` is null when the API leaves it out (the seed's shape). */
