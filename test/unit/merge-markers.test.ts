@@ -32,9 +32,21 @@ describe('merge-conflict markers', () => {
     expect(found).toEqual([]);
   });
 
-  it('finds the one ARCHITECTURE.md had before b887eca', () => {
-    const before = execFileSync('git', ['show', 'b887eca^:ARCHITECTURE.md'], { cwd: REPO, encoding: 'utf8' });
+  it('finds a conflict block as git writes it, and leaves a heading underline alone', () => {
+    const conflicted = [
+      '# Title',
+      '=======',
+      `${'<'.repeat(7)} HEAD`,
+      'ours',
+      '=======',
+      'theirs',
+      `${'>'.repeat(7)} main`,
+      '',
+    ].join('\n');
 
-    expect(markersIn('ARCHITECTURE.md', before).length).toBeGreaterThan(0);
+    expect(markersIn('X.md', conflicted)).toEqual([
+      `X.md:3: ${'<'.repeat(7)} HEAD`,
+      `X.md:7: ${'>'.repeat(7)} main`,
+    ]);
   });
 });
