@@ -51,6 +51,8 @@ export interface DaemonProcess {
   peakRssBytes(): number;
   /** SIGTERM, then waits for the exit; a no-op once the child has exited. */
   stop(): Promise<void>;
+  /** Sends `signal` (the failover section's SIGKILL, SIGSTOP, SIGCONT). */
+  kill(signal: NodeJS.Signals): void;
 }
 
 /** Where and how the daemon runs beyond its flags. */
@@ -61,6 +63,10 @@ export interface DaemonOptions {
   readonly nodeArgs?: readonly string[];
   /** A cgroup v1 memory directory the process joins before Node starts (its `cgroup.procs`). */
   readonly cgroup?: string;
+  /** State store flags instead of `--state-dir stateDir` (the failover section's `--state-url`). */
+  readonly state?: readonly string[];
+  /** Variables added to the child's environment (PGPASSWORD). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export async function startDaemon(
@@ -79,8 +85,7 @@ export async function startDaemon(
     configDir,
     '--base-url',
     baseUrl,
-    '--state-dir',
-    stateDir,
+    ...(options.state ?? ['--state-dir', stateDir]),
     '--listen',
     '127.0.0.1:0',
     '--webhook-secret-file',
@@ -105,7 +110,12 @@ export async function startDaemon(
           ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', options.cgroup, process.execPath, ...nodeArgs],
         ];
   const child: ChildProcess = spawn(command, args, {
-    env: { ...process.env, EDGESYNC_ACCESS_KEY: ACCESS_KEY, NODE_OPTIONS: imageNodeOptions() },
+    env: {
+      ...process.env,
+      ...options.env,
+      EDGESYNC_ACCESS_KEY: ACCESS_KEY,
+      NODE_OPTIONS: imageNodeOptions(),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -209,6 +219,9 @@ export async function startDaemon(
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;
+    },
+    kill(signal) {
+      child.kill(signal);
     },
   };
 }

@@ -4,7 +4,7 @@
  * fails on a slow machine; the figures go to docs/performance.md.
  *
  *   BENCH_SIZE=N (default 10,000)  --concurrency C (default 8)  --rate-limit R (default 100)
- *   --section NAME (repeatable: configLoad, reconcile, rateLimited, latency, scale)
+ *   --section NAME (repeatable: configLoad, reconcile, rateLimited, latency, scale, failover)
  *   --scale-sizes 1000,10000,… (the scale section's repositories; default 1k, 10k, 30k, 100k)
  *   --record (write the figures into bench/results.json)
  *
@@ -18,6 +18,7 @@ import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { configLoadSection } from './config-load.js';
+import { failoverSection } from './failover.js';
 import { latencySection } from './latency.js';
 import { rateLimitedSection } from './rate-limited.js';
 import { reconcileSection } from './reconcile.js';
@@ -30,6 +31,7 @@ const SECTIONS: readonly BenchSection[] = [
   rateLimitedSection,
   latencySection,
   scaleSection,
+  failoverSection,
 ];
 
 const RESULTS = fileURLToPath(new URL('../../bench/results.json', import.meta.url));

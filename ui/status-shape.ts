@@ -85,13 +85,21 @@ type UnclaimedShape = Readonly<Record<string, unknown>>;
 /** One container app's rollout health, as far as the page shows one. */
 type AppShape = Readonly<Record<string, unknown>>;
 
+/** The leader of the state store as `/status` names it. */
+interface LeaderShape {
+  readonly pid?: number;
+  readonly host?: string;
+  readonly since?: string;
+}
+
 export interface StatusShape {
   readonly status: string;
   readonly ready: boolean;
   readonly degraded: boolean;
-  /** `standby` while another daemon leads the state store (absent on a single daemon). */
+  /** `standby` while another daemon leads the state store, `leader` while this one does. */
   readonly role?: string;
-  readonly leader?: unknown;
+  /** Who leads (this daemon or another); null while unknown. */
+  readonly leader?: LeaderShape | null;
   readonly revision: string | null;
   readonly lastAttemptedRevision: string | null;
   readonly lastAppliedRevision: string | null;

@@ -47,7 +47,7 @@ export function healthOf(doc: StatusShape): Health {
     return {
       label: 'Standby',
       tone: 'info',
-      detail: `Another edgesync leads the state store${doc.leader === undefined || doc.leader === null ? '' : ` (${cellText(doc.leader)})`}; this one writes nothing until it leads.`,
+      detail: `Another edgesync leads the state store${leaderText(doc.leader)}; this one writes nothing until it leads.`,
       reconciling,
     };
   }
@@ -301,6 +301,17 @@ export function runItemsOf(runs: readonly RunShape[]): RunItem[] {
 }
 
 /** A cell of a generic table (unclaimed objects, apps): the value as text. */
+/** ` (pid 7 on host a, since …)`, or nothing while the leader is unknown. */
+function leaderText(leader: StatusShape['leader']): string {
+  if (leader === undefined || leader === null) return '';
+  const who = [
+    leader.pid === undefined ? undefined : `pid ${leader.pid}`,
+    leader.host === undefined ? undefined : `on host ${leader.host}`,
+    leader.since === undefined ? undefined : `since ${leader.since}`,
+  ].filter((part) => part !== undefined);
+  return who.length === 0 ? '' : ` (${who.join(' ')})`;
+}
+
 function cellText(value: unknown): string {
   if (value === null || value === undefined || value === '') return '—';
   if (typeof value === 'string') return value;

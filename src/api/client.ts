@@ -27,7 +27,7 @@ import {
 } from './operations.js';
 import { createPacer } from './pacer.js';
 import type { ApiClient, ApiClientOptions, CallOptions, WriteReplies } from './types.js';
-import { DnssecStatusWire, DnsZoneListWire, DnsZoneWire } from './wire/dns.js';
+import { DnssecStatusWire, DnsZoneListWire, DnsZoneWire, PullZoneListWire } from './wire/dns.js';
 import {
   AppListWire,
   AppOverviewWire,
@@ -47,6 +47,7 @@ import {
   CustomWafRuleWire,
   DeletedWire,
   ShieldZoneEnvelopeWire,
+  ShieldZoneListWire,
   UpdatedCustomWafRuleWire,
   WafPlanSegmentationWire,
 } from './wire/shield.js';
@@ -103,6 +104,8 @@ const READ_REPLIES = {
   listAccessLists: reply(AccessListsWire, whole),
   getCustomAccessList: reply(CustomAccessListEnvelopeWire, (r) => r.data),
   getShieldZone: reply(ShieldZoneEnvelopeWire, (r) => r.data),
+  listShieldZones: reply(ShieldZoneListWire, whole),
+  listPullZones: reply(PullZoneListWire, whole),
   getApp: reply(AppWire, whole),
   listApps: reply(AppListWire, whole),
   getAppOverview: reply(AppOverviewWire, whole),
@@ -115,6 +118,12 @@ const APPS_PAGE_SIZE = 1000;
 
 /** Page size of the DNS zone listing: the core API's maximum (and default). */
 const DNS_ZONES_PAGE_SIZE = 1000;
+
+/** Page size of the Shield Zone listing (the API's default is 10). */
+const SHIELD_ZONES_PAGE_SIZE = 100;
+
+/** Page size of the pull zone listing: the core API's default, 1000. */
+const PULL_ZONES_PAGE_SIZE = 1000;
 
 /** Page size of the custom-rule listing: the largest the PHP docs use; the API default is 10. */
 const CUSTOM_RULES_PAGE_SIZE = 1000;
@@ -190,7 +199,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   // request of an apply; errors still arrive as rejections, never as throws.
   function call<T>(request: ApiRequest, spec: ReplySpec<T>, callOptions?: CallOptions): Promise<T> {
     return http
-      .send(request, callOptions?.signal)
+      .send(request, callOptions?.signal, callOptions?.beforeSend)
       .then((httpReply) => decodeReply(request, httpReply, spec, replyContext));
   }
 
@@ -253,6 +262,25 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       callOptions,
     );
 
+  const listShieldZones = (callOptions?: CallOptions) =>
+    collectPages(
+      (page) => readRequests.listShieldZones(page, SHIELD_ZONES_PAGE_SIZE),
+      READ_REPLIES.listShieldZones,
+      (listing, page) => ({ items: listing.data ?? [], next: nextPage(page, listing.page) }),
+      callOptions,
+    );
+
+  const listPullZones = (callOptions?: CallOptions) =>
+    collectPages(
+      (page) => readRequests.listPullZones(page, PULL_ZONES_PAGE_SIZE),
+      READ_REPLIES.listPullZones,
+      (listing, page) => ({
+        items: listing.Items ?? [],
+        next: listing.HasMoreItems === true ? page + 1 : undefined,
+      }),
+      callOptions,
+    );
+
   /** `GET /mc/apps` cursor by cursor; a cursor seen twice is a server that never ends the listing. */
   async function listApps(callOptions?: CallOptions): Promise<z.infer<typeof AppListWire>['items'] & {}> {
     const all: NonNullable<z.infer<typeof AppListWire>['items']> = [];
@@ -295,6 +323,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     getCustomAccessList: (zone, listId, o) =>
       call(readRequests.getCustomAccessList(zone, listId), READ_REPLIES.getCustomAccessList, o),
     getShieldZone: (zone, o) => call(readRequests.getShieldZone(zone), READ_REPLIES.getShieldZone, o),
+    listShieldZones,
+    listPullZones,
     getApp: (appId, o) => call(readRequests.getApp(appId), READ_REPLIES.getApp, o),
     listApps,
     getAppOverview: (appId, o) => call(readRequests.getAppOverview(appId), READ_REPLIES.getAppOverview, o),

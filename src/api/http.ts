@@ -47,7 +47,7 @@ export interface HttpReply {
 
 /** Sends ApiRequests; see the module comment for what it returns and throws. */
 export interface HttpTransport {
-  send(request: ApiRequest, signal?: AbortSignal): Promise<HttpReply>;
+  send(request: ApiRequest, signal?: AbortSignal, beforeSend?: () => void): Promise<HttpReply>;
 }
 
 /** Builds the transport over the given (already validated) settings. */
@@ -68,7 +68,11 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
       backoffDelay(attempt, { baseMs: settings.baseDelayMs, maxMs: settings.maxDelayMs }, settings.random),
   };
 
-  async function send(request: ApiRequest, signal?: AbortSignal): Promise<HttpReply> {
+  async function send(
+    request: ApiRequest,
+    signal?: AbortSignal,
+    beforeSend?: () => void,
+  ): Promise<HttpReply> {
     // Every exchange and retry wait in flight listens to the caller's signal until it settles:
     // as many as the caller's lanes, which may pass Node's warning threshold of ten.
     if (signal !== undefined) setMaxListeners(0, signal);
@@ -85,6 +89,7 @@ export function createHttpTransport(settings: HttpSettings): HttpTransport {
           // whose signal is already aborted.
           if (signal?.aborted) throw notSent(signal.reason);
         }
+        beforeSend?.();
 
         const sentAt = performance.now();
         const outcome = await exchange(request, signal);

@@ -13,6 +13,7 @@ import type {
 } from './wire/shield.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+/** `dns` is the core API (DNS zones and pull zones): PascalCase, empty 401/404 bodies. */
 type ApiArea = 'shield' | 'mc' | 'dns';
 
 interface OperationInfo {
@@ -172,6 +173,14 @@ export const OPERATIONS = {
     write: false,
     route: '/shield/shield-zone/{shieldZoneId}',
   },
+  listShieldZones: {
+    title: 'list Shield Zones',
+    method: 'GET',
+    area: 'shield',
+    write: false,
+    route: '/shield/shield-zones',
+  },
+  listPullZones: { title: 'list pull zones', method: 'GET', area: 'dns', write: false, route: '/pullzone' },
   getApp: { title: 'read app', method: 'GET', area: 'mc', write: false, route: '/mc/apps/{appId}' },
   listApps: { title: 'list apps', method: 'GET', area: 'mc', write: false, route: '/mc/apps' },
   getAppOverview: {
@@ -275,6 +284,10 @@ export const readRequests = {
     request('getCustomAccessList', `/shield/shield-zone/${seg(shieldZoneId)}/access-lists/${seg(listId)}`),
   getShieldZone: (shieldZoneId: number) =>
     request('getShieldZone', `/shield/shield-zone/${seg(shieldZoneId)}`),
+  listShieldZones: (page: number, perPage: number) =>
+    request('listShieldZones', `/shield/shield-zones?page=${page}&perPage=${perPage}`),
+  listPullZones: (page: number, perPage: number) =>
+    request('listPullZones', `/pullzone?page=${page}&perPage=${perPage}`),
   getApp: (appId: string) => request('getApp', `/mc/apps/${seg(appId)}`),
   listApps: (limit: number, cursor: string | undefined) =>
     request(

@@ -54,6 +54,8 @@ const IDEMPOTENT: { [Op in OperationId]: boolean | ((body: unknown) => boolean) 
   listAccessLists: true,
   getCustomAccessList: true,
   getShieldZone: true,
+  listShieldZones: true,
+  listPullZones: true,
   getApp: true,
   getDnsZone: true,
   listDnsZones: true,

@@ -6,7 +6,7 @@ import type { Dispatcher } from 'undici';
 import type { Logger } from '../log.js';
 import type { ApiRequest, OperationId, WriteOperationId } from './operations.js';
 import type { PaceReading } from './pacer.js';
-import type { DnssecStatusWire, DnsZoneWire } from './wire/dns.js';
+import type { DnssecStatusWire, DnsZoneWire, PullZoneWire } from './wire/dns.js';
 import type {
   AppListItemWire,
   AppOverviewWire,
@@ -22,6 +22,7 @@ import type {
   CustomAccessListWire,
   CustomWafRuleWire,
   DeletedWire,
+  ShieldZoneListItemWire,
   ShieldZoneWire,
   UpdateAccessListConfigurationRequest,
   UpdateCustomAccessListRequest,
@@ -30,11 +31,11 @@ import type {
   WafPlanSegmentationWire,
 } from './wire/shield.js';
 
-/** How the client retries 429, 5xx and connection failures (full-jitter backoff). */
+/** How the client retries 429, 5xx and connection failures (edgesync's one backoff, `src/backoff.ts`). */
 export interface RetryOptions {
   /** Attempts in all, including the first. Default 6. */
   maxAttempts?: number;
-  /** Base of the exponential backoff (full jitter). Default 100 ms. */
+  /** Base of the exponential backoff (equal jitter: retry n waits half to all of base · 2ⁿ⁻¹). Default 100 ms. */
   baseDelayMs?: number;
   /** Cap of one backoff delay. Default 10 s. */
   maxDelayMs?: number;
@@ -84,6 +85,12 @@ export interface ApiClientOptions {
 /** Per-call options: `signal` aborts the request and any retry wait. */
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * Called before each attempt is sent, retries included; what it throws ends the call unsent.
+   * The engine's fencing (docs/state.md, Fencing): a writer whose lease is lost sends nothing
+   * more, also after the process was frozen past its lease with a retry's timer due.
+   */
+  beforeSend?: () => void;
 }
 
 /** E3's reply `data`; `action` is null when the API leaves it out (the seed's shape). */
@@ -162,6 +169,10 @@ export interface ApiClient {
   ): Promise<CustomAccessListWire>;
   /** A Shield Zone's plan and limits (`planType`, `customWafRulesLimit`). */
   getShieldZone(shieldZoneId: number, options?: CallOptions): Promise<ShieldZoneWire>;
+  /** Every Shield Zone of the account, page by page (`inspect zones`). */
+  listShieldZones(options?: CallOptions): Promise<ShieldZoneListItemWire[]>;
+  /** Every pull zone of the account, page by page: the names and hostnames beside the Shield Zones. */
+  listPullZones(options?: CallOptions): Promise<PullZoneWire[]>;
   /** One MC app with its container templates. */
   getApp(appId: string, options?: CallOptions): Promise<AppWire>;
   /** Every app of the account (`GET /mc/apps`, followed cursor by cursor). */

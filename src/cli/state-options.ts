@@ -13,7 +13,7 @@ import type { StateBackend } from '../state/backend.js';
 import { fileBackend } from '../state/file-backend.js';
 import { DEFAULT_LEASE_MS } from '../state/file-lease.js';
 import { assertStateDirOutside, defaultStateDir, legacyStateWarning } from '../state/location.js';
-import { postgresBackend } from '../state/postgres-backend.js';
+import { DEFAULT_POSTGRES_LEASE_MS, postgresBackend } from '../state/postgres-backend.js';
 import type { CliIo } from './io.js';
 
 export interface StateFlags {
@@ -55,7 +55,7 @@ export function addStateOptions(command: Command, options: { lockTimeout: boolea
     )
     .option(
       '--lease-seconds <s>',
-      `the writer's lease: a holder that has not renewed it for this long is taken over (default ${DEFAULT_LEASE_MS / 1000})`,
+      `the writer's lease: a holder that has not renewed it for this long is taken over, and a database session that went silent is dropped after about as long (default ${DEFAULT_LEASE_MS / 1000} for a directory, ${DEFAULT_POSTGRES_LEASE_MS / 1000} for postgres)`,
       seconds('--lease-seconds', 1),
     );
   if (options.lockTimeout) {
@@ -121,6 +121,7 @@ export function stateBackendOf(
 ): { backend: StateBackend; stateDir: string | undefined; warnings: string[] } {
   const url = stateUrlOf(flags, io);
   if (url !== undefined) {
+    const leaseMs = leaseMsOf(flags);
     if (flags.stateDir !== undefined)
       throw new ReconcileError('USAGE', '--state-dir and --state-url cannot be used together');
     const password = passwordOf(flags, io);
@@ -129,22 +130,25 @@ export function stateBackendOf(
         url,
         instance: flags.instance ?? defaultInstance(configDir),
         ...(password === undefined ? {} : { password }),
+        ...(leaseMs === undefined ? {} : { leaseMs }),
       }),
       stateDir: undefined,
       warnings: [],
     };
   }
+  const leaseMs = leaseMsOf(flags);
   const dir = stateDirOf(flags, configDir, io);
   const legacy = legacyStateWarning(configDir, dir);
   return {
-    backend: fileBackend(dir, { leaseMs: leaseMsOf(flags) }),
+    backend: fileBackend(dir, leaseMs === undefined ? {} : { leaseMs }),
     stateDir: dir,
     warnings: legacy === undefined ? [] : [legacy],
   };
 }
 
-function leaseMsOf(flags: StateFlags): number {
-  return flags.leaseSeconds === undefined ? DEFAULT_LEASE_MS : Math.round(flags.leaseSeconds * 1000);
+/** `--lease-seconds` in milliseconds; undefined: each store's own default. */
+export function leaseMsOf(flags: StateFlags): number | undefined {
+  return flags.leaseSeconds === undefined ? undefined : Math.round(flags.leaseSeconds * 1000);
 }
 
 export function lockTimeoutMsOf(flags: StateFlags): number {

@@ -24,47 +24,34 @@
 import type { ApiClient } from '../api/types.js';
 import type { BackoffBounds } from '../backoff.js';
 import { formatIssue } from '../config/issues.js';
-import type { DesiredStateLoader, LoadResult } from '../config/loader.js';
-import type { ConfigIssue, DesiredResource } from '../config/types.js';
-import type { SecretReader } from '../domain/secret-sources.js';
-import { withConflictPeers } from '../engine/conflicts.js';
-import { reconcile } from '../engine/reconcile.js';
+import type { DesiredStateLoader } from '../config/loader.js';
+import type { ConfigIssue } from '../config/types.js';
 import type { StateStore } from '../engine/state.js';
 import type { ChangeResult, Plan } from '../engine/types.js';
-import { type ReconcileError, toReconcileError } from '../errors.js';
-import { resolveRevision, startGitHead } from '../git.js';
+import { toReconcileError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Lease } from '../state/backend.js';
 import { refreshApiGuardianGauges } from './api-guardian-gauges.js';
 import { createGitPuller } from './git-pull.js';
 import type { DaemonMetrics } from './metrics.js';
-import { createRunTally, type RunObserver, type RunSummary, type RunTally } from './notify/run-summary.js';
+import { createRunTally, type RunObserver, type RunSummary } from './notify/run-summary.js';
 import { createReconcileQueue, type RunRequest } from './queue.js';
 import type { RecordMemory } from './remembered-record.js';
 import { createRetryState, isRetryable } from './retry-state.js';
+import { createRunLoader } from './run-load.js';
+import { type ReconcileSettings, reconcileStage, type StageContext, stagesOf } from './run-stage.js';
 import { createSettleHold } from './settle-hold.js';
 import { createStalledReporter } from './stalled.js';
 import type { StatusTracker } from './status.js';
 import { createUnclaimedTracker } from './unclaimed.js';
-import { realpathOrUndefined } from './watcher.js';
+
+export type { ReconcileSettings } from './run-stage.js';
 
 /** Why a run is requested. `retry` is the controller's own backoff. */
 type TriggerReason = 'startup' | 'schedule' | 'file-change' | 'webhook' | 'retry' | 'settle';
 
 /** Reasons that pull first with `--git-pull` (a file change is already on disk). */
 const PULL_REASONS: ReadonlySet<string> = new Set(['startup', 'schedule', 'webhook']);
-
-/** How the engine is driven: the flags of `plan`/`apply` that the daemon shares. */
-export interface ReconcileSettings {
-  readonly concurrency: number;
-  readonly maxChangePercent: number;
-  readonly force: boolean;
-  readonly driftMode: 'correct' | 'report';
-  /** `--prune`: delete custom rules and lists no document claims (docs/design.md, Pruning). */
-  readonly prune?: boolean;
-  /** Where container secrets (`valueFrom`) are read from. */
-  readonly secrets?: SecretReader;
-}
 
 /** Everything a controller works with; the daemon builds these. */
 export interface ControllerOptions {
@@ -75,6 +62,11 @@ export interface ControllerOptions {
   readonly state: StateStore;
   /** The writer's lease: checked before each write, carried by each save. */
   readonly lease?: Lease;
+  /**
+   * Fencing: aborted when the lease is lost. The run in flight is aborted at once (no further
+   * request goes out, also none waiting in the API client's retry backoff) and no run follows.
+   */
+  readonly fence?: AbortSignal;
   readonly loader: DesiredStateLoader;
   readonly settings: ReconcileSettings;
   readonly backoff: BackoffBounds;
@@ -129,26 +121,6 @@ function sleep(ms: number): { promise: Promise<void>; cancel(): void } {
   return { promise, cancel: () => clearTimeout(timer) };
 }
 
-/**
- * The resources a run covers, in the order it reconciles them. A scoped run: the changed ones
- * plus the ones a retry asked for. A full run: all of them, except that when its load brought
- * changes (a webhook's pull, a push the schedule found) those go first, in a stage of their
- * own, so a push is applied as fast as a file edit rather than after a read of everything.
- */
-function stagesOf(request: RunRequest, loaded: LoadResult): readonly (readonly DesiredResource[])[] {
-  const all = loaded.state.resources;
-  const wanted = new Set([...loaded.changes.added, ...loaded.changes.changed, ...(request.subjects ?? [])]);
-  // With the documents that may reach the same live object: their conflict must show here too.
-  const changed = withConflictPeers(
-    all.filter((resource) => wanted.has(resource.subject)),
-    all,
-  );
-  if (!request.full) return [changed];
-  if (changed.length === 0 || changed.length === all.length) return [all];
-  const first = new Set(changed.map((resource) => resource.subject));
-  return [changed, all.filter((resource) => !first.has(resource.subject))];
-}
-
 /** Creates the run loop; nothing runs until the first `request`. */
 export function createController(options: ControllerOptions): Controller {
   const { status, metrics, logger, loader, state } = options;
@@ -190,107 +162,28 @@ export function createController(options: ControllerOptions): Controller {
     },
   });
 
-  /**
-   * One reconcile of `scope`: records each resource's status and the drift and change metrics.
-   * Returns when it ended, its results, and the writes it planned (`writesBefore` counts them
-   * into the next stage's change threshold), or the plan it deferred.
-   */
-  async function reconcileStage(
-    scope: readonly DesiredResource[],
-    loaded: LoadResult,
-    revision: string,
-    trigger: string,
-    writesBefore: number,
-    tally: RunTally,
-    full: boolean,
-    /** Only the last stage of a run prunes, once the documents of the first are applied. */
-    last: boolean,
-    /** The files changed too recently: apply nothing when the plan deletes anything. */
-    holdDestructive: boolean,
-  ): Promise<{ at: Date; results: ChangeResult[]; writes: number; plan: Plan; deferred?: Plan }> {
-    const outcome = await reconcile(scope, {
-      api: options.api,
-      state,
-      selection: {
-        revision,
-        // Claims are global; a file-change run prunes only what its removed documents owned.
-        prune: options.settings.prune === true && last,
-        all: loaded.state.resources,
-        ...(full ? {} : { removed: loaded.changes.removed }),
-        managedCount: loaded.state.resources.length,
-        ...(options.settings.secrets === undefined ? {} : { secrets: options.settings.secrets }),
-      },
-      write: {
-        mode: 'apply',
-        driftMode: options.settings.driftMode,
-        concurrency: options.settings.concurrency,
-        maxChangePercent: options.settings.maxChangePercent,
-        force: options.settings.force,
-        signal: runAbort.signal,
-        writesBefore,
-        holdDestructive,
-        ...(options.lease === undefined ? {} : { lease: options.lease }),
-      },
-      report: {
-        trigger,
-        audit: options.audit,
-        beforeApply: (plan) => {
-          const writes = plan.summary.toUpdate;
-          if (writes > 0) options.observer?.applyStarting({ revision, trigger, writes });
-        },
-      },
-    });
-    if (outcome.deferred !== undefined) {
-      return { at: new Date(), results: [], writes: 0, plan: outcome.plan, deferred: outcome.plan };
-    }
-    tally.add(outcome.plan, outcome.apply);
-    const at = new Date();
-    const bySubject = new Map((outcome.apply?.results ?? []).map((r) => [r.subject, r]));
-    const results: ChangeResult[] = [];
-    for (const change of outcome.plan.changes) {
-      if (change.diffs.length > 0) metrics.countDrift(change.kind, change.cause);
-      const result = bySubject.get(change.subject);
-      if (result === undefined) continue;
-      status.recordResult(change, result, at);
-      metrics.countChange(change.kind, result.outcome, change.action);
-      results.push(result);
-    }
-    metrics.setResources(status.countsByKind());
-    return { at, results, writes: outcome.plan.summary.toUpdate, plan: outcome.plan };
-  }
+  // Fencing: a lost lease ends the run in flight at once and lets no run follow.
+  const fenced = (): void => {
+    stopping = true;
+    retry.cancel();
+    hold.cancel();
+    runAbort.abort(options.fence?.reason);
+  };
+  if (options.fence?.aborted === true) fenced();
+  else options.fence?.addEventListener('abort', fenced, { once: true });
 
-  /**
-   * Loads the desired state. When it does not validate, reports it as stalled and returns the
-   * invalid error with the revision git gave (undefined when unknown).
-   */
-  async function load(
-    trigger: string,
-    startedAt: Date,
-    started: number,
-  ): Promise<
-    { loaded: LoadResult; revision: string } | { invalid: ReconcileError; revision: string | undefined }
-  > {
-    // The revision's git process runs beside the load, on the directory the load resolves to.
-    const realDir = realpathOrUndefined(options.configPath);
-    const pendingHead = realDir === undefined ? undefined : startGitHead(realDir);
-    try {
-      const loadStarted = performance.now();
-      const loaded = await loader.load(options.configPath);
-      const durationMs = Math.round(performance.now() - loadStarted);
-      logger.debug({ event: 'config.loaded', ...loaded.stats, durationMs }, 'config loaded');
-      const revision = await resolveRevision(loaded.state.configDir, loaded.state.digest, pendingHead);
-      stalled.resolved(revision);
-      status.loaded(revision);
-      status.syncResources(loaded.state.resources);
-      metrics.setConfigValid(true);
-      return { loaded, revision };
-    } catch (err) {
-      const error = toReconcileError(err);
-      if (error.code !== 'CONFIG_INVALID') throw error;
-      await stalled.report(error, trigger, startedAt, started, pendingHead);
-      return { invalid: error, revision: await pendingHead?.head };
-    }
-  }
+  const stageContext: StageContext = {
+    api: options.api,
+    state,
+    settings: options.settings,
+    ...(options.lease === undefined ? {} : { lease: options.lease }),
+    signal: runAbort.signal,
+    status,
+    metrics,
+    audit: options.audit,
+    ...(options.observer === undefined ? {} : { observer: options.observer }),
+  };
+  const load = createRunLoader({ configPath: options.configPath, loader, stalled, status, metrics, logger });
 
   async function run(request: RunRequest): Promise<void> {
     const trigger = [...request.reasons].sort().join(',');
@@ -321,7 +214,7 @@ export function createController(options: ControllerOptions): Controller {
       // Measured before the load: were the files this run reads already quiet for settleMs?
       const holdDestructive = hold.holds();
       if (options.gitPull && [...request.reasons].some((r) => PULL_REASONS.has(r))) await pull();
-      const done = await load(trigger, startedAt, started);
+      const done = await load({ trigger, startedAt, started });
       if ('invalid' in done) {
         const { invalid } = done;
         revision = done.revision;
@@ -360,18 +253,18 @@ export function createController(options: ControllerOptions): Controller {
       let at = new Date();
       let writes = 0;
       let lastPlan: Plan | undefined;
-      for (const [index, stage] of stages.entries()) {
-        const staged = await reconcileStage(
-          stage,
+      for (const [index, scope] of stages.entries()) {
+        const staged = await reconcileStage(stageContext, {
+          scope,
           loaded,
           revision,
           trigger,
-          writes,
+          writesBefore: writes,
           tally,
-          request.full,
-          index === stages.length - 1,
+          full: request.full,
+          last: index === stages.length - 1,
           holdDestructive,
-        );
+        });
         if (staged.deferred !== undefined) {
           // A removed document's prune is scoped by this load alone: the settle run must be full.
           const full = request.full || loaded.changes.removed.length > 0;
@@ -438,7 +331,8 @@ export function createController(options: ControllerOptions): Controller {
       status.setLastError(shown);
       status.setRunError(shown);
       if (stopping) {
-        logger.warn({ event: 'reconcile.aborted', code: error.code }, 'reconcile ended by shutdown');
+        const by = options.fence?.aborted === true ? 'lease-lost' : 'shutdown';
+        logger.warn({ event: 'reconcile.aborted', code: error.code, by }, `reconcile ended by ${by}`);
         return;
       }
       logger.error({ event: 'reconcile.error', code: error.code, error: error.message }, 'reconcile failed');

@@ -2,22 +2,25 @@
  * `startDaemon`: wires the run loop to its triggers (cron, file watcher, webhooks) and to the
  * HTTP server, and takes them down in order on `stop()`.
  *
- * Start-up order: state directory lock → state store → controller → watcher (ready, so no
- * edit is missed) → HTTP server(s) → schedule → `daemon.started` → the start-up full
- * reconcile. Shutdown order: hooks answer 503 → schedule, watcher stop → the run in flight
- * finishes (bounded, then aborted) → servers close → API client closes → the lock is released.
+ * Start-up order: the state store prepared (reachable, migrated) → watcher (ready, so no edit
+ * is missed) → HTTP server(s) → schedule → leadership (leadership.ts): the lease taken, or
+ * standing by → `daemon.started`. Each term of leadership reads the state again under its
+ * lease, starts a run loop (controller.ts) and a full reconcile; triggers reach the leader's
+ * run loop only. Shutdown order: hooks answer 503 → schedule, watcher stop → the run in flight
+ * finishes (bounded, then aborted) → the lease is released → servers close → API client closes.
  */
 import { connectionsFor, createApiClient } from '../api/client.js';
 import type { RetryOptions } from '../api/types.js';
 import type { BackoffBounds } from '../backoff.js';
 import { createDesiredStateLoader, type LoaderOptions } from '../config/loader.js';
-import { openStateStore } from '../engine/state.js';
+import { openStateStore, type StateStore } from '../engine/state.js';
 import type { Logger } from '../log.js';
-import type { Lease, StateBackend } from '../state/backend.js';
-import { createController, type ReconcileSettings } from './controller.js';
+import type { Lease, RelayedTrigger, StateBackend } from '../state/backend.js';
+import { type Controller, createController, type ReconcileSettings } from './controller.js';
 import { type DaemonHttpServer, startHttpServer } from './http-server.js';
+import { type Leadership, type LeaderTerm, startLeadership } from './leadership.js';
 import { createDaemonMetrics } from './metrics.js';
-import { createNotifier } from './notify/notifier.js';
+import { createNotifier, notifyTargetLabels } from './notify/notifier.js';
 import type { NotifySettings } from './notify/settings.js';
 import { assertSchedule, type Schedule, scheduleIntervalMs, startSchedule } from './scheduler.js';
 import { createStatusTracker, type StatusDocument } from './status.js';
@@ -99,6 +102,16 @@ export interface Daemon {
   stop(signal?: string): Promise<void>;
 }
 
+/** A hook's trigger as the store can relay it: its scalar fields only (no request body). */
+function relayable(details: Readonly<Record<string, unknown>> | undefined): RelayedTrigger {
+  const out: Record<string, string | number | boolean | null> = {};
+  for (const [key, value] of Object.entries(details ?? {})) {
+    if (typeof value === 'string') out[key] = value.slice(0, 200);
+    else if (typeof value === 'number' || typeof value === 'boolean' || value === null) out[key] = value;
+  }
+  return out;
+}
+
 /** Starts the daemon; throws ReconcileError USAGE for bad settings (schedule, secret file, address). */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { logger } = options;
@@ -110,8 +123,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       : await createSecretSource(options.webhookSecretFile, logger.child({ component: 'http' }));
   const metrics = createDaemonMetrics({ version: options.version });
   const status = createStatusTracker();
-  // Set once the controller exists: the API's Retry-After sets the floor of the next retry.
-  let noteRetryAfter: ((ms: number) => void) | undefined;
+  /** The term this daemon leads, if it leads: its run loop and its state. */
+  let term: { controller: Controller; state: StateStore } | undefined;
+  /** The run records shown in /status: the term's, or the last term's while standing by. */
+  let shownState: StateStore | undefined;
   const api = createApiClient({
     baseUrl: options.api.baseUrl,
     accessKey: options.api.accessKey,
@@ -119,7 +134,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     connections: connectionsFor(options.concurrency),
     onRequest: (event) => {
       metrics.observeApiRequest(event);
-      if (event.retryAfterMs !== undefined) noteRetryAfter?.(event.retryAfterMs);
+      // The API's Retry-After sets the floor of the next retry.
+      if (event.retryAfterMs !== undefined) term?.controller.noteRetryAfter(event.retryAfterMs);
     },
     ...(options.api.retry === undefined ? {} : { retry: options.api.retry }),
     ...(options.api.timeoutMs === undefined ? {} : { timeoutMs: options.api.timeoutMs }),
@@ -127,36 +143,49 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
   metrics.trackApiPacing(() => api.pacing());
 
-  let notifier: ReturnType<typeof createNotifier>;
   let watcher: ConfigWatcher | undefined;
   let server: DaemonHttpServer | undefined;
   let operations: DaemonHttpServer | undefined;
   let schedule: Schedule | undefined;
-  let lease: Lease | undefined;
+  let leadership: Leadership | undefined;
   let stopping = false;
+  let abortedAtStop = false;
   const backend = options.state;
-  try {
-    await backend.prepare();
+  /**
+   * Triggers go to the leader's run loop. A standby runs nothing: its schedule and file events
+   * are the leader's own too, but a webhook reached only this pod (a Service picks any ready
+   * one), so it is passed to the leader through the store where the store can (Postgres).
+   */
+  const request = (
+    reason: 'schedule' | 'file-change' | 'webhook',
+    details?: Readonly<Record<string, unknown>>,
+  ): void => {
+    if (term !== undefined) {
+      term.controller.request(reason, details);
+      return;
+    }
+    if (reason === 'webhook' && backend.relay !== undefined) {
+      const trigger = relayable(details);
+      backend.relay.send(trigger).then(
+        () => log.info({ ...trigger, event: 'trigger.relayed' }, 'standing by: webhook passed to the leader'),
+        (err: unknown) =>
+          log.warn(
+            { event: 'trigger.relay.failed', error: (err as Error).message },
+            'standing by: the webhook could not be passed to the leader',
+          ),
+      );
+      return;
+    }
+    log.debug({ event: 'trigger.ignored', reason, role: 'standby' }, 'standing by: no run');
+  };
+
+  /** One term of leadership: the state read again under the lease, a run loop, a full reconcile. */
+  async function lead(lease: Lease, fence: AbortSignal): Promise<LeaderTerm> {
     // Leased before the state is read: a corrupt document is set aside only by its one writer.
-    lease = await backend.acquire('run', {
-      timeoutMs: 0,
-      onTakeover: (previous, why) =>
-        log.warn(
-          {
-            event: 'state.lock.takenOver',
-            why,
-            ...(previous === undefined
-              ? {}
-              : { pid: previous.pid, host: previous.host, since: previous.since }),
-          },
-          'took over the state lease of a holder that is gone',
-        ),
-    });
-    const held = lease;
-    lease.onLost((reason) =>
-      log.error({ event: 'leader.lost', reason }, 'the state lease is lost: no further write'),
-    );
-    notifier =
+    const state = await openStateStore(backend, { lease });
+    if (state.warning !== undefined)
+      log.warn({ event: 'state.warning', warning: state.warning }, 'state store');
+    const notifier =
       options.notify === undefined
         ? undefined
         : createNotifier({
@@ -165,20 +194,20 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
             version: options.version,
             logger: logger.child({ component: 'notify' }),
             count: (target, result) => metrics.countNotification(target, result),
+            // The memory the last leader left: read again by every term.
             memory: {
               initial: await backend.readRecord(NOTIFY_RECORD).catch(() => undefined),
-              save: (text) => backend.writeRecord(NOTIFY_RECORD, text, held),
+              save: (text) => backend.writeRecord(NOTIFY_RECORD, text, lease),
             },
           });
-    const state = await openStateStore(backend, { lease });
-    if (state.warning !== undefined)
-      log.warn({ event: 'state.warning', warning: state.warning }, 'state store');
     const controller = createController({
       configPath: options.configPath,
       gitPull: options.gitPull,
       api,
       state,
       lease,
+      fence,
+      // A loader of its own: what an earlier term loaded says nothing of what this one applied.
       loader: createDesiredStateLoader(options.loader),
       settings: options,
       backoff: {
@@ -196,17 +225,41 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       ...(notifier === undefined ? {} : { observer: notifier }),
       unclaimedMemory: {
         initial: await backend.readRecord(UNCLAIMED_RECORD).catch(() => undefined),
-        save: (text) => backend.writeRecord(UNCLAIMED_RECORD, text, held),
+        save: (text) => backend.writeRecord(UNCLAIMED_RECORD, text, lease),
       },
     });
-    noteRetryAfter = (ms) => controller.noteRetryAfter(ms);
+    term = { controller, state };
+    shownState = state;
+    // Webhooks that reached a standby: the leader runs them as its own.
+    await backend.relay
+      ?.listen(lease, (trigger) => controller.request('webhook', { ...trigger, relayed: true }))
+      .catch((err: unknown) =>
+        log.warn(
+          { event: 'trigger.relay.failed', error: (err as Error).message },
+          'webhooks that reach a standby will not reach this leader',
+        ),
+      );
+    controller.request('startup');
+    return {
+      async end(timeoutMs) {
+        term = undefined;
+        const { aborted } = await controller.stop(timeoutMs);
+        abortedAtStop ||= aborted;
+        await notifier?.close(Math.min(NOTIFY_DRAIN_MS, options.shutdownTimeoutMs));
+      },
+    };
+  }
+
+  try {
+    // A store that cannot be reached or migrated at start is an error now, not a standby.
+    await backend.prepare();
     watcher = await watchConfig({
       configPath: options.configPath,
       ...(options.stateDir === undefined ? {} : { stateDir: options.stateDir }),
       debounceMs: options.debounceMs,
       maxStableMs: options.settleMs ?? DEFAULT_SETTLE_MS,
       logger: logger.child({ component: 'watcher' }),
-      onChange: (info) => controller.request('file-change', info),
+      onChange: (info) => request('file-change', info),
     });
     const page = options.ui === false ? undefined : loadStatusPage();
     const serverOptions = {
@@ -217,9 +270,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       stopping: () => stopping,
       ready: () => status.ready,
       degraded: () => status.degraded,
-      statusBody: createStatusBody(status, () => state.runs()),
+      statusBody: createStatusBody(status, () => shownState?.runs() ?? []),
       ...(page === undefined ? {} : { page }),
-      onHook: (trigger: Readonly<Record<string, unknown>>) => controller.request('webhook', trigger),
+      onHook: (trigger: Readonly<Record<string, unknown>>) => request('webhook', trigger),
     };
     const separate = options.metricsListen !== undefined;
     server = await startHttpServer({
@@ -238,8 +291,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     if (page?.kind === 'missing') {
       log.warn({ event: 'ui.missing', dir: page.dir }, 'the status page is not built: run npm run build');
     }
-    schedule = startSchedule(options.schedule, () => controller.request('schedule'), log);
+    schedule = startSchedule(options.schedule, () => request('schedule'), log);
     metrics.setConfigValid(true);
+    leadership = startLeadership({ backend, logger: log, status, metrics, lead });
+    await leadership.started;
     log.info(
       {
         event: 'daemon.started',
@@ -250,24 +305,24 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         statusPage: page === undefined ? null : `${(operations ?? server).url}/`,
         config: options.configPath,
         state: backend.location,
+        role: leadership.role,
         schedule: options.schedule,
         webhooks: secrets !== undefined,
         gitBranch: options.gitBranch,
         gitPull: options.gitPull,
         drift: options.driftMode,
-        notify: notifier?.targets ?? [],
+        notify: options.notify === undefined ? [] : notifyTargetLabels(options.notify),
       },
       'daemon started',
     );
-    controller.request('startup');
 
-    const running = { watcher, server, operations, schedule, lease };
+    const running = { watcher, server, operations, schedule, leadership };
     let stopped: Promise<void> | undefined;
     return {
       url: server.url,
       metricsUrl: (operations ?? server).url,
-      status: () => status.document(state.runs()),
-      idle: () => controller.idle(),
+      status: () => status.document(shownState?.runs() ?? []),
+      idle: () => term?.controller.idle() ?? Promise.resolve(),
       stop(signal?: string) {
         stopped ??= (async () => {
           stopping = true;
@@ -281,13 +336,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           );
           await running.schedule.stop();
           await running.watcher.close();
-          const { aborted } = await controller.stop(options.shutdownTimeoutMs);
-          await notifier?.close(Math.min(NOTIFY_DRAIN_MS, options.shutdownTimeoutMs));
+          // The leader's run in flight finishes (bounded), then the lease is released.
+          await running.leadership.stop(options.shutdownTimeoutMs);
           await Promise.all([running.server.close(), running.operations?.close()]);
           await api.close();
-          await running.lease.release();
           await backend.close();
-          log.info({ event: 'daemon.stopped', aborted }, 'daemon stopped');
+          log.info({ event: 'daemon.stopped', aborted: abortedAtStop }, 'daemon stopped');
         })();
         return stopped;
       },
@@ -296,11 +350,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     stopping = true;
     await schedule?.stop();
     await watcher?.close();
+    await leadership?.stop(0);
     await server?.close();
     await operations?.close();
     await api.close();
-    await notifier?.close(0);
-    await lease?.release();
     await backend.close();
     throw err;
   }

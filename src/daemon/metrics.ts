@@ -63,6 +63,8 @@ export interface DaemonMetrics {
   countGitPullFailure(): void;
   /** `edgesync_ready` (what /readyz answers) and `edgesync_degraded` (resources or the last run failed). */
   setCondition(ready: boolean, degraded: boolean): void;
+  /** `edgesync_leader`: 1 while this daemon holds the state store's lease and writes, else 0. */
+  setLeader(leading: boolean): void;
   /** One notification delivery ended (`success`, `failed`, `timeout`, `dropped`), or a held one was `superseded`. */
   countNotification(target: string, result: string): void;
   /**
@@ -187,6 +189,11 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
     help: '1 while the desired state validates, 0 while the daemon is stalled on an invalid config',
     registers,
   });
+  const leader = new Gauge({
+    name: 'edgesync_leader',
+    help: '1 while this daemon leads (holds the state lease and writes), 0 while it stands by',
+    registers,
+  });
   const ready = new Gauge({
     name: 'edgesync_ready',
     help: '1 once the desired state has loaded (what /readyz answers with 200), else 0',
@@ -264,6 +271,7 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
       ready.set(isReady ? 1 : 0);
       degraded.set(isDegraded ? 1 : 0);
     },
+    setLeader: (leading) => leader.set(leading ? 1 : 0),
     countNotification: (target, result) => notifications.labels(target, result).inc(),
     setApiGuardian(shieldZoneId, totals) {
       guardianZones.add(shieldZoneId);

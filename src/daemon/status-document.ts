@@ -123,9 +123,25 @@ export type UnclaimedObject = {
 };
 
 /** The whole `GET /status` document. */
+/** Who leads the state store, as `/status` shows it (docs/state.md, Leadership). */
+export interface LeaderStatus {
+  readonly pid: number;
+  readonly host: string;
+  /** When the leader took the lease (ISO). */
+  readonly since: string;
+  readonly term: number;
+}
+
 export interface StatusDocument {
   readonly status: DaemonPhase;
-  /** True once the desired state has loaded successfully (what /readyz answers). */
+  /** `leader` while this daemon holds the lease and writes; `standby` while another one does. */
+  readonly role: 'leader' | 'standby';
+  /** The leader (this daemon, or the one a standby waits for); null while unknown. */
+  readonly leader: LeaderStatus | null;
+  /**
+   * True once the desired state has loaded successfully, or once the daemon stood by (a
+   * standby stays in its Service): what /readyz answers.
+   */
   readonly ready: boolean;
   /** Resources are failed, or the last run itself failed (shown even while `Reconciling`). */
   readonly degraded: boolean;

@@ -18,6 +18,7 @@ import type { RunRecord } from '../engine/state.js';
 import type { ChangeResult, PlannedChange } from '../engine/types.js';
 import type {
   DaemonPhase,
+  LeaderStatus,
   PullStatus,
   ResourceState,
   ResourceStatus,
@@ -80,6 +81,8 @@ export interface StatusTracker {
   ): void;
   setSettleHold(hold: SettleHoldStatus | null): void;
   setUnclaimed(objects: readonly UnclaimedObject[]): void;
+  /** This daemon's role and the leader it knows of; a standby is ready (it stays in a Service). */
+  setLeadership(role: StatusDocument['role'], leader: LeaderStatus | null): void;
   /** Counts per kind and state, for the resource gauge. */
   countsByKind(): Map<string, Map<string, number>>;
   document(runs: readonly RunRecord[]): StatusDocument;
@@ -109,6 +112,10 @@ interface Condition {
   readonly settleHold: SettleHoldStatus | null;
   readonly unclaimed: readonly UnclaimedObject[];
   readonly lastSuccessAt: string | null;
+  readonly role: StatusDocument['role'];
+  readonly leader: LeaderStatus | null;
+  /** A daemon that stood by is ready from then on, also while it loads as a new leader. */
+  readonly stoodBy: boolean;
 }
 
 const START: Condition = {
@@ -124,6 +131,9 @@ const START: Condition = {
   settleHold: null,
   unclaimed: [],
   lastSuccessAt: null,
+  role: 'leader',
+  leader: null,
+  stoodBy: false,
 };
 
 function phaseOf(condition: Condition, degraded: boolean): DaemonPhase {
@@ -157,7 +167,9 @@ export function createStatusTracker(): StatusTracker {
     const isDegraded = degraded();
     const head = {
       status: phaseOf(condition, isDegraded),
-      ready: condition.revision !== null,
+      role: condition.role,
+      leader: condition.leader,
+      ready: condition.revision !== null || condition.stoodBy,
       degraded: isDegraded,
       revision: condition.revision,
       lastAttemptedRevision: condition.lastAttemptedRevision,
@@ -177,7 +189,7 @@ export function createStatusTracker(): StatusTracker {
 
   return {
     get ready() {
-      return condition.revision !== null;
+      return condition.revision !== null || condition.stoodBy;
     },
     get degraded() {
       return degraded();
@@ -230,6 +242,8 @@ export function createStatusTracker(): StatusTracker {
     },
     setSettleHold: (hold) => write({ settleHold: hold }),
     setUnclaimed: (objects) => write({ unclaimed: objects }),
+    setLeadership: (role, leader) =>
+      write({ role, leader, ...(role === 'standby' ? { stoodBy: true } : {}) }),
     countsByKind: () => records.countsByKind(),
     document(runs) {
       const { head, resources } = snapshot(runs);

@@ -16,6 +16,7 @@ import { DNS_ROUTES } from './routes/dns.js';
 import { MC_ROUTES } from './routes/mc.js';
 import { MC_COMPANION_ROUTES } from './routes/mc-companions.js';
 import { MC_LIFECYCLE_ROUTES } from './routes/mc-lifecycle.js';
+import { PULL_ZONE_ROUTES } from './routes/pullzone.js';
 import { SHIELD_ROUTES } from './routes/shield.js';
 import { SHIELD_LIFECYCLE_ROUTES } from './routes/shield-lifecycle.js';
 import type { EmulatorSeed } from './seed.js';
@@ -79,6 +80,7 @@ const ROUTES = [
   ...MC_COMPANION_ROUTES,
   ...MC_LIFECYCLE_ROUTES,
   ...DNS_ROUTES,
+  ...PULL_ZONE_ROUTES,
 ];
 
 /** Starts an emulator; resolves once it accepts connections. */

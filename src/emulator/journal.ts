@@ -21,6 +21,8 @@ export interface JournalEntry {
   /** The reply body as sent (parsed form); undefined for an empty body or a drop. */
   readonly replyBody: unknown;
   readonly durationMs: number;
+  /** Epoch milliseconds (fractional) when the request arrived: what a test compares with a log line's time. */
+  readonly receivedAt: number;
 }
 
 /** Filter for `count` and `entries`: every given field must match. */
@@ -43,6 +45,8 @@ export interface JournalRecord {
   /** Reply body text as sent; undefined for an empty reply or a drop. */
   replyText: string | undefined;
   durationMs: number;
+  /** Epoch milliseconds when the request arrived. */
+  receivedAt: number;
 }
 
 interface Stored extends JournalRecord {
@@ -76,6 +80,7 @@ function materialise(stored: Stored): JournalEntry {
       requestBody: parseBody(stored.requestText),
       replyBody: parseBody(stored.replyText),
       durationMs: stored.durationMs,
+      receivedAt: stored.receivedAt,
     };
   }
   return stored.entry;

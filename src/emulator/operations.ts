@@ -26,6 +26,8 @@ const OPERATIONS = [
   'createCustomAccessList',
   'deleteCustomAccessList',
   'getShieldZone',
+  'listShieldZones',
+  'listPullZones',
   'listApps',
   'getAppOverview',
   'listRegions',

@@ -215,6 +215,16 @@ export function populate(seed: ParsedSeed, state: EmulatorState): RawIssue[] {
     }
     state.addDnsZone(zone);
   }
+
+  const pullZoneIds = new Set<number>();
+  for (const [p, zone] of seed.pullZones.entries()) {
+    if (pullZoneIds.has(zone.id)) {
+      issues.push({ path: ['pullZones', p, 'id'], message: `duplicate pull zone id ${zone.id}` });
+      continue;
+    }
+    pullZoneIds.add(zone.id);
+    state.addPullZone(zone);
+  }
   return issues;
 }
 

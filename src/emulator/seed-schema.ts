@@ -141,6 +141,13 @@ const AppSeed = z.strictObject({
   volumes: z.array(VolumeRequest).optional(),
 });
 
+/** A pull zone (core API): its name and custom hostnames; `<name>.b-cdn.net` is added, as the API does. */
+const PullZoneSeed = z.strictObject({
+  id: Id,
+  name: z.string().min(1),
+  hostnames: z.array(z.string().min(1)).default([]),
+});
+
 const DnsZoneSeed = z.strictObject({
   id: Id,
   domain: z.string().min(1),
@@ -186,6 +193,8 @@ export const EmulatorSeedSpec = z.strictObject({
   shieldZones: z.array(ShieldZoneSeed).default([]),
   apps: z.array(AppSeed).default([]),
   dnsZones: z.array(DnsZoneSeed).default([]),
+  /** The pull zones `GET /pullzone` lists (a Shield Zone names its own by `pullZoneId`). */
+  pullZones: z.array(PullZoneSeed).default([]),
   optimalRegion: RegionSeed.optional(),
   /** The `GET /mc/regions` catalogue (default: eight regions). */
   regions: z.array(RegionSeed).optional(),

@@ -120,6 +120,7 @@ export async function startServer(deps: ServerDeps, port: number, host: string):
       requestText: pending.bodyText,
       replyText,
       durationMs: performance.now() - pending.started,
+      receivedAt: performance.timeOrigin + pending.started,
     });
   }
 

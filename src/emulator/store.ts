@@ -10,7 +10,14 @@ import { sha256Hex } from '../domain/checksum.js';
 import { newDnsZoneModel } from './defaults.js';
 import type { AccessListRecord, DnsZoneRecord, ShieldZoneRecord, ZoneLimitOverrides } from './records.js';
 import { countEntries } from './records.js';
-import type { Application, CustomWafRule, DnsZoneModel, Region, WafRulesByPlanModel } from './wire.js';
+import type {
+  Application,
+  CustomWafRule,
+  DnsZoneModel,
+  PullZoneModel,
+  Region,
+  WafRulesByPlanModel,
+} from './wire.js';
 
 export type { AccessListRecord, DnsZoneRecord, ShieldZoneRecord } from './records.js';
 
@@ -53,6 +60,7 @@ export class EmulatorState {
   /** Volume ids per app, by volume name (the app GET has none; the volume listing has them). */
   readonly #volumeIds = new Map<string, Map<string, string>>();
   readonly #dnsZones = new Map<number, DnsZoneRecord>();
+  readonly #pullZones = new Map<number, PullZoneModel>();
   #lastTimestamp = 0;
   #counter = 0;
   #configurationSeq = 900_000;
@@ -443,6 +451,40 @@ export class EmulatorState {
     record.model.DnsSecEnabled = enabled;
     record.model.DateModified = this.now();
     return true;
+  }
+
+  /**
+   * Adds a pull zone. Its system hostname `<name>.b-cdn.net` comes first, as the API lists it;
+   * hostname ids are the pull zone's id times 100 plus the position.
+   */
+  addPullZone(zone: { id: number; name: string; hostnames: readonly string[] }): PullZoneModel {
+    if (this.#pullZones.has(zone.id)) throw new Error(`pull zone ${zone.id} already exists`);
+    const hostname = (value: string, index: number, system: boolean) => ({
+      Id: zone.id * 100 + index,
+      Value: value,
+      ForceSSL: false,
+      IsSystemHostname: system,
+      IsManagedHostname: false,
+      HasCertificate: system,
+    });
+    const model: PullZoneModel = {
+      Id: zone.id,
+      Name: zone.name,
+      OriginUrl: `https://origin.${zone.name}.example`,
+      Enabled: true,
+      Suspended: false,
+      Hostnames: [
+        hostname(`${zone.name}.b-cdn.net`, 0, true),
+        ...zone.hostnames.map((value, i) => hostname(value, i + 1, false)),
+      ],
+    };
+    this.#pullZones.set(zone.id, model);
+    return model;
+  }
+
+  /** Every pull zone, by ascending id (the listing's order). */
+  pullZones(): PullZoneModel[] {
+    return [...this.#pullZones.values()].sort((a, b) => a.Id - b.Id);
   }
 
   // ---- Totals -------------------------------------------------------------------------

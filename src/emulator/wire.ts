@@ -285,6 +285,26 @@ export interface DnsZoneModel {
   CertificateKeyType: number;
 }
 
+/** Core `HostnameModel`: one hostname of a pull zone. */
+interface HostnameModel {
+  Id: number;
+  Value: string;
+  ForceSSL: boolean;
+  IsSystemHostname: boolean;
+  IsManagedHostname: boolean;
+  HasCertificate: boolean;
+}
+
+/** Core `PullZoneModel`, the few of its 168 fields the emulator keeps (none is required). */
+export interface PullZoneModel {
+  Id: number;
+  Name: string;
+  OriginUrl: string;
+  Enabled: boolean;
+  Suspended: boolean;
+  Hostnames: HostnameModel[];
+}
+
 /** Core `DnsSecDsRecordModel`, the seed's DNSSEC status object (E5 and the enable POST). */
 export interface DnsSecDsRecordModel {
   Enabled: boolean;

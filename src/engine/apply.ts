@@ -27,6 +27,8 @@ export interface ApplyOptions {
   api: ApiClient;
   concurrency: number;
   signal: AbortSignal;
+  /** Before each attempt of each write (retries included): throws to send nothing (fencing). */
+  beforeSend?: () => void;
   /**
    * Re-reads and re-plans one change. Used after an ambiguous E4 failure (a write that
    * creates containers timed out after it was sent): sending it again blindly could create
@@ -53,7 +55,10 @@ async function sendAll(change: PlannedChange, options: ApplyOptions, sent: Reque
     const index = sent.push(record) - 1;
     let reply: unknown;
     try {
-      reply = await options.api.execute(request, { signal: options.signal });
+      reply = await options.api.execute(request, {
+        signal: options.signal,
+        ...(options.beforeSend === undefined ? {} : { beforeSend: options.beforeSend }),
+      });
     } catch (err) {
       // A prune answered 404 has nothing left to delete: the object is gone, as asked.
       if (!(change.action === 'delete' && toReconcileError(err).code === 'API_NOT_FOUND')) throw err;

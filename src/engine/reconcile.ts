@@ -408,10 +408,13 @@ export async function reconcile(
   if (options.write.mode === 'apply') {
     const bySubject = new Map(resources.map((r) => [r.subject, r]));
     options.report.beforeApply?.(plan);
+    const lease = options.write.lease;
     apply = await applyChanges(plan.changes, {
       api: options.api,
       concurrency: options.write.concurrency,
       signal: options.write.signal,
+      // Fencing, per attempt: a retry waiting in the client's backoff is checked again too.
+      ...(lease === undefined ? {} : { beforeSend: () => lease.assertHeld() }),
       replan: async (change) => {
         // Never fall back to `change` itself: resending an ambiguous create is what this avoids.
         const resource = bySubject.get(change.subject);

@@ -275,7 +275,7 @@ export async function openStateStore(
   if (!readOnly) await backend.prepare();
   let key: InstallKey;
   try {
-    key = await openInstallKey(backend.installKey, { readOnly });
+    key = await openInstallKey(backend.installKey, { readOnly, ...(lease === undefined ? {} : { lease }) });
   } catch (err) {
     throw new ReconcileError(
       'STATE_IO',

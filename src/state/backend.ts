@@ -59,7 +59,19 @@ export interface KeyStorage {
   readonly location: string;
   /** The stored text, or undefined when there is none. Read-only opens never tighten or write. */
   read(options: { readOnly: boolean }): Promise<string | undefined>;
-  write(text: string): Promise<void>;
+  /** Under a lease, refused (LEADER_LOST) like a document write once that lease is not current. */
+  write(text: string, lease: Lease | undefined): Promise<void>;
+}
+
+/** A run request passed from one daemon to the leader of the same store (a standby's webhook). */
+export type RelayedTrigger = Readonly<Record<string, string | number | boolean | null>>;
+
+/** How daemons sharing a store pass run requests to whoever leads (docs/state.md, Leadership). */
+export interface TriggerRelay {
+  /** Sends `trigger` to the current leader, if any; a small record (no request body). */
+  send(trigger: RelayedTrigger): Promise<void>;
+  /** While `lease` is held, calls `onTrigger` for each trigger relayed to this store. */
+  listen(lease: Lease, onTrigger: (trigger: RelayedTrigger) => void): Promise<void>;
 }
 
 export interface StateBackend {
@@ -83,6 +95,8 @@ export interface StateBackend {
   readRecord(name: string): Promise<string | undefined>;
   writeRecord(name: string, text: string, lease: Lease | undefined): Promise<void>;
   readonly installKey: KeyStorage;
+  /** Passes a standby's run requests to the leader; absent where the store cannot (the file store). */
+  readonly relay?: TriggerRelay;
   /** Takes the writer's lease, waiting up to `timeoutMs`; throws STATE_LOCKED naming the holder. */
   acquire(command: string, options: AcquireOptions): Promise<Lease>;
   /** The current holder of the lease, if any (for `/status` of a standby and for messages). */

@@ -96,7 +96,8 @@ export function fileBackend(dir: string, options: { leaseMs?: number } = {}): St
       if (!readOnly && ((await stat(keyPath)).mode & 0o077) !== 0) await chmod(keyPath, 0o600);
       return text;
     },
-    async write(text) {
+    async write(text, lease) {
+      assertCurrent(lease);
       await writeFileAtomic(keyPath, text, 0o600);
     },
   };

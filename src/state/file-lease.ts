@@ -244,6 +244,7 @@ function holdFileLease(path: string, content: LockContent, timing: FileLeaseTimi
     if (lost !== undefined) return;
     lost = reason;
     clearInterval(timer);
+    clearTimeout(expiry);
     // Not ours any more: this process may take it again like any other writer.
     held.delete(path);
     process.off('exit', releaseNow);
@@ -260,17 +261,33 @@ function holdFileLease(path: string, content: LockContent, timing: FileLeaseTimi
       const at = new Date();
       utimesSync(path, at, at);
       renewedAt = at.getTime();
+      armExpiry();
     } catch {
-      // Tried again next tick; `held()` turns false before anyone may take it over.
+      // Tried again next tick; the lease expires (and is lost) before anyone may take it over.
     }
   };
   const timer = setInterval(renew, timing.renewMs);
   timer.unref();
   // Trusted until one renewal before others may take it: a stalled holder stops first.
-  const isHeld = (): boolean =>
-    lost === undefined && held.has(path) && Date.now() - renewedAt < timing.leaseMs - timing.renewMs;
+  const trustMs = timing.leaseMs - timing.renewMs;
+  let expiry: NodeJS.Timeout | undefined;
+  /** Counts the lease lost when it was not renewed in time: `onLost` fires, not just `held()`. */
+  function armExpiry(): void {
+    clearTimeout(expiry);
+    expiry = setTimeout(
+      () => {
+        if (!isHeld()) markLost(`the lock ${path} was not renewed for ${Math.round(trustMs / 1000)} s`);
+        else armExpiry();
+      },
+      trustMs - (Date.now() - renewedAt) + 1,
+    );
+    expiry.unref();
+  }
+  const isHeld = (): boolean => lost === undefined && held.has(path) && Date.now() - renewedAt < trustMs;
+  armExpiry();
   const release = async (): Promise<void> => {
     clearInterval(timer);
+    clearTimeout(expiry);
     if (!held.delete(path)) return;
     process.off('exit', releaseNow);
     // Only our own file: a lock taken over after we were presumed dead is not ours to remove.

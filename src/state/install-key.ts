@@ -7,7 +7,7 @@
  * labels.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import type { KeyStorage } from './backend.js';
+import type { KeyStorage, Lease } from './backend.js';
 
 /** HMAC-SHA256 of `data` under the install key, as `hmac-sha256:<hex>`. */
 export type KeyedDigest = (data: string) => string;
@@ -31,7 +31,7 @@ function hmacWith(key: Buffer): KeyedDigest {
 }
 
 /** A key of this process only; `storage` given: written there by `persist` once used. */
-function newKey(storage: KeyStorage | undefined, warning?: string): InstallKey {
+function newKey(storage: KeyStorage | undefined, lease: Lease | undefined, warning?: string): InstallKey {
   const key = randomBytes(32);
   const hmac = hmacWith(key);
   let used = false;
@@ -43,7 +43,7 @@ function newKey(storage: KeyStorage | undefined, warning?: string): InstallKey {
     },
     async persist() {
       if (storage === undefined || !used || written) return;
-      await storage.write(`${key.toString('hex')}\n`);
+      await storage.write(`${key.toString('hex')}\n`, lease);
       written = true;
     },
     ...(warning === undefined ? {} : { warning }),
@@ -52,7 +52,7 @@ function newKey(storage: KeyStorage | undefined, warning?: string): InstallKey {
 
 /** A key that lives as long as the process: for in-memory state stores and read-only plans. */
 export function ephemeralInstallKey(): InstallKey {
-  return newKey(undefined);
+  return newKey(undefined, undefined);
 }
 
 /**
@@ -63,7 +63,8 @@ export function ephemeralInstallKey(): InstallKey {
  */
 export async function openInstallKey(
   storage: KeyStorage,
-  options: { readOnly?: boolean } = {},
+  /** `lease`: the writer's lease the key's write carries (refused once it is not current). */
+  options: { readOnly?: boolean; lease?: Lease } = {},
 ): Promise<InstallKey> {
   const readOnly = options.readOnly === true;
   const text = (await storage.read({ readOnly }))?.trim();
@@ -77,5 +78,5 @@ export async function openInstallKey(
       : readOnly
         ? `${where} is not a key: drift causes of secrets are unknown`
         : `${where} is not a key and is replaced: drift causes of secrets are unknown once`;
-  return newKey(readOnly ? undefined : storage, warning);
+  return newKey(readOnly ? undefined : storage, options.lease, warning);
 }

@@ -16,25 +16,50 @@ import type {
   KeyStorage,
   Lease,
   LeaseHolder,
+  RelayedTrigger,
   StateBackend,
+  TriggerRelay,
 } from './backend.js';
 import { describeHolder, leaseLost, stateLocked } from './lease.js';
 
-/** How a database lease is watched; see docs/state.md (The Postgres store) for what the values give. */
+/**
+ * How a database lease is watched, all derived from one lease period (`--lease-seconds`,
+ * default 10 s here); docs/state.md (The Postgres store) says what each value gives.
+ */
 interface PostgresLeaseTiming {
-  /** The holder pings its lock session this often. */
+  /** The holder pings its lock session this often (a sixth of the lease). */
   readonly heartbeatMs: number;
-  /** The holder trusts its lease this long after its last good ping. */
+  /** The holder trusts its lease this long after its last good ping (half the lease). */
   readonly validMs: number;
   /** A waiting writer (a standby) tries the lock this often. */
   readonly pollMs: number;
+  /** The lease period: the server ends a lock session that sent nothing for this long. */
+  readonly leaseMs: number;
+  /**
+   * The server's TCP keepalives on the lock session, in whole seconds: a client that vanished
+   * (node loss, network cut) is dropped, and its lock freed, about `idle + count × interval`
+   * after its last packet — about one lease period, well after the holder stopped trusting it.
+   */
+  readonly keepalive: { readonly idle: number; readonly interval: number; readonly count: number };
 }
 
-const DEFAULT_POSTGRES_TIMING: PostgresLeaseTiming = {
-  heartbeatMs: 2000,
-  validMs: 5000,
-  pollMs: 1000,
-};
+/** The lease period of the Postgres store when `--lease-seconds` is not given. */
+export const DEFAULT_POSTGRES_LEASE_MS = 10_000;
+
+export function postgresLeaseTiming(leaseMs = DEFAULT_POSTGRES_LEASE_MS): PostgresLeaseTiming {
+  const seconds = leaseMs / 1000;
+  return {
+    heartbeatMs: Math.max(50, Math.floor(leaseMs / 6)),
+    validMs: Math.max(200, Math.floor(leaseMs / 2)),
+    pollMs: Math.min(1000, Math.max(100, Math.floor(leaseMs / 10))),
+    leaseMs,
+    keepalive: {
+      idle: Math.max(1, Math.ceil(seconds / 2)),
+      interval: Math.max(1, Math.round(seconds / 6)),
+      count: 3,
+    },
+  };
+}
 
 export interface PostgresOptions {
   /** `postgres://user@host:port/db`; a password in it is used but never printed. */
@@ -42,7 +67,8 @@ export interface PostgresOptions {
   /** From `--state-password-file` or PGPASSWORD; else pg's own PGPASSFILE lookup. */
   readonly password?: string;
   readonly instance: string;
-  readonly timing?: PostgresLeaseTiming;
+  /** `--lease-seconds` in milliseconds (default 10 s). */
+  readonly leaseMs?: number;
 }
 
 /** The versioned migrations; each runs once, in order, in its own transaction. */
@@ -68,6 +94,9 @@ const MIGRATIONS: readonly (readonly string[])[] = [
        since timestamptz NOT NULL DEFAULT now())`,
   ],
 ];
+
+/** The channel of relayed run requests (a standby's webhooks); payloads name their instance. */
+const TRIGGER_CHANNEL = 'edgesync_triggers';
 
 /** Serialises concurrent migrators (two pods starting at once). */
 const MIGRATION_LOCK = 4_242_424_242;
@@ -107,7 +136,7 @@ function isMissingTable(err: unknown): boolean {
 }
 
 export function postgresBackend(options: PostgresOptions): StateBackend {
-  const timing = options.timing ?? DEFAULT_POSTGRES_TIMING;
+  const timing = postgresLeaseTiming(options.leaseMs);
   const location = `${redactedUrl(options.url)} (instance ${options.instance})`;
   const config: pg.ClientConfig = {
     // pg lets the URL's fields win over the others: a password from a file goes into it.
@@ -118,8 +147,11 @@ export function postgresBackend(options: PostgresOptions): StateBackend {
     application_name: 'edgesync',
   };
   const pool = new pg.Pool({ ...config, max: 4, idleTimeoutMillis: 10_000 });
-  // A dropped idle connection is the pool's to replace; it must not crash the process.
+  // A dropped connection (a restarted server) must not crash the process: an idle one is the
+  // pool's to replace, and one in use fails its query, which the caller sees. pg emits `error` on
+  // a checked-out client whose connection ends between queries; with no listener that throws.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const instance = options.instance;
   let prepared: Promise<void> | undefined;
 
@@ -185,11 +217,14 @@ export function postgresBackend(options: PostgresOptions): StateBackend {
         throw err;
       }
     },
-    async write(text) {
-      await query(
-        'INSERT INTO edgesync_install_keys (instance, key) VALUES ($1, $2) ON CONFLICT (instance) DO UPDATE SET key = EXCLUDED.key',
-        [instance, text],
-      );
+    write(text, lease) {
+      return transaction(async (client) => {
+        await assertTerm(client, lease);
+        await client.query(
+          'INSERT INTO edgesync_install_keys (instance, key) VALUES ($1, $2) ON CONFLICT (instance) DO UPDATE SET key = EXCLUDED.key',
+          [instance, text],
+        );
+      });
     },
   };
 
@@ -230,29 +265,51 @@ export function postgresBackend(options: PostgresOptions): StateBackend {
     }
   }
 
-  /** One attempt: a dedicated session takes the advisory lock and bumps the term. */
-  async function tryAcquire(command: string): Promise<Lease | undefined> {
+  /**
+   * The session a waiting writer tries the lock on, kept between tries (a standby tries every
+   * `pollMs`; a new connection each time would cost the server a process each time).
+   */
+  let spare: pg.Client | undefined;
+
+  async function lockSession(): Promise<pg.Client> {
+    if (spare !== undefined) {
+      const kept = spare;
+      spare = undefined;
+      return kept;
+    }
     const session = new pg.Client(config);
     session.on('error', () => undefined);
     try {
       await session.connect();
+      const { idle, interval, count } = timing.keepalive;
+      // The server notices a vanished client (a network cut, a dead node) about a lease period
+      // after its last packet, and frees the lock for the next writer (docs/state.md, The
+      // Postgres store). Settings, not literals in SQL: they are whole numbers of our own.
+      await session.query(
+        `SET tcp_keepalives_idle = ${idle}; SET tcp_keepalives_interval = ${interval}; SET tcp_keepalives_count = ${count}`,
+      );
     } catch (err) {
+      await session.end().catch(() => undefined);
       throw stateIo(`cannot reach the state store ${location}`, err);
     }
+    return session;
+  }
+
+  /** One attempt: the lock session takes the advisory lock and bumps the term. */
+  async function tryAcquire(command: string): Promise<Lease | undefined> {
+    const session = await lockSession();
     try {
-      // The server notices a vanished client (a network cut, a dead node) within ~11 s, and
-      // frees the lock for the next writer (docs/state.md, The Postgres store).
-      await session.query(
-        'SET tcp_keepalives_idle = 5; SET tcp_keepalives_interval = 2; SET tcp_keepalives_count = 3',
-      );
       const got = await session.query<{ locked: boolean }>(
         "SELECT pg_try_advisory_lock(hashtextextended('edgesync:' || $1, 0)) AS locked",
         [instance],
       );
       if (got.rows[0]?.locked !== true) {
-        await session.end().catch(() => undefined);
+        spare = session;
         return undefined;
       }
+      // A holder that stops pinging (a frozen process, a lost node whose packets vanish) is
+      // ended by the server after a lease period, and its lock freed; PostgreSQL 14 and later.
+      await session.query(`SET idle_session_timeout = ${Math.round(timing.leaseMs)}`).catch(() => undefined);
       const holder: LeaseHolder = {
         pid: process.pid,
         host: hostname(),
@@ -273,32 +330,76 @@ export function postgresBackend(options: PostgresOptions): StateBackend {
     }
   }
 
+  /** The lock session of each lease this backend handed out: the leader listens for triggers on it. */
+  const sessions = new WeakMap<Lease, pg.Client>();
+
+  const relay: TriggerRelay = {
+    async send(trigger) {
+      await query('SELECT pg_notify($1, $2)', [TRIGGER_CHANNEL, JSON.stringify({ ...trigger, instance })]);
+    },
+    async listen(lease, onTrigger) {
+      const session = sessions.get(lease);
+      if (session === undefined) return;
+      session.on('notification', (message) => {
+        if (message.channel !== TRIGGER_CHANNEL || message.payload === undefined) return;
+        let trigger: RelayedTrigger & { instance?: unknown };
+        try {
+          trigger = JSON.parse(message.payload) as RelayedTrigger;
+        } catch {
+          return;
+        }
+        if (trigger.instance !== instance) return;
+        const { instance: _instance, ...rest } = trigger;
+        onTrigger(rest);
+      });
+      await session.query(`LISTEN ${TRIGGER_CHANNEL}`);
+    },
+  };
+
   function holdSession(session: pg.Client, holder: LeaseHolder, term: number): Lease {
     let lastOk = Date.now();
     let lost: string | undefined;
     let released = false;
+    let expiry: NodeJS.Timeout | undefined;
     const listeners: ((reason: string) => void)[] = [];
     const markLost = (reason: string): void => {
       if (lost !== undefined || released) return;
       lost = reason;
       clearInterval(timer);
+      clearTimeout(expiry);
       // Ends the session so the server frees the lock now, not after its keepalives.
       session.end().catch(() => undefined);
       for (const listener of listeners) listener(reason);
     };
+    session.removeAllListeners('error');
     session.on('error', (err) => markLost(`its database session failed: ${err.message}`));
     session.on('end', () => markLost('its database session ended'));
+    const isHeld = (): boolean => lost === undefined && !released && Date.now() - lastOk < timing.validMs;
+    /** A lease whose pings went unanswered for `validMs` is lost: `onLost` fires, not just `held()`. */
+    const armExpiry = (): void => {
+      clearTimeout(expiry);
+      expiry = setTimeout(
+        () => {
+          if (isHeld()) armExpiry();
+          else markLost(`its database session has not answered for ${timing.validMs / 1000} s`);
+        },
+        timing.validMs - (Date.now() - lastOk) + 1,
+      );
+      expiry.unref();
+    };
     const timer = setInterval(() => {
       session
         .query({ text: 'SELECT 1', query_timeout: timing.validMs } as pg.QueryConfig)
         .then(() => {
+          if (lost !== undefined) return;
           lastOk = Date.now();
+          armExpiry();
         })
         .catch((err: Error) => markLost(`its database session does not answer: ${err.message}`));
     }, timing.heartbeatMs);
     timer.unref();
-    const isHeld = (): boolean => lost === undefined && !released && Date.now() - lastOk < timing.validMs;
-    return {
+    armExpiry();
+    const lease: Lease = {
       holder,
       term,
       held: isHeld,
@@ -313,12 +414,15 @@ export function postgresBackend(options: PostgresOptions): StateBackend {
         if (released) return;
         released = true;
         clearInterval(timer);
+        clearTimeout(expiry);
         await session
           .query("SELECT pg_advisory_unlock(hashtextextended('edgesync:' || $1, 0))", [instance])
           .catch(() => undefined);
         await session.end().catch(() => undefined);
       },
     };
+    sessions.set(lease, session);
+    return lease;
   }
 
   return {
@@ -385,11 +489,14 @@ export function postgresBackend(options: PostgresOptions): StateBackend {
       });
     },
     installKey,
+    relay,
     acquire,
     holder: currentHolder,
     prepare,
     async close() {
-      await pool.end().catch(() => undefined);
+      const kept = spare;
+      spare = undefined;
+      await Promise.all([kept?.end().catch(() => undefined), pool.end().catch(() => undefined)]);
     },
   };
 

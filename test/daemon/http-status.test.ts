@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 /**
  * `/metrics` (Prometheus text that parses line by line, with every named series), `/status`
  * (its shape), `/healthz`, and one Registry per daemon instance.
@@ -232,6 +233,8 @@ describe('GET /status', () => {
     expect(reply.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(Object.keys(doc)).toEqual([
       'status',
+      'role',
+      'leader',
       'ready',
       'degraded',
       'revision',
@@ -250,6 +253,8 @@ describe('GET /status', () => {
     ]);
     expect(doc).toMatchObject({
       status: 'Ready',
+      role: 'leader',
+      leader: { pid: process.pid, host: hostname(), term: 1 },
       ready: true,
       lastError: null,
       issues: [],

@@ -455,6 +455,25 @@ const CASES: Case[] = [
     hasSchema: true,
   },
   {
+    label: 'listShieldZones 200',
+    spec: 'shield',
+    specPath: '/shield/shield-zones',
+    method: 'GET',
+    status: 200,
+    path: '/shield/shield-zones?page=1&perPage=10',
+    hasSchema: true,
+  },
+  {
+    label: 'listShieldZones 401',
+    spec: 'shield',
+    specPath: '/shield/shield-zones',
+    method: 'GET',
+    status: 401,
+    path: '/shield/shield-zones',
+    options: NO_KEY,
+    hasSchema: true,
+  },
+  {
     label: 'getShieldZone 401',
     spec: 'shield',
     specPath: '/shield/shield-zone/{shieldZoneId}',
@@ -933,6 +952,22 @@ describe('replies conform to the real OpenAPI files', () => {
       expect(validate(result.json), describeErrors(validate.errors)).toBe(true);
     },
   );
+});
+
+describe('the pull zone listing conforms to PullZoneModel', () => {
+  // The spec declares the 200 reply as an inline array (no $ref), and the paginated form
+  // (page ≥ 1) only in words: each zone is checked against PullZoneModel in both forms.
+  test.for(['/pullzone', '/pullzone?page=1&perPage=5'])('%s', async (path, { emu }) => {
+    const zone = validatorFor('core', '#/components/schemas/PullZoneModel');
+
+    const result = await call(emu, 'GET', path);
+
+    expect(result.status).toBe(200);
+    const zones =
+      (Array.isArray(result.json) ? result.json : (result.json as { Items: unknown[] }).Items) ?? [];
+    expect(zones).toHaveLength(1);
+    for (const item of zones) expect(zone(item), describeErrors(zone.errors)).toBe(true);
+  });
 });
 
 describe('the conformance harness itself', () => {

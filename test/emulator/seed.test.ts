@@ -53,7 +53,7 @@ describe('seed file', () => {
   });
 
   it('treats an empty file as an empty account', () => {
-    expect(parseSeed('', 'empty.yaml')).toEqual({ shieldZones: [], apps: [], dnsZones: [] });
+    expect(parseSeed('', 'empty.yaml')).toEqual({ shieldZones: [], apps: [], dnsZones: [], pullZones: [] });
   });
 
   it.each([

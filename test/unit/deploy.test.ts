@@ -77,6 +77,7 @@ function gitSyncCheckout(args: readonly string[]): { root: string; link: string 
 const KNOWN_ENV = [
   'EDGESYNC_CONFIG',
   'EDGESYNC_STATE_DIR',
+  'EDGESYNC_STATE_URL',
   'EDGESYNC_ACCESS_KEY',
   'EDGESYNC_BASE_URL',
   'EDGESYNC_SECRETS_DIR',
@@ -229,6 +230,27 @@ describe('deploy/docker-compose.yml', () => {
     expect(edgesync.read_only).toBe(true);
   });
 
+  it('keeps the state in PostgreSQL only with the postgres profile: a file store by default', () => {
+    const postgres = compose.services.postgres as {
+      profiles: string[];
+      environment: Record<string, string>;
+      secrets: string[];
+      healthcheck: { test: string[] };
+    };
+    const dependsOn = (edgesync as unknown as { depends_on: Record<string, Record<string, unknown>> })
+      .depends_on;
+
+    expect(postgres.profiles).toEqual(['postgres']);
+    expect(postgres.environment.POSTGRES_PASSWORD_FILE).toBe(`/run/secrets/${postgres.secrets[0]}`);
+    expect(compose.secrets[postgres.secrets[0] as string]?.file).toEqual(expect.any(String));
+    expect(postgres.healthcheck.test).toContain('pg_isready');
+    // Unset, the variable is empty, and an empty EDGESYNC_STATE_URL means the file store.
+    expect(edgesync.environment.EDGESYNC_STATE_URL).toBe('$' + '{EDGESYNC_STATE_URL:-}');
+    expect(dependsOn.postgres).toEqual({ condition: 'service_healthy', required: false });
+    // The password file is the database's: edgesync reads its password from the URL.
+    expect(edgesync.secrets).not.toContain(postgres.secrets[0]);
+  });
+
   it('points edgesync at the git-sync link in the shared volume, mounted read-only at the same path', () => {
     const args = gitSyncCheckout(gitSync.command);
     const repoVolume = gitSync.volumes[0]?.split(':') ?? [];
@@ -241,51 +263,57 @@ describe('deploy/docker-compose.yml', () => {
   });
 });
 
-describe('deploy/kubernetes', () => {
-  const docs = ['deployment.yaml', 'service.yaml', 'state-pvc.yaml', 'kustomization.yaml'].flatMap((file) =>
-    parseAllDocuments(readFileSync(join(REPO, 'deploy/kubernetes', file), 'utf8')).map((doc) => {
-      expect(doc.errors).toEqual([]);
-      return doc.toJS() as { kind: string; spec: Record<string, unknown>; resources?: string[] };
-    }),
-  );
-  // biome-ignore lint/suspicious/noExplicitAny: a manifest is free-form; the test walks it by hand
-  const deployment = docs.find((d) => d.kind === 'Deployment') as any;
+/** One variant of deploy/kubernetes: its kustomization's manifests, parsed, with the shared ones. */
+function variant(dir: string) {
+  const load = (path: string) =>
+    parseAllDocuments(readFileSync(join(REPO, 'deploy/kubernetes', path), 'utf8')).map((doc) => {
+      expect(doc.errors, path).toEqual([]);
+      // biome-ignore lint/suspicious/noExplicitAny: a manifest is free-form; the test walks it by hand
+      return doc.toJS() as any;
+    });
+  const kustomization = load(`${dir}/kustomization.yaml`)[0] as { resources: string[] };
   // biome-ignore lint/suspicious/noExplicitAny: as above
-  const service = docs.find((d) => d.kind === 'Service') as any;
-  const pod = deployment.spec.template.spec;
+  const docs: any[] = kustomization.resources.flatMap((resource) => {
+    const path = posix.join(dir, resource);
+    if (!resource.endsWith('.yaml')) {
+      const inner = load(`${path}/kustomization.yaml`)[0] as { resources: string[] };
+      return inner.resources.flatMap((file) => load(posix.join(path, file)));
+    }
+    return load(path);
+  });
+  const workload = docs.find((d) => d.kind === 'StatefulSet' || d.kind === 'Deployment');
+  const pod = workload.spec.template.spec;
   // biome-ignore lint/suspicious/noExplicitAny: as above
   const container = (name: string): any => pod.containers.find((c: { name: string }) => c.name === name);
   const edgesync = container('edgesync');
-  const gitSync = container('git-sync');
-  /** The edgesync container's environment, name → value. */
+  /** The edgesync container's plain environment, name → value. */
   const env: Record<string, string> = Object.fromEntries(
-    edgesync.env.map((e: { name: string; value: string }) => [e.name, e.value]),
+    edgesync.env
+      .filter((e: { value?: string }) => e.value !== undefined)
+      .map((e: { name: string; value: string }) => [e.name, e.value]),
   );
+  return { kustomization, docs, workload, pod, edgesync, gitSync: container('git-sync'), env };
+}
 
-  it('lists every manifest in the kustomization', () => {
-    expect(docs.find((d) => d.kind === 'Kustomization')?.resources).toEqual([
-      'deployment.yaml',
-      'service.yaml',
-      'state-pvc.yaml',
-    ]);
-  });
+const VARIANTS = ['single', 'ha'] as const;
 
-  it('keeps the state on the volume claim it declares, mounted where EDGESYNC_STATE_DIR points', () => {
-    const claim = docs.find((d) => d.kind === 'PersistentVolumeClaim') as unknown as {
-      metadata: { name: string };
-      spec: { accessModes: string[] };
-    };
-    const stateMount = edgesync.volumeMounts.find((m: { name: string }) => m.name === 'state');
-    const stateVolume = pod.volumes.find((v: { name: string }) => v.name === 'state');
-    expect(stateVolume).toEqual({ name: 'state', persistentVolumeClaim: { claimName: claim.metadata.name } });
-    expect(claim.spec.accessModes).toEqual(['ReadWriteOnce']);
-    expect(stateMount.mountPath).toBe(env.EDGESYNC_STATE_DIR ?? '/var/lib/edgesync');
+describe.each(VARIANTS)('deploy/kubernetes/%s', (dir) => {
+  const { kustomization, docs, workload, pod, edgesync, gitSync, env } = variant(dir);
+  const service = docs.find((d) => d.kind === 'Service' && d.metadata.name === 'edgesync');
+
+  it('lists manifests that exist, and every one parses', () => {
+    for (const resource of kustomization.resources) {
+      expect(existsSync(join(REPO, 'deploy/kubernetes', dir, resource)), resource).toBe(true);
+    }
+    expect(docs.every((d) => typeof d.kind === 'string')).toBe(true);
   });
 
   it('runs edgesync with known flags, the key from a mounted Secret, probes, limits and a read-only root', () => {
     const flags = checkRunArgs(edgesync.args);
     const mounts: { mountPath: string; name: string; readOnly?: boolean }[] = edgesync.volumeMounts;
-    const secretVolume = pod.volumes.find((v: { secret?: unknown }) => v.secret !== undefined);
+    const secretVolume = pod.volumes.find(
+      (v: { secret?: { secretName: string } }) => v.secret?.secretName === 'edgesync',
+    );
 
     const secretFlags = [
       '--access-key-file',
@@ -299,18 +327,17 @@ describe('deploy/kubernetes', () => {
       const mount = mounts.find((m) => file.startsWith(`${m.mountPath}/`));
       expect(mount?.name, `${file} is on a mounted volume`).toBe(secretVolume.name);
     }
-    expect(secretVolume.secret.secretName).toBe('edgesync');
     expect(Object.keys(env).filter((name) => !isKnownEnv(name))).toEqual([]);
-    expect(mounts.find((m) => m.mountPath === env.EDGESYNC_STATE_DIR)?.readOnly).toBeUndefined();
     // The hooks alone on --listen; probes and metrics on --metrics-listen.
     const portOf = (flag: string): number => Number(String(flags.get(flag)).split(':')[1]);
     expect(edgesync.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
+    // /readyz answers 200 for a standby too: it stays in the Service (docs/state.md, Leadership).
     expect(edgesync.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'metrics' });
     expect(edgesync.ports).toEqual([
       { name: 'http', containerPort: portOf('--listen') },
       { name: 'metrics', containerPort: portOf('--metrics-listen') },
     ]);
-    expect(deployment.spec.template.metadata.annotations['prometheus.io/port']).toBe(
+    expect(workload.spec.template.metadata.annotations['prometheus.io/port']).toBe(
       String(portOf('--metrics-listen')),
     );
     expect(edgesync.resources.requests).toBeDefined();
@@ -327,10 +354,17 @@ describe('deploy/kubernetes', () => {
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(DEFAULT_SHUTDOWN_TIMEOUT_S);
   });
 
+  it('sets no heap cap: V8 sizes its heap from the memory limit', () => {
+    const text = JSON.stringify(docs);
+    expect(text).not.toMatch(/max-old-space-size|max-heap-size|NODE_OPTIONS/);
+  });
+
   it('gives container secrets both ways: a secretKeyRef variable and a Secret mounted as --secrets-dir', () => {
     const variables: { name: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[] =
       edgesync.env;
-    const fromSecrets = variables.filter((e) => e.valueFrom?.secretKeyRef !== undefined);
+    const fromSecrets = variables.filter(
+      (e) => e.valueFrom?.secretKeyRef !== undefined && e.name.startsWith('EDGESYNC_SECRET_'),
+    );
     const mount = edgesync.volumeMounts.find(
       (m: { mountPath: string }) => m.mountPath === env.EDGESYNC_SECRETS_DIR,
     );
@@ -361,20 +395,101 @@ describe('deploy/kubernetes', () => {
     const remote = gitSync.args.find((arg: string) => arg.startsWith('--repo='))?.slice('--repo='.length);
     const repo = parseRemoteUrl(String(remote));
     const keys = [
-      ...readFileSync(join(REPO, 'deploy/kubernetes/kustomization.yaml'), 'utf8').matchAll(
+      ...readFileSync(join(REPO, 'deploy/kubernetes', dir, 'kustomization.yaml'), 'utf8').matchAll(
         /--from-file=([\w-]+)=/g,
       ),
     ].map((m) => m[1]);
 
     expect(`${repo?.owner}/${repo?.name}`).toBe(flags.get('--github-repo'));
-    // Every file flag's file is a key of the Secret as the kustomization creates it.
+    // Every file flag's file is a key of a Secret as the kustomization creates it.
     for (const [flag, value] of flags)
-      if (flag.endsWith('-file')) expect(keys, flag).toContain(String(value).replace('/etc/edgesync/', ''));
-    expect(new Set(keys).size).toBe(keys.length);
+      if (flag.endsWith('-file')) expect(keys, flag).toContain(String(value).replace(/^\/etc\/[\w-]+\//, ''));
   });
 
   it('exposes the webhook port through a Service', () => {
-    expect(service.spec.selector).toEqual(deployment.spec.selector.matchLabels);
+    expect(service.spec.selector).toEqual(workload.spec.selector.matchLabels);
     expect(service.spec.ports).toEqual([{ name: 'http', port: 80, targetPort: 'http' }]);
+  });
+});
+
+describe('deploy/kubernetes: the two variants', () => {
+  const single = variant('single');
+  const ha = variant('ha');
+
+  it('single: one StatefulSet pod, its state on a volume claim of its own mounted at EDGESYNC_STATE_DIR', () => {
+    const claim = single.workload.spec.volumeClaimTemplates[0];
+    const stateMount = single.edgesync.volumeMounts.find((m: { name: string }) => m.name === 'state');
+    const governing = single.docs.find(
+      (d) => d.kind === 'Service' && d.metadata.name === single.workload.spec.serviceName,
+    );
+
+    expect(single.workload.kind).toBe('StatefulSet');
+    expect(single.workload.spec.replicas).toBe(1);
+    expect(claim.metadata.name).toBe('state');
+    expect(claim.spec.accessModes).toEqual(['ReadWriteOnce']);
+    expect(single.workload.spec.persistentVolumeClaimRetentionPolicy).toEqual({
+      whenDeleted: 'Retain',
+      whenScaled: 'Retain',
+    });
+    expect(single.pod.volumes.find((v: { name: string }) => v.name === 'state')).toBeUndefined();
+    expect(stateMount.mountPath).toBe(single.env.EDGESYNC_STATE_DIR);
+    expect(stateMount.readOnly).toBeUndefined();
+    expect(governing?.spec.clusterIP).toBe('None');
+    expect(single.edgesync.env.some((e: { name: string }) => e.name === 'EDGESYNC_STATE_URL')).toBe(false);
+  });
+
+  it('ha: two replicas on Postgres, the URL and password from a Secret, a PodDisruptionBudget, no state volume', () => {
+    const flags = checkRunArgs(ha.edgesync.args);
+    const url = ha.edgesync.env.find((e: { name: string }) => e.name === 'EDGESYNC_STATE_URL');
+    const passwordFile = String(flags.get('--state-password-file'));
+    const passwordMount = ha.edgesync.volumeMounts.find((m: { mountPath: string }) =>
+      passwordFile.startsWith(`${m.mountPath}/`),
+    );
+    const passwordVolume = ha.pod.volumes.find((v: { name: string }) => v.name === passwordMount?.name);
+    const pdb = ha.docs.find((d) => d.kind === 'PodDisruptionBudget');
+
+    expect(ha.workload.kind).toBe('Deployment');
+    expect(ha.workload.spec.replicas).toBe(2);
+    expect(ha.workload.spec.strategy).toEqual({
+      type: 'RollingUpdate',
+      rollingUpdate: { maxSurge: 1, maxUnavailable: 0 },
+    });
+    expect(url).toEqual({
+      name: 'EDGESYNC_STATE_URL',
+      valueFrom: { secretKeyRef: { name: 'edgesync-state', key: 'url' } },
+    });
+    expect(passwordVolume.secret).toMatchObject({ secretName: 'edgesync-state' });
+    expect(passwordVolume.secret.items).toEqual([
+      { key: 'password', path: passwordFile.slice(passwordMount.mountPath.length + 1) },
+    ]);
+    expect(passwordMount.readOnly).toBe(true);
+    // Both replicas share one state: the instance is named, not derived per pod.
+    expect(flags.get('--instance')).toEqual(expect.any(String));
+    expect(pdb.spec).toEqual({ minAvailable: 1, selector: ha.workload.spec.selector });
+    expect(ha.pod.affinity.podAntiAffinity).toBeDefined();
+    expect(ha.env.EDGESYNC_STATE_DIR).toBeUndefined();
+    expect(ha.pod.volumes.some((v: { persistentVolumeClaim?: unknown }) => v.persistentVolumeClaim)).toBe(
+      false,
+    );
+  });
+
+  it('keeps the two pods in step: the same containers but for how the state is reached', () => {
+    const withoutState = (v: ReturnType<typeof variant>) => {
+      const strip = (c: {
+        args?: string[];
+        env?: { name: string }[];
+        volumeMounts?: { name: string }[];
+      }) => ({
+        ...c,
+        args: c.args?.filter((a) => !/^--(instance|state-password-file)=/.test(a)),
+        env: c.env?.filter((e) => !/^EDGESYNC_STATE_(DIR|URL)$/.test(e.name)),
+        volumeMounts: c.volumeMounts?.filter((m) => !/^state/.test(m.name)),
+      });
+      return {
+        containers: v.pod.containers.map(strip),
+        volumes: v.pod.volumes.filter((vol: { name: string }) => !/^state/.test(vol.name)),
+      };
+    };
+    expect(withoutState(ha)).toEqual(withoutState(single));
   });
 });

@@ -1,4 +1,4 @@
-/** Wire schemas of the core API's DNS zones (`/dnszone`, PascalCase). */
+/** Wire schemas of the core API (`/dnszone`, `/pullzone`; PascalCase). */
 import { z } from 'zod';
 import { WireInt } from './common.js';
 
@@ -31,3 +31,19 @@ export const DnssecStatusWire = z.object({
   DsConfigured: z.boolean().nullish(),
 });
 export type DnssecStatusWire = z.infer<typeof DnssecStatusWire>;
+
+/** A pull zone of `GET /pullzone` (PullZoneModel): what `inspect zones` shows beside a Shield Zone. */
+const PullZoneWire = z.looseObject({
+  Id: WireInt,
+  Name: z.string().nullish(),
+  Hostnames: z.array(z.looseObject({ Value: z.string().nullish() })).nullish(),
+});
+export type PullZoneWire = z.infer<typeof PullZoneWire>;
+
+/** `GET /pullzone?page=N` (N ≥ 1): the paginated form of the listing. */
+export const PullZoneListWire = z.object({
+  Items: z.array(PullZoneWire).nullish(),
+  CurrentPage: WireInt.nullish(),
+  TotalItems: WireInt.nullish(),
+  HasMoreItems: z.boolean().nullish(),
+});

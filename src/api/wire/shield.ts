@@ -172,6 +172,22 @@ export const ShieldZoneWire = z.object({
 export type ShieldZoneWire = z.infer<typeof ShieldZoneWire>;
 export const ShieldZoneEnvelopeWire = z.object({ data: ShieldZoneWire.nullish() });
 
+/**
+ * `GET /shield/shield-zones`: one page of the account's zones (`inspect zones`). Loose, like
+ * the other read-only replies below: `--json` prints the zones as the API sent them.
+ */
+const ShieldZoneListItemWire = z.looseObject({
+  shieldZoneId: WireInt,
+  pullZoneId: WireInt.nullish(),
+  planType: WireInt.nullish(),
+  wafEnabled: z.boolean().nullish(),
+});
+export type ShieldZoneListItemWire = z.infer<typeof ShieldZoneListItemWire>;
+export const ShieldZoneListWire = z.object({
+  data: z.array(ShieldZoneListItemWire).nullish(),
+  page: PaginationWire.nullish(),
+});
+
 /*
  * The read-only replies below (E6, E8, E9) are loose objects: fields they do not name are kept,
  * so `edgesync inspect --json` prints the reply as the API sent it, including fields added

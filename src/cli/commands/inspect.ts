@@ -1,9 +1,12 @@
 /**
- * `edgesync inspect bots|waf-catalog|api-guardian|optimal-region`: the read-only operations
- * E6–E9 as tables, or with `--json` as the reply the API sent (its schemas keep unknown fields).
+ * `edgesync inspect zones|apps|bots|waf-catalog|api-guardian|optimal-region`: the account's ids
+ * (`zones`, `apps`: what the YAML's `shieldZoneId`, `id` and `appId` need) and the read-only
+ * operations E6–E9, as tables, or with `--json` as the replies the API sent (their schemas keep
+ * unknown fields).
  * A failure is one line on stderr (`runCli` prints the ApiError's message) and exit 1.
  */
 import type { Command } from 'commander';
+import { appsView, zonesDocument, zonesView } from '../account-views.js';
 import { withApiClient } from '../api-session.js';
 import {
   apiGuardianView,
@@ -48,13 +51,41 @@ function shieldZoneOption(command: Command): Command {
   return command.requiredOption('--shield-zone <id>', 'Shield Zone id', positiveInt('--shield-zone'));
 }
 
-/** Registers `inspect` and its four sub-commands. */
+/** Registers `inspect` and its sub-commands. */
 export function registerInspect(program: Command, io: CliIo, setExitCode: (code: number) => void): void {
   const inspect = program
     .command('inspect')
     .description(
-      'show read-only data of the API: bots, the WAF rule catalogue, API Guardian metrics, the optimal region',
+      "show read-only data of the API: the account's zones and apps with their ids, bots, the WAF rule catalogue, API Guardian metrics, the optimal region",
     );
+
+  subcommand(
+    inspect,
+    'zones',
+    "Shield Zones (with their pull zone's name and hostnames) and DNS zones, by id",
+  ).action(async (flags: InspectFlags) => {
+    const zones = await withApiClient(flags, io, async (api) => {
+      const options = { signal: io.signal };
+      const [shieldZones, pullZones, dnsZones] = await Promise.all([
+        api.listShieldZones(options),
+        api.listPullZones(options),
+        api.listDnsZones(options),
+      ]);
+      return { shieldZones, pullZones, dnsZones };
+    });
+    if (flags.json === true) printJson(io, zonesDocument(zones));
+    else print(io, zonesView(zones, { color: useColor(io) }));
+    setExitCode(0);
+  });
+
+  subcommand(inspect, 'apps', 'container apps (Magic Containers) by id, with name and status').action(
+    async (flags: InspectFlags) => {
+      const apps = await withApiClient(flags, io, (api) => api.listApps({ signal: io.signal }));
+      if (flags.json === true) printJson(io, apps);
+      else print(io, appsView(apps, { color: useColor(io) }));
+      setExitCode(0);
+    },
+  );
 
   shieldZoneOption(subcommand(inspect, 'bots', 'bots of a Shield Zone, grouped by category')).action(
     async (flags: ZoneFlags) => {

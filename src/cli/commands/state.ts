@@ -5,6 +5,7 @@
  * changes either meanwhile; it copies the document, the notifications' memory and the install
  * key, and refuses a target that already holds a state unless `--force`.
  */
+import { resolve } from 'node:path';
 import { openStateStore } from '../../engine/state.js';
 import { ReconcileError } from '../../errors.js';
 import type { StateBackend } from '../../state/backend.js';
@@ -17,6 +18,7 @@ import { useColor } from '../settings.js';
 import {
   addStateOptions,
   defaultInstance,
+  leaseMsOf,
   lockTimeoutMsOf,
   passwordOf,
   type StateFlags,
@@ -28,12 +30,9 @@ interface ShowFlags extends StateFlags, ConfigFlags {
   json?: boolean;
 }
 
-interface MigrateFlags extends ConfigFlags {
-  from: string;
+interface MigrateFlags extends StateFlags, ConfigFlags {
+  from?: string;
   to: string;
-  statePasswordFile?: string;
-  instance?: string;
-  lockTimeout?: number;
   force?: boolean;
 }
 
@@ -53,17 +52,15 @@ export const registerState: CommandRegistrar = (program, io, setExitCode) => {
   });
   const migrate = state
     .command('migrate')
-    .description('copy the state from one store to another: a directory or a postgres:// URL, either way')
-    .requiredOption('--from <dir-or-url>', 'the store to copy from')
+    .description(
+      'copy the state from one store to another: a directory or a postgres:// URL, either way (--from defaults to the store the other commands use)',
+    )
+    .option('--from <dir-or-url>', 'the store to copy from (default: --state-dir / --state-url as for apply)')
     .requiredOption('--to <dir-or-url>', 'the store to copy to')
     .option('--force', 'replace a state the target already holds');
-  addConfigOption(migrate)
-    .option('--state-password-file <file>', 'the database password (else PGPASSWORD, PGPASSFILE or the URL)')
-    .option('--instance <name>', 'the instance name in the database (default: from --config)')
-    .option('--lock-timeout <s>', 'wait this long for a writer that holds either store', Number, 0)
-    .action(async (flags: MigrateFlags) => {
-      setExitCode(await runMigrate(flags, io));
-    });
+  addStateOptions(addConfigOption(migrate), { lockTimeout: true }).action(async (flags: MigrateFlags) => {
+    setExitCode(await runMigrate(flags, io));
+  });
 };
 
 async function runShow(flags: ShowFlags, io: CliIo): Promise<number> {
@@ -123,17 +120,24 @@ async function runShow(flags: ShowFlags, io: CliIo): Promise<number> {
   }
 }
 
-/** A store named by `--from`/`--to`: a postgres:// URL, else a directory. */
-function storeOf(where: string, flags: MigrateFlags, io: CliIo): StateBackend {
+/**
+ * A store named by `--from`/`--to`: a postgres:// URL, else a directory; with neither, the
+ * store the state flags name (`--state-dir`, `--state-url`, their variables, the default).
+ */
+function storeOf(where: string | undefined, flags: MigrateFlags, io: CliIo): StateBackend {
+  const configDir = configDirFrom(flags.config, io).path;
+  if (where === undefined) return stateBackendOf(flags, configDir, io).backend;
+  const leaseMs = leaseMsOf(flags);
   if (/^postgres(ql)?:\/\//.test(where)) {
     const password = passwordOf(flags, io);
     return postgresBackend({
       url: where,
-      instance: flags.instance ?? defaultInstance(configDirFrom(flags.config, io).path),
+      instance: flags.instance ?? defaultInstance(configDir),
       ...(password === undefined ? {} : { password }),
+      ...(leaseMs === undefined ? {} : { leaseMs }),
     });
   }
-  return fileBackend(where.startsWith('/') ? where : `${io.cwd}/${where}`);
+  return fileBackend(resolve(io.cwd, where), leaseMs === undefined ? {} : { leaseMs });
 }
 
 async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<number> {
@@ -141,6 +145,9 @@ async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<number> {
   const to = storeOf(flags.to, flags, io);
   const wait = { timeoutMs: lockTimeoutMsOf(flags), signal: io.signal };
   try {
+    if (from.location === to.location) {
+      throw new ReconcileError('USAGE', `--from and --to name the same store, ${from.location}`);
+    }
     const fromLease = await from.acquire('state migrate', wait);
     try {
       await to.prepare();
@@ -158,7 +165,7 @@ async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<number> {
           throw new ReconcileError('USAGE', `${to.location} already holds a state; --force replaces it`);
         }
         const key = await from.installKey.read({ readOnly: true });
-        if (key !== undefined) await to.installKey.write(key);
+        if (key !== undefined) await to.installKey.write(key, toLease);
         for (const name of RECORDS) {
           const text = await from.readRecord(name);
           if (text !== undefined) await to.writeRecord(name, text, toLease);

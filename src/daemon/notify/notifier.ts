@@ -36,14 +36,26 @@ export interface Notifier extends RunObserver {
   close(timeoutMs: number): Promise<void>;
 }
 
+function eventTargets(settings: NotifySettings, userAgent: string): EventTarget[] {
+  return [
+    ...settings.webhooks.map((url) => webhookTarget(url, settings.webhookSecret, userAgent)),
+    ...(settings.slackUrl === undefined ? [] : [slackTarget(settings.slackUrl, userAgent)]),
+  ];
+}
+
+/** The configured targets as `daemon.started` logs them (labels only, never a secret). */
+export function notifyTargetLabels(settings: NotifySettings): string[] {
+  return [
+    ...eventTargets(settings, '').map((t) => `${t.info.name} ${t.info.label}`),
+    ...(settings.github === undefined ? [] : [`github ${settings.github.apiUrl.origin}`]),
+  ];
+}
+
 /** A notifier for the configured targets; undefined when none is configured. */
 export function createNotifier(options: NotifierOptions): Notifier | undefined {
   const { settings, logger } = options;
   const userAgent = `edgesync/${options.version}`;
-  const targets: EventTarget[] = [
-    ...settings.webhooks.map((url) => webhookTarget(url, settings.webhookSecret, userAgent)),
-    ...(settings.slackUrl === undefined ? [] : [slackTarget(settings.slackUrl, userAgent)]),
-  ];
+  const targets = eventTargets(settings, userAgent);
   if (targets.length === 0 && settings.github === undefined) return undefined;
   const delivery: Delivery = createDelivery({ logger, count: options.count });
   const statuses =
@@ -98,10 +110,7 @@ export function createNotifier(options: NotifierOptions): Notifier | undefined {
   };
 
   return {
-    targets: [
-      ...targets.map((t) => `${t.info.name} ${t.info.label}`),
-      ...(settings.github === undefined ? [] : [`github ${settings.github.apiUrl.origin}`]),
-    ],
+    targets: notifyTargetLabels(settings),
     applyStarting(run) {
       guarded(() => statuses?.applyStarting(run));
     },

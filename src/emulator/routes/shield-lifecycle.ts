@@ -25,7 +25,7 @@ import { check } from '../validation/issues.js';
 import { CreateCustomWafRuleRequest, toRuleConfiguration } from '../validation/waf-rule.js';
 import type { CustomWafRule } from '../wire.js';
 import type { RequestContext, Route } from './types.js';
-import { idParam, validationFailure } from './types.js';
+import { idParam, queryInt, validationFailure } from './types.js';
 
 /** The API's own words for a Basic zone (PHP docs, docs/api-notes.md, Custom WAF rules). */
 const BASIC_PLAN_RULE_MESSAGE =
@@ -187,6 +187,43 @@ function getShieldZone(ctx: RequestContext): Reply {
   return { status: 200, body: { data: shieldZoneView(zone) } };
 }
 
+/** The listing's page size when `perPage` is absent (SPEC-SHIELD), and its largest. */
+const ZONES_PER_PAGE = 10;
+const MAX_ZONES_PER_PAGE = 1000;
+
+/** `GET /shield/shield-zones?page=&perPage=`: the account's zones in id order, with the spec's PaginationResponse. */
+function listShieldZones(ctx: RequestContext): Reply {
+  const query = new URLSearchParams(ctx.rawQuery);
+  const page = queryInt(query, 'page', 1);
+  const perPage = queryInt(query, 'perPage', ZONES_PER_PAGE);
+  if (
+    page === undefined ||
+    page < 1 ||
+    perPage === undefined ||
+    perPage < 1 ||
+    perPage > MAX_ZONES_PER_PAGE
+  ) {
+    const detail = `page must be at least 1 and perPage between 1 and ${MAX_ZONES_PER_PAGE}.`;
+    return ctx.fail('invalid', { status: 400, detail });
+  }
+  const zones = ctx.state.shieldZones();
+  const totalPages = Math.ceil(zones.length / perPage);
+  const start = (page - 1) * perPage;
+  return {
+    status: 200,
+    body: {
+      data: zones.slice(start, start + perPage).map(shieldZoneView),
+      page: {
+        totalCount: zones.length,
+        totalPages,
+        currentPage: page,
+        nextPage: page < totalPages ? page + 1 : null,
+        pageSize: perPage,
+      },
+    },
+  };
+}
+
 /** The create, delete and zone routes. */
 export const SHIELD_LIFECYCLE_ROUTES: readonly Route[] = [
   {
@@ -228,5 +265,13 @@ export const SHIELD_LIFECYCLE_ROUTES: readonly Route[] = [
     profile: SHIELD_PROBLEM_PROFILE,
     body: 'none',
     handle: getShieldZone,
+  },
+  {
+    method: 'GET',
+    pattern: '/shield/shield-zones',
+    operation: 'listShieldZones',
+    profile: SHIELD_RULE_PROFILE,
+    body: 'none',
+    handle: listShieldZones,
   },
 ];

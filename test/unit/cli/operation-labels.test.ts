@@ -22,6 +22,8 @@ const COMMANDS = [
   ['schema'],
   ['emulator'],
   ['inspect'],
+  ['inspect', 'zones'],
+  ['inspect', 'apps'],
   ['inspect', 'bots'],
   ['inspect', 'waf-catalog'],
   ['inspect', 'api-guardian'],

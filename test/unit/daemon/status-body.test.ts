@@ -66,6 +66,7 @@ const WRITES: ReadonlyArray<[string, (t: StatusTracker) => void]> = [
   ['setRetry', (t) => t.setRetry(null)],
   ['setSettleHold', (t) => t.setSettleHold(null)],
   ['setUnclaimed', (t) => t.setUnclaimed([])],
+  ['setLeadership', (t) => t.setLeadership('standby', { pid: 7, host: 'a', since: RUN.startedAt, term: 2 })],
 ];
 
 describe('the /status body', () => {

@@ -83,9 +83,13 @@ describe('healthOf', () => {
   it('is Standby for a standby, before anything else', () => {
     expect(healthOf(doc({ role: 'standby', degraded: true })).label).toBe('Standby');
     expect(
-      healthOf(doc({ role: 'standby', leader: { id: 'pod-a', since: '2026-11-28T11:00:00Z' } })).detail,
+      healthOf(doc({ role: 'standby', leader: { pid: 7, host: 'pod-a', since: '2026-11-28T11:00:00Z' } }))
+        .detail,
     ).toBe(
-      'Another edgesync leads the state store ({"id":"pod-a","since":"2026-11-28T11:00:00Z"}); this one writes nothing until it leads.',
+      'Another edgesync leads the state store (pid 7 on host pod-a since 2026-11-28T11:00:00Z); this one writes nothing until it leads.',
+    );
+    expect(healthOf(doc({ role: 'standby', leader: null })).detail).toBe(
+      'Another edgesync leads the state store; this one writes nothing until it leads.',
     );
   });
 
