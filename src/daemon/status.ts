@@ -21,7 +21,6 @@ import type {
   LeaderStatus,
   PullStatus,
   ResourceState,
-  ResourceStatus,
   RetryStatus,
   SettleHoldStatus,
   StatusDocument,
@@ -29,7 +28,7 @@ import type {
   StatusIssue,
   UnclaimedObject,
 } from './status-document.js';
-import { createResourceRecords, RESOURCE_STATES } from './status-resources.js';
+import { createResourceRecords, RESOURCE_STATES, type ResourceRecord, statusOf } from './status-resources.js';
 
 export type {
   DaemonPhase,
@@ -39,10 +38,13 @@ export type {
   UnclaimedObject,
 } from './status-document.js';
 
-/** `StatusDocument` split in two: every field but the last, and the last, `resources`. */
+/**
+ * `StatusDocument` split in two: every field but the last, and the records of the last,
+ * `resources` (each shown by `statusOf`), sorted by subject.
+ */
 interface StatusSnapshot {
   readonly head: Omit<StatusDocument, 'resources'>;
-  readonly resources: readonly ResourceStatus[];
+  readonly records: readonly ResourceRecord[];
 }
 
 /** The mutable status of one daemon; only the controller writes it. */
@@ -87,9 +89,9 @@ export interface StatusTracker {
   countsByKind(): Map<string, Map<string, number>>;
   document(runs: readonly RunRecord[]): StatusDocument;
   /**
-   * The document without copying its resources: the records themselves, sorted by subject.
-   * A record is never changed once made (a write replaces it), so one that is the same object
-   * as in an earlier snapshot serialises to the same JSON.
+   * The document as it is now, without building its resources: the records themselves. A
+   * record is never changed once made (a write replaces it), so the snapshot stays what it
+   * was while a response is written from it.
    */
   snapshot(runs: readonly RunRecord[]): StatusSnapshot;
   /** Bumped by every write above: the same count (and runs) means the same document. */
@@ -161,9 +163,9 @@ export function createStatusTracker(): StatusTracker {
   }
 
   function snapshot(runs: readonly RunRecord[]): StatusSnapshot {
-    const resources = records.sorted();
+    const sorted = records.sorted();
     const counts = Object.fromEntries(RESOURCE_STATES.map((s) => [s, 0])) as Record<ResourceState, number>;
-    for (const resource of resources) counts[resource.state] += 1;
+    for (const record of sorted) counts[record.state] += 1;
     const isDegraded = degraded();
     const head = {
       status: phaseOf(condition, isDegraded),
@@ -184,7 +186,7 @@ export function createStatusTracker(): StatusTracker {
       runs: [...runs].reverse(),
       counts,
     };
-    return { head, resources };
+    return { head, records: sorted };
   }
 
   return {
@@ -246,8 +248,8 @@ export function createStatusTracker(): StatusTracker {
       write({ role, leader, ...(role === 'standby' ? { stoodBy: true } : {}) }),
     countsByKind: () => records.countsByKind(),
     document(runs) {
-      const { head, resources } = snapshot(runs);
-      return { ...head, resources: resources.map((r) => ({ ...r })) };
+      const { head, records: sorted } = snapshot(runs);
+      return { ...head, resources: sorted.map(statusOf) };
     },
     snapshot,
   };

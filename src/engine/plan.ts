@@ -35,6 +35,12 @@ export interface PlanOptions {
   keyedDigest(data: string): string;
 }
 
+/**
+ * The diffs and requests of a change that has none: one frozen empty list shared by every such
+ * change, rather than two new ones per resource for every run's plan.
+ */
+const NONE: readonly never[] = Object.freeze([]);
+
 /** The threshold applies only from this many managed resources on. */
 const MIN_RESOURCES_FOR_THRESHOLD = 10;
 
@@ -101,8 +107,8 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
   change.action = action;
   if (result.digest !== undefined) change.digest = result.digest;
   change.cause = result.diffs.length > 0 ? driftCause(record, change.digest) : 'unknown';
-  change.diffs = result.diffs;
-  change.requests = isWrite(action) ? result.requests : [];
+  change.diffs = result.diffs.length === 0 ? NONE : result.diffs;
+  change.requests = isWrite(action) && result.requests.length > 0 ? result.requests : NONE;
   if (skip !== undefined) change.skip = skip;
   if (result.error !== undefined) change.error = result.error;
   if (result.remember !== undefined) change.remember = result.remember;
@@ -189,29 +195,48 @@ function applyThreshold(changes: PlannedChange[], options: PlanOptions): Planned
 const KIND_ORDER = new Map(Object.keys(KINDS).map((kind, index) => [kind, index]));
 
 /** Plans list kinds in registry order, then resources by name, so output is stable. */
-function byKindThenName(a: DesiredResource, b: DesiredResource): number {
+function byKindThenName(
+  a: { readonly kind: string; readonly name: string },
+  b: { readonly kind: string; readonly name: string },
+): number {
   return (
     (KIND_ORDER.get(a.kind) ?? 0) - (KIND_ORDER.get(b.kind) ?? 0) ||
     (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
   );
 }
 
-/** Builds the plan. Pure: no I/O, the same inputs give the same plan. */
-export function buildPlan(
+/**
+ * The documents' changes against one read of their live state: each resource planned, and
+ * those that reached a live object another one also reached refused. What only every
+ * document together can tell (the lifecycle, the threshold) is `completePlan`'s.
+ */
+export function planResources(
   resources: readonly DesiredResource[],
   snapshot: LiveSnapshot,
   options: PlanOptions,
-): Plan {
+): PlannedChange[] {
   const conflicts = liveConflicts(resources, snapshot);
-  const planned = [...resources].sort(byKindThenName).map((resource) => {
+  return resources.map((resource) => {
     const change = planOne(resource, snapshot, options);
     const conflict = conflicts.get(resource.subject);
     return conflict === undefined ? change : refused(change, conflict);
   });
+}
+
+/**
+ * The plan from the changes of every document (planned by one read or several): the lifecycle
+ * step over the scopes read, the change threshold, the summary. Pure.
+ */
+export function completePlan(
+  planned: readonly PlannedChange[],
+  live: Pick<LiveSnapshot, 'scopes' | 'optimalRegion'>,
+  options: PlanOptions,
+): Plan {
+  const ordered = [...planned].sort(byKindThenName);
   const lifecycle =
     options.lifecycle === undefined
-      ? { changes: planned, notPruned: [], gone: [], ignored: [] }
-      : planLifecycle(planned, snapshot.scopes, options.lifecycle);
+      ? { changes: ordered, notPruned: [], gone: [], ignored: [] }
+      : planLifecycle(ordered, live.scopes, options.lifecycle);
   const changes = applyThreshold(lifecycle.changes, options);
   return {
     version: 1,
@@ -219,9 +244,18 @@ export function buildPlan(
     createdAt: new Date().toISOString(),
     changes,
     summary: summarize(changes, lifecycle.notPruned.filter((n) => n.withPrune !== undefined).length),
-    ...(snapshot.optimalRegion === undefined ? {} : { optimalRegion: snapshot.optimalRegion }),
+    ...(live.optimalRegion === undefined ? {} : { optimalRegion: live.optimalRegion }),
     ...(lifecycle.notPruned.length === 0 ? {} : { notPruned: lifecycle.notPruned }),
     ...(lifecycle.gone.length === 0 ? {} : { gone: lifecycle.gone }),
     ...(lifecycle.ignored.length === 0 ? {} : { ignored: lifecycle.ignored }),
   };
+}
+
+/** Builds the plan from one read of every resource. Pure: no I/O, the same inputs give the same plan. */
+export function buildPlan(
+  resources: readonly DesiredResource[],
+  snapshot: LiveSnapshot,
+  options: PlanOptions,
+): Plan {
+  return completePlan(planResources(resources, snapshot, options), snapshot, options);
 }

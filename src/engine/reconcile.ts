@@ -22,12 +22,12 @@ import {
   withMoves,
 } from './inventory.js';
 import { type OnlySelection, selectOnly } from './only.js';
-import { buildPlan, type PlanOptions } from './plan.js';
+import { buildPlan, completePlan, type PlanOptions, planResources } from './plan.js';
 import { type LifecycleOptions, orphanEntries } from './prune.js';
-import { type ReadOptions, readLiveState } from './read.js';
+import { type ReadOptions, readLiveState, readLiveStateByZone, type ScopeLive } from './read.js';
 import { bindSavedPlan, liveDigests, type SavedPlan } from './saved-plan.js';
 import { MAX_RUN_CHANGES, type RunChange, type StateStore } from './state.js';
-import type { ApplyResult, ChangeResult, Plan, PlannedChange } from './types.js';
+import type { ApplyResult, ChangeResult, OptimalRegion, Plan, PlannedChange } from './types.js';
 
 /**
  * What one reconcile covers: which documents, at which revision, and what it may prune. A full
@@ -305,9 +305,11 @@ function recordInventory(options: ReconcileOptions, change: PlannedChange, resul
 }
 
 /**
- * The read and plan phases, in a function of their own so that the live snapshot (10 MB for
- * 10,000 resources) is garbage once the plan exists, not held through the apply phase. In
- * `apply` mode it also records the read hints (access-list checksums) for the next run.
+ * The read and plan phases, zone by zone (`readLiveStateByZone`): each zone's live snapshot is
+ * planned as soon as it is read and is garbage once its changes exist, so a run never holds the
+ * live objects of every zone at once (docs/performance.md, Memory). What needs every zone (the
+ * lifecycle step, the threshold) runs on the changes once all are planned. In `apply` mode it
+ * also records the read hints (access-list checksums) for the next run.
  */
 async function readAndPlan(
   resources: readonly DesiredResource[],
@@ -315,26 +317,33 @@ async function readAndPlan(
   options: ReconcileOptions,
   lifecycle: LifecycleOptions,
 ): Promise<{ plan: Plan; live?: Record<string, string> }> {
-  const snapshot = await readLiveState(resources, {
-    ...readOptions,
-    orphans: orphansOf(lifecycle),
-  });
-  const fresh = buildPlan(resources, snapshot, planOptions(options, lifecycle));
-  const live =
-    options.report.liveDigests === true || options.selection.saved !== undefined
-      ? liveDigests(resources, snapshot)
-      : undefined;
+  const wantDigests = options.report.liveDigests === true || options.selection.saved !== undefined;
+  const live: Record<string, string> = {};
+  const planned: PlannedChange[] = [];
+  const scopes = new Map<string, ScopeLive>();
+  let optimalRegion: OptimalRegion | undefined;
+  const settings = planOptions(options, lifecycle);
+  await readLiveStateByZone(
+    resources,
+    { ...readOptions, orphans: orphansOf(lifecycle) },
+    (zone, snapshot) => {
+      for (const change of planResources(zone, snapshot, settings)) planned.push(change);
+      for (const [key, scope] of snapshot.scopes) scopes.set(key, scope);
+      optimalRegion ??= snapshot.optimalRegion;
+      if (wantDigests) Object.assign(live, liveDigests(zone, snapshot));
+      if (options.write.mode === 'apply') {
+        for (const [subject, read] of snapshot.reads) {
+          if (read.lookup.status === 'found') options.state.setHint(subject, read.hint);
+        }
+      }
+    },
+  );
+  const fresh = completePlan(planned, { scopes, optimalRegion }, settings);
+  if (!wantDigests) return { plan: fresh };
   // A saved plan replaces the fresh one only when the two are the same; else this throws.
-  const plan =
-    options.selection.saved === undefined || live === undefined
-      ? fresh
-      : bindSavedPlan(options.selection.saved, fresh, live);
-  if (options.write.mode === 'apply') {
-    for (const [subject, live] of snapshot.reads) {
-      if (live.lookup.status === 'found') options.state.setHint(subject, live.hint);
-    }
-  }
-  return { plan, ...(live === undefined ? {} : { live }) };
+  const { saved } = options.selection;
+  const plan = saved === undefined ? fresh : bindSavedPlan(saved, fresh, live);
+  return { plan, live };
 }
 
 /** Reads, plans and — in `apply` mode — applies and records. Never throws for one resource. */
