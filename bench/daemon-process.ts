@@ -109,12 +109,17 @@ export async function startDaemon(
           '/bin/sh',
           ['-c', 'echo $$ > "$0/cgroup.procs" && exec "$@"', options.cgroup, process.execPath, ...nodeArgs],
         ];
+  // The image's heap share of the cgroup's limit, as its Node would compute it (image.ts).
+  const limit =
+    options.cgroup === undefined
+      ? undefined
+      : Number(readFileSync(join(options.cgroup, 'memory.limit_in_bytes'), 'utf8').trim());
   const child: ChildProcess = spawn(command, args, {
     env: {
       ...process.env,
       ...options.env,
       EDGESYNC_ACCESS_KEY: ACCESS_KEY,
-      NODE_OPTIONS: imageNodeOptions(),
+      NODE_OPTIONS: imageNodeOptions(limit),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

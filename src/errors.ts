@@ -40,6 +40,11 @@ export const ERROR_CODES = {
     retryable: false,
     summary: 'a container secret (valueFrom) could not be read; nothing is sent for that app',
   },
+  ROLLOUT_FAILED: {
+    retryable: false,
+    summary:
+      'an app change was applied but its rollout did not reach active (failing, or the timeout passed)',
+  },
   APPLY_PARTIAL: { retryable: true, summary: 'some changes failed; the result lists each outcome' },
   STATE_IO: {
     retryable: true,

@@ -542,7 +542,7 @@ function redraw(): void {
   drawGeneric(
     'apps',
     doc.apps,
-    ['subject', 'name', 'appId', 'status', 'health', 'reason', 'message', 'at'],
+    ['subject', 'name', 'appId', 'status', 'health', 'revision', 'reason', 'rolledBackTo', 'at'],
     'No container app is managed.',
     'Container app health',
   );

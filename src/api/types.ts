@@ -31,11 +31,11 @@ import type {
   WafPlanSegmentationWire,
 } from './wire/shield.js';
 
-/** How the client retries 429, 5xx and connection failures (full-jitter backoff). */
+/** How the client retries 429, 5xx and connection failures (edgesync's one backoff, `src/backoff.ts`). */
 export interface RetryOptions {
   /** Attempts in all, including the first. Default 6. */
   maxAttempts?: number;
-  /** Base of the exponential backoff (full jitter). Default 100 ms. */
+  /** Base of the exponential backoff (equal jitter: retry n waits half to all of base · 2ⁿ⁻¹). Default 100 ms. */
   baseDelayMs?: number;
   /** Cap of one backoff delay. Default 10 s. */
   maxDelayMs?: number;

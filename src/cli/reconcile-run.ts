@@ -189,6 +189,10 @@ export interface SavedPlanRun {
   liveDigests?: boolean;
   /** `apply FILE`: the saved plan; its options replace the flags'. */
   saved?: SavedPlan;
+  /** `apply`: wait for the rollouts its writes start (default), or not (`--no-wait`). */
+  rollouts?: 'wait' | 'off';
+  /** `--rollout-poll-ms`. */
+  rolloutPollMs?: number;
 }
 
 function onlyOf(only: readonly string[] | undefined): { only?: readonly string[] } {
@@ -224,6 +228,8 @@ async function runReconcile(
       force: saved?.force ?? flags.force === true,
       signal: io.signal,
       ...(prepared.lease === undefined ? {} : { lease: prepared.lease }),
+      ...(extra.rollouts === undefined ? {} : { rollouts: extra.rollouts }),
+      ...(extra.rolloutPollMs === undefined ? {} : { rolloutPollMs: extra.rolloutPollMs }),
     },
     report: {
       trigger: 'cli',

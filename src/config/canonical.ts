@@ -4,24 +4,6 @@
  */
 import { sha256Hex } from '../domain/checksum.js';
 
-/** Keys already quoted: documents of one kind share their keys, so most are quoted once. */
-const quotedKeys = new Map<string, string>();
-const MAX_QUOTED_KEYS = 10_000;
-/** Schema field names are short; a longer key is the user's (a record key) and is not kept. */
-const MAX_QUOTED_KEY_LENGTH = 64;
-
-function quoted(key: string): string {
-  let json = quotedKeys.get(key);
-  if (json === undefined) {
-    json = JSON.stringify(key);
-    // Bounded in number and in size: keys of records (nodeSelectors, variables) are the
-    // user's, and the cache outlives the load; unbounded in length, 10,000 of them could
-    // hold gigabytes for the life of the daemon.
-    if (quotedKeys.size < MAX_QUOTED_KEYS && key.length <= MAX_QUOTED_KEY_LENGTH) quotedKeys.set(key, json);
-  }
-  return json;
-}
-
 /**
  * JSON with object keys sorted (by UTF-16 code unit, JavaScript's default sort) at every
  * level; arrays keep their order, `undefined` members are left out as JSON.stringify does.
@@ -43,7 +25,7 @@ export function canonicalJson(value: unknown): string {
   for (const key of keys) {
     const member = record[key];
     if (member === undefined) continue;
-    out += `${out === '' ? '{' : ','}${quoted(key)}:${canonicalJson(member)}`;
+    out += `${out === '' ? '{' : ','}${JSON.stringify(key)}:${canonicalJson(member)}`;
   }
   return out === '' ? '{}' : `${out}}`;
 }

@@ -1,10 +1,11 @@
 /**
  * A YAML file as the loader caches it: the results of its documents (`FileResult`), the
- * `---` pieces it was split into, and what a changed file may reuse of its previous parse —
- * the pieces whose text did not change, moved to their new lines, as long as the files they
- * read (entriesFile) read the same.
+ * `---` pieces it was split into (by the digest of their text), and what a changed file may
+ * reuse of its previous parse — the pieces whose text did not change, moved to their new
+ * lines, as long as the files they read (entriesFile) read the same.
  */
 import { join } from 'node:path';
+import { sha256Hex } from '../domain/checksum.js';
 import { type LoaderLimits, readRelativeFile, statFile, statKey } from './files.js';
 import type { ConfigIssue, DesiredResource, SourceLocation } from './types.js';
 
@@ -53,10 +54,12 @@ export interface FileResult {
   readonly chunks: readonly ChunkInfo[];
 }
 
-/** One `---`-delimited piece of a file and how many results of each list it produced. */
+/**
+ * One `---`-delimited piece of a file and how many results of each list it produced. The
+ * piece is known by the digest of its text: the cache keeps no file's text or bytes.
+ */
 export interface ChunkInfo {
-  readonly offset: number;
-  readonly length: number;
+  readonly digest: string;
   /** 0-based line where the chunk starts. */
   readonly line: number;
   readonly documents: number;
@@ -66,7 +69,6 @@ export interface ChunkInfo {
 
 /** The previous parse of the same file, whose unchanged documents may be reused. */
 export interface PreviousParse {
-  readonly text: string;
   readonly result: FileResult;
   /** The load's check of `result.dependencies`, shared with the loader so each is read once. */
   readonly dependencyUnchanged: DependencyCheck;
@@ -76,6 +78,8 @@ export interface Chunk {
   readonly text: string;
   readonly offset: number;
   readonly line: number;
+  /** SHA-256 of `text`: what a later parse of the file finds the chunk's results by. */
+  readonly digest: string;
 }
 
 const DOCUMENT_START = /^---(?=[ \t\r\n]|$)/gm;
@@ -86,14 +90,15 @@ const DOCUMENT_START = /^---(?=[ \t\r\n]|$)/gm;
  * (`%YAML`, `%TAG`) apply across the marker that follows them: such a file stays whole.
  */
 export function splitDocuments(text: string): Chunk[] {
-  if (/^%/m.test(text)) return [{ text, offset: 0, line: 0 }];
+  if (/^%/m.test(text)) return [{ text, offset: 0, line: 0, digest: sha256Hex(text) }];
   const starts = [0];
   for (const match of text.matchAll(DOCUMENT_START)) if (match.index > 0) starts.push(match.index);
   const chunks: Chunk[] = [];
   let line = 0;
   for (const [i, offset] of starts.entries()) {
     const end = starts[i + 1] ?? text.length;
-    chunks.push({ text: text.slice(offset, end), offset, line });
+    const piece = text.slice(offset, end);
+    chunks.push({ text: piece, offset, line, digest: sha256Hex(piece) });
     for (let at = text.indexOf('\n', offset); at !== -1 && at < end; at = text.indexOf('\n', at + 1))
       line += 1;
   }
@@ -128,20 +133,19 @@ export interface PreviousChunk {
   readonly dependencies: number;
 }
 
-/** The previous parse's chunks by their text, each with the slices of results it produced. */
+/** The previous parse's chunks by their digest, each with the slices of results it produced. */
 export function previousChunks(previous: PreviousParse): Map<string, PreviousChunk> {
-  const byText = new Map<string, PreviousChunk>();
+  const byDigest = new Map<string, PreviousChunk>();
   let documents = 0;
   let issues = 0;
   let dependencies = 0;
   for (const info of previous.result.chunks) {
-    const text = previous.text.slice(info.offset, info.offset + info.length);
-    if (!byText.has(text)) byText.set(text, { info, documents, issues, dependencies });
+    if (!byDigest.has(info.digest)) byDigest.set(info.digest, { info, documents, issues, dependencies });
     documents += info.documents;
     issues += info.issues;
     dependencies += info.dependencies;
   }
-  return byText;
+  return byDigest;
 }
 
 /** Whether an entriesFile read would still give what a dependency recorded. */

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { sha256Hex } from '../domain/checksum.js';
 import { ReconcileError } from '../errors.js';
 import { deepFreeze } from './canonical.js';
-import { type DependencyCheck, dependencyCheck, type FileResult, type PreviousParse } from './file-pieces.js';
+import { dependencyCheck, type FileResult } from './file-pieces.js';
 import {
   DEFAULT_LIMITS,
   decodeUtf8,
@@ -25,7 +25,7 @@ import {
 } from './files.js';
 import { compareIssues, fileIssue } from './issues.js';
 import { parseConfigFile } from './parse-file.js';
-import { createRuleIndex } from './rules.js';
+import { crossDocumentIssues } from './rules.js';
 import type { ConfigIssue, DesiredResource, DesiredState } from './types.js';
 
 /** How a loader reads: the limits on every file. */
@@ -65,9 +65,13 @@ export interface DesiredStateLoader {
   load(configDir: string): Promise<LoadResult>;
 }
 
+/**
+ * A file as the cache keeps it: its version on disk, the digest of its bytes, its results.
+ * Not its bytes: a rewrite with the same bytes is known by the digest, and an edited file
+ * reuses its unchanged pieces by theirs (`ChunkInfo`).
+ */
 interface CacheEntry {
   readonly stat: string | undefined;
-  readonly bytes: Buffer;
   readonly digest: string;
   readonly result: FileResult;
 }
@@ -76,7 +80,6 @@ interface CacheEntry {
 export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredStateLoader {
   const limits: LoaderLimits = { ...DEFAULT_LIMITS, ...options.limits };
   let cache = new Map<string, CacheEntry>();
-  const rules = createRuleIndex();
   // File results of the last successful load: what `changes` is measured against.
   let previous: ReadonlyMap<string, FileResult> = new Map();
 
@@ -117,12 +120,12 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
         issues.push(fileIssue(file, read.error));
         continue;
       }
+      const digest = sha256Hex(read.bytes);
       // Same bytes (a git-sync checkout rewrites every file): reused, keyed by content.
-      if (cached?.bytes.equals(read.bytes) && depsUnchanged(cached)) {
+      if (cached?.digest === digest && depsUnchanged(cached)) {
         keep(file, { ...cached, stat });
         continue;
       }
-      const digest = sha256Hex(read.bytes);
       digests.push(`${digest}  ${file}`);
       const decoded = decodeUtf8(read.bytes);
       if (!('text' in decoded)) {
@@ -136,10 +139,11 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
         });
         continue;
       }
+      const previousParse = cached && { result: cached.result, dependencyUnchanged };
       const result = deepFreeze(
-        parseConfigFile(root, file, decoded.text, limits, lastParse(cached, dependencyUnchanged)),
+        parseConfigFile({ root, file, text: decoded.text, limits, previous: previousParse }),
       );
-      next.set(file, { stat, bytes: read.bytes, digest, result });
+      next.set(file, { stat, digest, result });
       results.set(file, result);
       parsedCount += 1;
     }
@@ -155,8 +159,7 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
       documents += result.documents.length;
       for (const doc of result.documents) if (doc.resource !== undefined) resources.push(doc.resource);
     }
-    rules.sync(results);
-    for (const issue of rules.issues()) issues.push(issue);
+    for (const issue of crossDocumentIssues(ordered)) issues.push(issue);
     if (listing.files.length === 0 && listing.issues.length === 0) {
       issues.push(
         fileIssue(
@@ -202,16 +205,6 @@ export function createDesiredStateLoader(options: LoaderOptions = {}): DesiredSt
   }
 
   return { load };
-}
-
-/** A cached file's text and parse, for parseConfigFile to reuse its unchanged documents. */
-function lastParse(
-  cached: CacheEntry | undefined,
-  dependencyUnchanged: DependencyCheck,
-): PreviousParse | undefined {
-  if (cached === undefined) return undefined;
-  const decoded = decodeUtf8(cached.bytes);
-  return 'text' in decoded ? { text: decoded.text, result: cached.result, dependencyUnchanged } : undefined;
 }
 
 /**

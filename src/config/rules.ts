@@ -11,26 +11,20 @@
  * plan time (engine/conflicts.ts).
  * Each conflict is reported at the later document (by file, line, column) and names the first.
  *
- * The daemon re-runs these after every change among 10,000 resources, so they are kept as
- * an index updated file by file (O(changed files)), not rebuilt from every document.
+ * Checked afresh over every document at each load, from the keys each file's result keeps:
+ * for 10,000 resources a few milliseconds of the daemon's reload, where an index kept between
+ * loads held a second copy of every key and position (docs/performance.md, Memory).
  */
 
-import type { FileResult } from './file-pieces.js';
+import type { DocumentResult, FileResult } from './file-pieces.js';
 import { issueLocation } from './issues.js';
 import type { ConfigIssue, SourceLocation } from './types.js';
 
-/** Indexes of names and targets over a set of file results, kept in step by `sync`. */
-export interface RuleIndex {
-  /** Makes the index describe exactly `results` (file → result); unchanged results cost nothing. */
-  sync(results: ReadonlyMap<string, FileResult>): void;
-  /** Every duplicate name, target, natural key and alias of the indexed results. */
-  issues(): ConfigIssue[];
-}
-
+/** Where one document has a key: where it is written, and how messages name it. */
 interface Occurrence {
   readonly subject: string;
   readonly at: SourceLocation;
-  /** Set for targets: the formatted path of the target in the document. */
+  /** The formatted path of the key in the document. */
   readonly path: string;
   /** Set for natural keys: how the key is named in the message. */
   readonly label?: string;
@@ -41,119 +35,93 @@ function byPosition(a: Occurrence, b: Occurrence): number {
   return a.at.line - b.at.line || a.at.col - b.at.col;
 }
 
-/** One index (names, targets, natural keys, aliases): key → every document that has it, in position order. */
-function createKeyIndex() {
-  const occurrences = new Map<string, Occurrence[]>();
-  const conflicted = new Set<string>();
-  return {
-    add(key: string, occurrence: Occurrence): void {
-      const list = occurrences.get(key);
-      if (list === undefined) {
-        occurrences.set(key, [occurrence]);
-        return;
-      }
-      list.push(occurrence);
-      list.sort(byPosition);
-      conflicted.add(key);
-    },
-    removeFile(key: string, file: string): void {
-      const list = occurrences.get(key)?.filter((o) => o.at.file !== file) ?? [];
-      if (list.length === 0) occurrences.delete(key);
-      else occurrences.set(key, list);
-      if (list.length < 2) conflicted.delete(key);
-    },
-    /** For each conflicted key: the first occurrence and the later ones. */
-    *conflicts(): Generator<[string, Occurrence, Occurrence[]]> {
-      for (const key of conflicted) {
-        const [first, ...later] = occurrences.get(key) as Occurrence[];
-        yield [key, first as Occurrence, later];
-      }
-    },
-  };
+/**
+ * One set of keys (names, targets, natural keys, aliases): the first document with each, and
+ * every key more than one document has. Documents are kept as they are; where a key is written
+ * is looked up only for the keys that conflict.
+ */
+class KeyIndex<Doc> {
+  private readonly first = new Map<string, Doc>();
+  private readonly repeated = new Map<string, Doc[]>();
+
+  add(key: string, doc: Doc): void {
+    const first = this.first.get(key);
+    if (first === undefined) {
+      this.first.set(key, doc);
+      return;
+    }
+    const all = this.repeated.get(key);
+    if (all === undefined) this.repeated.set(key, [first, doc]);
+    else all.push(doc);
+  }
+
+  /** For each key more than one document has: the first occurrence by position, and the later ones. */
+  *conflicts(
+    occurrence: (doc: Doc, key: string) => Occurrence,
+  ): Generator<[string, Occurrence, Occurrence[]]> {
+    for (const [key, docs] of this.repeated) {
+      const [first, ...later] = docs.map((doc) => occurrence(doc, key)).sort(byPosition);
+      yield [key, first as Occurrence, later];
+    }
+  }
 }
 
-type KeyIndex = ReturnType<typeof createKeyIndex>;
+/** A document whose kind and name are valid: the only ones the rules compare. */
+type Named = DocumentResult & { readonly identity: NonNullable<DocumentResult['identity']> };
 
-/** Creates an empty index. */
-export function createRuleIndex(): RuleIndex {
-  const indexed = new Map<string, FileResult>();
-  const names = createKeyIndex();
-  const targets = createKeyIndex();
-  const naturalKeys = createKeyIndex();
-  const aliases = createKeyIndex();
-
-  function addFile(result: FileResult): void {
+/** Every duplicate name, target, natural key and alias among the documents of `results`. */
+export function crossDocumentIssues(results: Iterable<FileResult>): ConfigIssue[] {
+  const names = new KeyIndex<Named>();
+  const targets = new KeyIndex<Named>();
+  const naturalKeys = new KeyIndex<Named>();
+  const aliases = new KeyIndex<Named>();
+  for (const result of results) {
     for (const doc of result.documents) {
       if (doc.identity === undefined) continue;
-      const { subject, at } = doc.identity;
-      names.add(subject, { subject, at, path: 'metadata.name' });
-      if (doc.target !== undefined)
-        targets.add(doc.target.key, { subject, at: doc.target.at, path: doc.target.path });
-      if (doc.naturalKey !== undefined) {
-        const { key, at: keyAt, path, label } = doc.naturalKey;
-        naturalKeys.add(key, { subject, at: keyAt, path, label });
-      }
-      for (const alias of doc.aliases ?? [])
-        aliases.add(alias.key, { subject, at: alias.at, path: alias.path });
+      const named = doc as Named;
+      names.add(named.identity.subject, named);
+      if (doc.target !== undefined) targets.add(doc.target.key, named);
+      if (doc.naturalKey !== undefined) naturalKeys.add(doc.naturalKey.key, named);
+      for (const alias of doc.aliases ?? []) aliases.add(alias.key, named);
     }
   }
-
-  function removeFile(result: FileResult): void {
-    for (const doc of result.documents) {
-      if (doc.identity === undefined) continue;
-      names.removeFile(doc.identity.subject, result.file);
-      if (doc.target !== undefined) targets.removeFile(doc.target.key, result.file);
-      if (doc.naturalKey !== undefined) naturalKeys.removeFile(doc.naturalKey.key, result.file);
-      for (const alias of doc.aliases ?? []) aliases.removeFile(alias.key, result.file);
+  const issues: ConfigIssue[] = [];
+  /** An error at each later occurrence of every conflicted key of `index`, naming the first. */
+  const report = (
+    index: KeyIndex<Named>,
+    occurrence: (doc: Named, key: string) => Occurrence,
+    message: (key: string, first: Occurrence, later: Occurrence) => string,
+  ): void => {
+    for (const [key, first, later] of index.conflicts(occurrence)) {
+      for (const o of later)
+        issues.push({ ...o.at, path: o.path, message: message(key, first, o), severity: 'error' });
     }
-  }
-
-  return {
-    sync(results) {
-      for (const [file, result] of indexed) {
-        if (results.get(file) === result) continue;
-        removeFile(result);
-        indexed.delete(file);
-      }
-      for (const [file, result] of results) {
-        if (indexed.get(file) === result) continue;
-        addFile(result);
-        indexed.set(file, result);
-      }
-    },
-    issues() {
-      const issues: ConfigIssue[] = [];
-      /** An error at each later occurrence of every conflicted key of `index`, naming the first. */
-      const report = (
-        index: KeyIndex,
-        message: (key: string, first: Occurrence, later: Occurrence) => string,
-      ): void => {
-        for (const [key, first, later] of index.conflicts()) {
-          for (const o of later) {
-            issues.push({ ...o.at, path: o.path, message: message(key, first, o), severity: 'error' });
-          }
-        }
-      };
-      report(
-        names,
-        (subject, first) => `duplicate name: ${subject} is already declared at ${issueLocation(first.at)}`,
-      );
-      report(
-        targets,
-        (key, first) =>
-          `targets the same object (${key.slice(key.indexOf(' ') + 1)}) as ${first.subject} at ${issueLocation(first.at)}`,
-      );
-      report(
-        aliases,
-        (key, first) =>
-          `names the same live object (${key}) as ${first.subject} at ${issueLocation(first.at)}`,
-      );
-      report(
-        naturalKeys,
-        (_key, first, o) =>
-          `duplicate key: ${o.label ?? 'the key'} is also declared by ${first.subject} at ${issueLocation(first.at)}`,
-      );
-      return issues;
-    },
   };
+  const subject = (doc: Named) => doc.identity.subject;
+  report(
+    names,
+    (doc) => ({ subject: subject(doc), at: doc.identity.at, path: 'metadata.name' }),
+    (key, first) => `duplicate name: ${key} is already declared at ${issueLocation(first.at)}`,
+  );
+  report(
+    targets,
+    (doc) => ({ subject: subject(doc), ...(doc.target as NonNullable<Named['target']>) }),
+    (key, first) =>
+      `targets the same object (${key.slice(key.indexOf(' ') + 1)}) as ${first.subject} at ${issueLocation(first.at)}`,
+  );
+  report(
+    aliases,
+    (doc, key) => {
+      const alias = (doc.aliases ?? []).find((a) => a.key === key) as NonNullable<Named['aliases']>[number];
+      return { subject: subject(doc), at: alias.at, path: alias.path };
+    },
+    (key, first) => `names the same live object (${key}) as ${first.subject} at ${issueLocation(first.at)}`,
+  );
+  report(
+    naturalKeys,
+    (doc) => ({ subject: subject(doc), ...(doc.naturalKey as NonNullable<Named['naturalKey']>) }),
+    (_key, first, o) =>
+      `duplicate key: ${o.label ?? 'the key'} is also declared by ${first.subject} at ${issueLocation(first.at)}`,
+  );
+  return issues;
 }

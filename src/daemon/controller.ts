@@ -24,8 +24,10 @@
 import type { ApiClient } from '../api/types.js';
 import type { BackoffBounds } from '../backoff.js';
 import { formatIssue } from '../config/issues.js';
-import type { DesiredStateLoader } from '../config/loader.js';
-import type { ConfigIssue } from '../config/types.js';
+import type { DesiredStateLoader, LoadResult } from '../config/loader.js';
+import type { ConfigIssue, DesiredResource } from '../config/types.js';
+import { reconcileRollbacks } from '../engine/reconcile.js';
+import { DEFAULT_ROLLOUT_POLL_MS, type Rollback } from '../engine/rollout.js';
 import type { StateStore } from '../engine/state.js';
 import type { ChangeResult, Plan } from '../engine/types.js';
 import { toReconcileError } from '../errors.js';
@@ -34,10 +36,11 @@ import type { Lease } from '../state/backend.js';
 import { refreshApiGuardianGauges } from './api-guardian-gauges.js';
 import { createGitPuller } from './git-pull.js';
 import type { DaemonMetrics } from './metrics.js';
-import { createRunTally, type RunObserver, type RunSummary } from './notify/run-summary.js';
+import { createRunTally, type RunObserver, type RunSummary, type RunTally } from './notify/run-summary.js';
 import { createReconcileQueue, type RunRequest } from './queue.js';
 import type { RecordMemory } from './remembered-record.js';
 import { createRetryState, isRetryable } from './retry-state.js';
+import { createRolloutFollower } from './rollouts.js';
 import { createRunLoader } from './run-load.js';
 import { type ReconcileSettings, reconcileStage, type StageContext, stagesOf } from './run-stage.js';
 import { createSettleHold } from './settle-hold.js';
@@ -47,8 +50,8 @@ import { createUnclaimedTracker } from './unclaimed.js';
 
 export type { ReconcileSettings } from './run-stage.js';
 
-/** Why a run is requested. `retry` is the controller's own backoff. */
-type TriggerReason = 'startup' | 'schedule' | 'file-change' | 'webhook' | 'retry' | 'settle';
+/** Why a run is requested. `retry` is the controller's own backoff; `rollback`, a failed rollout's remediation. */
+type TriggerReason = 'startup' | 'schedule' | 'file-change' | 'webhook' | 'retry' | 'settle' | 'rollback';
 
 /** Reasons that pull first with `--git-pull` (a file change is already on disk). */
 const PULL_REASONS: ReadonlySet<string> = new Set(['startup', 'schedule', 'webhook']);
@@ -99,7 +102,7 @@ export interface ControllerOptions {
 export interface Controller {
   /** Logs `trigger.received` and asks for a run (full, or file-change scoped). Ignored once stopping. */
   request(
-    reason: Exclude<TriggerReason, 'retry' | 'settle'>,
+    reason: Exclude<TriggerReason, 'retry' | 'settle' | 'rollback'>,
     details?: Readonly<Record<string, unknown>>,
   ): void;
   /** The API asked to wait this long (a reply's Retry-After): the next retry waits at least that. */
@@ -172,6 +175,77 @@ export function createController(options: ControllerOptions): Controller {
   if (options.fence?.aborted === true) fenced();
   else options.fence?.addEventListener('abort', fenced, { once: true });
 
+  // The desired resources of the last successful load, for the rollout watches' rollbacks.
+  let lastLoaded: ReadonlyMap<string, DesiredResource> = new Map();
+  /** Rollbacks the watches asked for, with the digest of the document whose rollout failed. */
+  const rollbacks = new Map<string, { rollback: Rollback; documentDigest: string | undefined }>();
+  const rollouts = createRolloutFollower({
+    api: options.api,
+    state,
+    ...(options.lease === undefined ? {} : { lease: options.lease }),
+    // Fencing and a shutdown that timed out end the watches too.
+    signal: runAbort.signal,
+    status,
+    metrics,
+    logger,
+    audit: options.audit,
+    ...(options.observer === undefined ? {} : { observer: options.observer }),
+    pollMs: options.settings.rolloutPollMs ?? DEFAULT_ROLLOUT_POLL_MS,
+    resources: () => lastLoaded,
+    rollback(asked) {
+      if (stopping) return;
+      for (const rollback of asked) {
+        const subject = rollback.resource.subject;
+        rollbacks.set(subject, { rollback, documentDigest: lastLoaded.get(subject)?.digest });
+      }
+      metrics.countTrigger('rollback');
+      logger.info(
+        { event: 'trigger.received', reason: 'rollback', subjects: asked.map((r) => r.resource.subject) },
+        'trigger received',
+      );
+      queue.request(
+        'rollback',
+        asked.map((r) => r.resource.subject),
+      );
+    },
+  });
+
+  /**
+   * The rollbacks this run applies first, in a stage of their own (reconcileRollbacks): those
+   * whose document did not change since its rollout failed (a changed one supersedes them).
+   */
+  async function applyRollbacks(loaded: LoadResult, revision: string, tally: RunTally): Promise<void> {
+    const current = new Map(loaded.state.resources.map((r) => [r.subject, r.digest]));
+    const still = [...rollbacks.values()]
+      .filter((d) => current.get(d.rollback.resource.subject) === d.documentDigest)
+      .map((d) => d.rollback);
+    rollbacks.clear();
+    if (still.length === 0) return;
+    const outcome = await reconcileRollbacks(still, {
+      api: options.api,
+      state,
+      selection: {
+        revision,
+        ...(options.settings.secrets === undefined ? {} : { secrets: options.settings.secrets }),
+      },
+      write: {
+        mode: 'apply',
+        driftMode: options.settings.driftMode,
+        concurrency: options.settings.concurrency,
+        maxChangePercent: options.settings.maxChangePercent,
+        force: true,
+        signal: runAbort.signal,
+        ...(options.lease === undefined ? {} : { lease: options.lease }),
+        rollouts: 'detach',
+      },
+      report: { trigger: 'rollback', audit: options.audit },
+    });
+    tally.add(outcome.plan, outcome.apply);
+    for (const result of outcome.apply?.results ?? [])
+      metrics.countChange(result.kind, result.outcome, 'rollback');
+    rollouts.follow(outcome.rollouts?.pending ?? []);
+  }
+
   const stageContext: StageContext = {
     api: options.api,
     state,
@@ -182,6 +256,7 @@ export function createController(options: ControllerOptions): Controller {
     metrics,
     audit: options.audit,
     ...(options.observer === undefined ? {} : { observer: options.observer }),
+    follow: (pending) => rollouts.follow(pending),
   };
   const load = createRunLoader({ configPath: options.configPath, loader, stalled, status, metrics, logger });
 
@@ -228,6 +303,8 @@ export function createController(options: ControllerOptions): Controller {
       }
       const { loaded } = done;
       revision = done.revision;
+      lastLoaded = new Map(loaded.state.resources.map((r) => [r.subject, r]));
+      rollouts.refresh();
       // Known before the store is read again: if that read fails, the retry must still cover
       // the changed resources (the loader has reported them and will not again).
       const stages = stagesOf(request, loaded);
@@ -250,6 +327,7 @@ export function createController(options: ControllerOptions): Controller {
         report({ result: 'reconciled' });
         return;
       }
+      if (rollbacks.size > 0) await applyRollbacks(loaded, revision, tally);
       let at = new Date();
       let writes = 0;
       let lastPlan: Plan | undefined;
@@ -360,6 +438,8 @@ export function createController(options: ControllerOptions): Controller {
       stopping = true;
       retry.cancel();
       hold.cancel();
+      // Watches end at once (recorded `aborted`); the next leader watches the next write.
+      await rollouts.stop();
       const closed = queue.close();
       const timeout = sleep(timeoutMs);
       const timedOut = await Promise.race([closed.then(() => false), timeout.promise.then(() => true)]);

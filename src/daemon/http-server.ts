@@ -5,13 +5,14 @@
  * server of their own, so only the hooks need to face the internet.
  * Header and request timeouts are short: a hook body is small and a slow client is dropped.
  */
-import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { pipeline } from 'node:stream/promises';
 import { ReconcileError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { DaemonMetrics } from './metrics.js';
 import { createRejectionLog } from './rejections.js';
+import type { StatusBody } from './status-body.js';
 import { PAGE_HEADERS, type PageAsset, type StatusPage } from './status-page.js';
 import {
   decideGenericHook,
@@ -39,8 +40,8 @@ export interface HttpServerOptions {
   ready(): boolean;
   /** True while resources are failed or the last run failed (/readyz says so, still 200). */
   degraded(): boolean;
-  /** The status document, serialised in pieces (`createStatusBody`). */
-  statusBody(): readonly Buffer[];
+  /** The status document (`createStatusBody`): its tag, and its JSON as the client reads it. */
+  readonly statusBody: StatusBody;
   /** The status page served with the operational routes; undefined with `--no-ui`. */
   readonly page?: StatusPage;
   /** Called for an accepted hook, after the 202 is sent. */
@@ -72,30 +73,15 @@ function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  sendJsonBytes(res, status, `${JSON.stringify(body)}\n`, headers);
-}
-
-/** Sends JSON already serialised, whole or in pieces (sent in one write). */
-function sendJsonBytes(
-  res: ServerResponse,
-  status: number,
-  body: string | Buffer | readonly Buffer[],
-  headers: Record<string, string> = {},
-): void {
-  const pieces = typeof body === 'string' || Buffer.isBuffer(body) ? [body] : body;
-  let length = 0;
-  for (const piece of pieces) length += Buffer.byteLength(piece);
+  const text = `${JSON.stringify(body)}\n`;
   res.writeHead(status, {
     'content-type': JSON_TYPE,
-    'content-length': String(length),
+    'content-length': String(Buffer.byteLength(text)),
     'cache-control': 'no-store',
     'x-content-type-options': 'nosniff',
     ...headers,
   });
-  // Corked, the pieces leave in one writev; end() uncorks.
-  res.cork();
-  for (const piece of pieces) res.write(piece);
-  res.end();
+  res.end(text);
 }
 
 /**
@@ -182,18 +168,6 @@ export function parseListen(value: string, flag = '--listen'): { host: string; p
 export async function startHttpServer(options: HttpServerOptions): Promise<DaemonHttpServer> {
   const { logger, metrics } = options;
   const rejections = createRejectionLog(logger);
-  // The page polls /status every few seconds: an unchanged document answers 304. The tag is
-  // hashed again only when createStatusBody hands out new pieces (it reuses them until then).
-  let statusTag: { pieces: readonly Buffer[]; etag: string } | undefined;
-  function statusEtag(pieces: readonly Buffer[]): string {
-    if (statusTag?.pieces !== pieces) {
-      const hash = createHash('sha256');
-      for (const piece of pieces) hash.update(piece);
-      statusTag = { pieces, etag: `"${hash.digest('base64url').slice(0, 22)}"` };
-    }
-    return statusTag.etag;
-  }
-
   function hook(name: 'github' | 'generic', source: SecretSource): Handler {
     return async (req, res) => {
       if (options.stopping()) {
@@ -273,15 +247,26 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Daemo
     },
     '/status': {
       methods: ['GET', 'HEAD'],
-      handle: (req, res) => {
-        const pieces = options.statusBody();
-        const etag = statusEtag(pieces);
+      handle: async (req, res) => {
+        // The page polls /status every few seconds: an unchanged document answers 304.
+        const etag = options.statusBody.etag();
         if (matches(req, etag)) {
           res.writeHead(304, { etag, 'cache-control': 'no-cache' });
           res.end();
           return;
         }
-        sendJsonBytes(res, 200, pieces, { etag, 'cache-control': 'no-cache' });
+        res.writeHead(200, {
+          'content-type': JSON_TYPE,
+          'x-content-type-options': 'nosniff',
+          etag,
+          'cache-control': 'no-cache',
+        });
+        if (req.method === 'HEAD') {
+          res.end();
+          return;
+        }
+        // A client that goes away mid-document ends the stream; there is nothing to tell it.
+        await pipeline(options.statusBody.stream(), res).catch(() => undefined);
       },
     },
     ...(options.page === undefined ? {} : pageRoutes(options.page)),

@@ -31,6 +31,9 @@ const API_GUARDIAN_GAUGES = {
   totalFailedAuthenticationEnforcement: 'failed_authentication_enforcement',
 } as const satisfies Record<keyof ApiGuardianTotals, string>;
 
+/** The values of `edgesync_app_health`'s `status` label. */
+const APP_HEALTH_STATUSES = ['progressing', 'active', 'failing', 'inactive', 'unknown'] as const;
+
 /** The metrics of one daemon, and the only functions that change them. */
 export interface DaemonMetrics {
   /** One finished reconcile (or a load that failed validation). */
@@ -41,6 +44,11 @@ export interface DaemonMetrics {
   setSettleHoldPending(pending: boolean): void;
   /** Live objects no document claims that are not pruned (`--prune` off, or another reason). */
   setUnclaimed(count: number): void;
+  /**
+   * Replaces `edgesync_app_health{app,status}`: per app whose rollouts are watched, 1 for the
+   * health its last rollout left (`progressing`, `active`, `failing`, `inactive`, `unknown`), 0 for the others.
+   */
+  setAppHealth(health: ReadonlyMap<string, string>): void;
   /** A trigger asked for a run (before coalescing): `schedule`, `file-change`, `webhook`, `retry`, `startup`. */
   countTrigger(reason: string): void;
   /** A webhook request and how it was answered (`accepted`, `ignored`, `unauthorized`, `too-large`…). */
@@ -232,7 +240,21 @@ export function createDaemonMetrics(options: { version: string }): DaemonMetrics
   settleHold.set(0);
   unclaimed.set(0);
 
+  const appHealth = new Gauge({
+    name: 'edgesync_app_health',
+    help: "1 for the health of each container app's last watched rollout (progressing, active, failing, inactive, unknown), 0 for the others",
+    labelNames: ['app', 'status'],
+    registers,
+  });
+
   return {
+    setAppHealth(health) {
+      appHealth.reset();
+      for (const [app, current] of health) {
+        for (const status of APP_HEALTH_STATUSES)
+          appHealth.labels(app, status).set(status === current ? 1 : 0);
+      }
+    },
     contentType: registry.contentType,
     observeReconcile(result, durationMs) {
       reconciles.inc({ result });

@@ -9,6 +9,7 @@ import type { DesiredResource } from '../config/types.js';
 import type { SecretReader } from '../domain/secret-sources.js';
 import { withConflictPeers } from '../engine/conflicts.js';
 import { reconcile } from '../engine/reconcile.js';
+import type { RolloutTarget } from '../engine/rollout.js';
 import type { StateStore } from '../engine/state.js';
 import type { ChangeResult, Plan } from '../engine/types.js';
 import type { Logger } from '../log.js';
@@ -28,6 +29,8 @@ export interface ReconcileSettings {
   readonly prune?: boolean;
   /** Where container secrets (`valueFrom`) are read from. */
   readonly secrets?: SecretReader;
+  /** `--rollout-poll-ms`: how often a watched rollout's health is read (docs/daemon.md, Rollout health). */
+  readonly rolloutPollMs?: number;
 }
 
 /**
@@ -70,6 +73,8 @@ export interface StageContext {
   /** `component: audit`: the engine's reconcile events. */
   readonly audit: Logger;
   readonly observer?: RunObserver;
+  /** Takes the rollouts a stage's writes started: watched beside the run loop (rollouts.ts), never holding the run. */
+  readonly follow?: (pending: readonly RolloutTarget[]) => void;
 }
 
 /** One stage of one run. */
@@ -125,6 +130,7 @@ export async function reconcileStage(context: StageContext, input: StageInput): 
       writesBefore: input.writesBefore,
       holdDestructive: input.holdDestructive,
       ...(context.lease === undefined ? {} : { lease: context.lease }),
+      rollouts: 'detach',
     },
     report: {
       trigger,
@@ -135,6 +141,7 @@ export async function reconcileStage(context: StageContext, input: StageInput): 
       },
     },
   });
+  context.follow?.(outcome.rollouts?.pending ?? []);
   if (outcome.deferred !== undefined) {
     return { at: new Date(), results: [], writes: 0, plan: outcome.plan, deferred: outcome.plan };
   }

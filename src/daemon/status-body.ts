@@ -1,63 +1,60 @@
 /**
- * The bytes of `GET /status`, kept in pieces so that a change re-serialises only the records
- * it replaced (see `createStatusBody`).
+ * `GET /status`: the document written to the response in parts of RECORDS_PER_PART resources
+ * as they are serialised, from a snapshot taken when the request came (records are replaced,
+ * never changed, so the snapshot holds still while the client reads). No copy of the whole
+ * document is ever made or kept: for 100,000 resources it is about 25 MB of JSON.
+ *
+ * Its tag comes from what changes it — the tracker's writes and the run records — so an
+ * unchanged document answers 304 without being serialised (the status page polls every 2 s).
  */
+import { createHash, randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
 import type { RunRecord } from '../engine/state.js';
 import type { StatusTracker } from './status.js';
-import type { ResourceStatus } from './status-document.js';
+import { type ResourceRecord, statusOf } from './status-resources.js';
 
-/** Resources per piece of the `/status` body: ~25 KB of JSON each. */
-const RESOURCES_PER_PIECE = 100;
+/** Resources per part of the body: ~25 KB of JSON each. */
+const RECORDS_PER_PART = 100;
 
-/** The JSON of some resources of the list, with the comma before them unless they are first. */
-function piece(members: readonly ResourceStatus[], first: boolean): Buffer {
-  const json = members.map((member) => JSON.stringify(member)).join(',');
-  return Buffer.from(first ? json : `,${json}`);
+/** The `/status` document as the HTTP server serves it. */
+export interface StatusBody {
+  /** The same for the same document within this process; another process never gives it. */
+  etag(): string;
+  /** The document and a newline, serialised part by part as the client reads it. */
+  stream(): Readable;
 }
 
-/**
- * The bytes of `GET /status`, in pieces, serialised again only when the status or the run
- * records changed, and then only the pieces whose resources changed: the head (everything
- * but `resources`), and each run of `RESOURCES_PER_PIECE` resources whose records are all the
- * same objects as last time is reused. Concatenated, the pieces are
- * `JSON.stringify(tracker.document(runs))` and a newline.
- *
- * Why: with 10,000 resources the document is ~2.5 MB. Serialised whole for every request, a
- * client polling every 20 ms took the daemon from 183 to 227 MB of RSS in 8 s. Serialised
- * whole once per change, the same client still cost a Node 24 daemon ~20 MB over 12
- * triggered runs (194 → 212–215 MB): a run writes the status many times, and every copy
- * was a large string that only a full collection frees. A run that changes one resource now
- * costs one 25 KB piece and the head.
- */
-export function createStatusBody(
-  tracker: StatusTracker,
-  runs: () => readonly RunRecord[],
-): () => readonly Buffer[] {
-  let cached: { writes: number; runs: readonly RunRecord[]; pieces: readonly Buffer[] } | undefined;
-  let groups: ReadonlyArray<{ members: readonly ResourceStatus[]; bytes: Buffer }> = [];
-  const tail = Buffer.from(']}\n');
-  return () => {
-    const current = runs();
-    if (cached?.writes === tracker.writes && cached.runs === current) return cached.pieces;
-    const { head, resources } = tracker.snapshot(current);
-    // `resources` is the document's last key: the head's JSON without its closing brace.
-    const pieces: Buffer[] = [Buffer.from(`${JSON.stringify(head).slice(0, -1)},"resources":[`)];
-    const next: Array<{ members: readonly ResourceStatus[]; bytes: Buffer }> = [];
-    for (let start = 0; start < resources.length; start += RESOURCES_PER_PIECE) {
-      const members = resources.slice(start, start + RESOURCES_PER_PIECE);
-      // Same position, so the same leading comma or none.
-      const previous = groups[next.length];
-      const same =
-        previous !== undefined &&
-        previous.members.length === members.length &&
-        members.every((member, i) => member === previous.members[i]);
-      const bytes = same ? previous.bytes : piece(members, start === 0);
-      next.push({ members, bytes });
-      pieces.push(bytes);
-    }
-    pieces.push(tail);
-    groups = next;
-    cached = { writes: tracker.writes, runs: current, pieces };
-    return pieces;
+function* parts(head: object, records: readonly ResourceRecord[]): Generator<string> {
+  // `resources` is the document's last key: the head's JSON without its closing brace.
+  yield `${JSON.stringify(head).slice(0, -1)},"resources":[`;
+  for (let start = 0; start < records.length; start += RECORDS_PER_PART) {
+    const json = records
+      .slice(start, start + RECORDS_PER_PART)
+      .map((record) => JSON.stringify(statusOf(record)))
+      .join(',');
+    yield start === 0 ? json : `,${json}`;
+  }
+  yield ']}\n';
+}
+
+export function createStatusBody(tracker: StatusTracker, runs: () => readonly RunRecord[]): StatusBody {
+  // A tag of this process: the counts below start again at every start.
+  const boot = randomUUID();
+  let runsSeen = runs();
+  let runsVersion = 0;
+  return {
+    etag() {
+      const current = runs();
+      if (current !== runsSeen) {
+        runsSeen = current;
+        runsVersion += 1;
+      }
+      const version = `${boot}:${tracker.writes}:${runsVersion}`;
+      return `"${createHash('sha256').update(version).digest('base64url').slice(0, 22)}"`;
+    },
+    stream() {
+      const { head, records } = tracker.snapshot(runs());
+      return Readable.from(parts(head, records), { objectMode: false });
+    },
   };
 }

@@ -122,6 +122,26 @@ export type UnclaimedObject = {
   readonly since: string;
 };
 
+/**
+ * A container app's health in `/status` `apps` (rollouts.ts): its last watched rollout as the
+ * state records it. A type, not an interface: the status page reads it as a plain record.
+ */
+export type AppHealthStatus = {
+  readonly subject: string;
+  readonly name: string;
+  readonly appId: string | null;
+  /** `progressing` while watched, then `succeeded`, `failed`, `aborted`, `inactive`; `unknown` before any. */
+  readonly status: string;
+  /** The API's word at the last read: `active`, `progressing`, `failing`, `inactive`… */
+  readonly health: string;
+  readonly revision: string | null;
+  /** Why the rollout failed: the container's status, reason and message (never an env value). */
+  readonly reason: string | null;
+  /** The revision applied again by `onFailure: rollback`, while the failed one is held. */
+  readonly rolledBackTo: string | null;
+  readonly at: string | null;
+};
+
 /** The whole `GET /status` document. */
 /** Who leads the state store, as `/status` shows it (docs/state.md, Leadership). */
 export interface LeaderStatus {
@@ -159,6 +179,8 @@ export interface StatusDocument {
   readonly settleHold: SettleHoldStatus | null;
   /** Unclaimed objects, sorted by kind, zone and id, at most 100 (the gauge counts them all). */
   readonly unclaimed: readonly UnclaimedObject[];
+  /** Each container app's last watched rollout, by subject (`edgesync_app_health`). */
+  readonly apps: readonly AppHealthStatus[];
   readonly lastSuccessAt: string | null;
   /** The last reconcile records of the state store, newest first. */
   readonly runs: readonly RunRecord[];

@@ -17,11 +17,11 @@ import type { ConfigIssue, DesiredResource } from '../config/types.js';
 import type { RunRecord } from '../engine/state.js';
 import type { ChangeResult, PlannedChange } from '../engine/types.js';
 import type {
+  AppHealthStatus,
   DaemonPhase,
   LeaderStatus,
   PullStatus,
   ResourceState,
-  ResourceStatus,
   RetryStatus,
   SettleHoldStatus,
   StatusDocument,
@@ -29,9 +29,10 @@ import type {
   StatusIssue,
   UnclaimedObject,
 } from './status-document.js';
-import { createResourceRecords, RESOURCE_STATES } from './status-resources.js';
+import { createResourceRecords, RESOURCE_STATES, type ResourceRecord, statusOf } from './status-resources.js';
 
 export type {
+  AppHealthStatus,
   DaemonPhase,
   HeldDeletion,
   SettleHoldStatus,
@@ -39,10 +40,13 @@ export type {
   UnclaimedObject,
 } from './status-document.js';
 
-/** `StatusDocument` split in two: every field but the last, and the last, `resources`. */
+/**
+ * `StatusDocument` split in two: every field but the last, and the records of the last,
+ * `resources` (each shown by `statusOf`), sorted by subject.
+ */
 interface StatusSnapshot {
   readonly head: Omit<StatusDocument, 'resources'>;
-  readonly resources: readonly ResourceStatus[];
+  readonly records: readonly ResourceRecord[];
 }
 
 /** The mutable status of one daemon; only the controller writes it. */
@@ -81,15 +85,18 @@ export interface StatusTracker {
   ): void;
   setSettleHold(hold: SettleHoldStatus | null): void;
   setUnclaimed(objects: readonly UnclaimedObject[]): void;
+  setApps(apps: readonly AppHealthStatus[]): void;
+  /** A rollout the run loop no longer waits for failed (rollouts.ts): the resource is failed now. */
+  markRolloutFailed(subject: string, error: StatusError): void;
   /** This daemon's role and the leader it knows of; a standby is ready (it stays in a Service). */
   setLeadership(role: StatusDocument['role'], leader: LeaderStatus | null): void;
   /** Counts per kind and state, for the resource gauge. */
   countsByKind(): Map<string, Map<string, number>>;
   document(runs: readonly RunRecord[]): StatusDocument;
   /**
-   * The document without copying its resources: the records themselves, sorted by subject.
-   * A record is never changed once made (a write replaces it), so one that is the same object
-   * as in an earlier snapshot serialises to the same JSON.
+   * The document as it is now, without building its resources: the records themselves. A
+   * record is never changed once made (a write replaces it), so the snapshot stays what it
+   * was while a response is written from it.
    */
   snapshot(runs: readonly RunRecord[]): StatusSnapshot;
   /** Bumped by every write above: the same count (and runs) means the same document. */
@@ -111,6 +118,7 @@ interface Condition {
   readonly retry: RetryStatus | null;
   readonly settleHold: SettleHoldStatus | null;
   readonly unclaimed: readonly UnclaimedObject[];
+  readonly apps: readonly AppHealthStatus[];
   readonly lastSuccessAt: string | null;
   readonly role: StatusDocument['role'];
   readonly leader: LeaderStatus | null;
@@ -130,6 +138,7 @@ const START: Condition = {
   retry: null,
   settleHold: null,
   unclaimed: [],
+  apps: [],
   lastSuccessAt: null,
   role: 'leader',
   leader: null,
@@ -161,9 +170,9 @@ export function createStatusTracker(): StatusTracker {
   }
 
   function snapshot(runs: readonly RunRecord[]): StatusSnapshot {
-    const resources = records.sorted();
+    const sorted = records.sorted();
     const counts = Object.fromEntries(RESOURCE_STATES.map((s) => [s, 0])) as Record<ResourceState, number>;
-    for (const resource of resources) counts[resource.state] += 1;
+    for (const record of sorted) counts[record.state] += 1;
     const isDegraded = degraded();
     const head = {
       status: phaseOf(condition, isDegraded),
@@ -180,11 +189,12 @@ export function createStatusTracker(): StatusTracker {
       retry: condition.retry,
       settleHold: condition.settleHold,
       unclaimed: condition.unclaimed,
+      apps: condition.apps,
       lastSuccessAt: condition.lastSuccessAt,
       runs: [...runs].reverse(),
       counts,
     };
-    return { head, resources };
+    return { head, records: sorted };
   }
 
   return {
@@ -242,12 +252,17 @@ export function createStatusTracker(): StatusTracker {
     },
     setSettleHold: (hold) => write({ settleHold: hold }),
     setUnclaimed: (objects) => write({ unclaimed: objects }),
+    setApps: (apps) => write({ apps }),
+    markRolloutFailed(subject, error) {
+      write();
+      records.markRolloutFailed(subject, error);
+    },
     setLeadership: (role, leader) =>
       write({ role, leader, ...(role === 'standby' ? { stoodBy: true } : {}) }),
     countsByKind: () => records.countsByKind(),
     document(runs) {
-      const { head, resources } = snapshot(runs);
-      return { ...head, resources: resources.map((r) => ({ ...r })) };
+      const { head, records: sorted } = snapshot(runs);
+      return { ...head, resources: sorted.map(statusOf) };
     },
     snapshot,
   };

@@ -19,6 +19,7 @@ import type {
   ContainerRequest,
   EndpointRequest,
   PatchApplicationRequest,
+  PatchContainerRequest,
   PortMappingRequest,
   ProbeRequest,
 } from './validation/app.js';
@@ -437,4 +438,72 @@ export function createApp(
   }
   outcome.app.containerInstances = instancesFor(outcome.app);
   return outcome;
+}
+
+/**
+ * `PATCH /mc/apps/{appId}/containers/{containerId}`: the container with the fields the request
+ * gives; the others keep their values. A changed image part gives a new `image` (and digest)
+ * unless the request names them. Computed without touching `live`, like `patchApp`.
+ */
+export function patchContainer(
+  live: Application,
+  containerId: string,
+  patch: PatchContainerRequest,
+  state: EmulatorState,
+): { ok: true; app: Application; template: ContainerTemplate } | { ok: false; errors: FieldError[] } {
+  const next: Application = structuredClone(live);
+  const template = next.containerTemplates.find((t) => t.id === containerId);
+  if (template === undefined) return { ok: false, errors: [] };
+  const imageChanged =
+    (patch.imageName != null && patch.imageName !== template.imageName) ||
+    (patch.imageNamespace != null && patch.imageNamespace !== template.imageNamespace) ||
+    (patch.imageTag != null && patch.imageTag !== template.imageTag);
+  if (patch.name != null) template.name = patch.name;
+  if (patch.imageName != null) template.imageName = patch.imageName;
+  if (patch.imageNamespace != null) template.imageNamespace = patch.imageNamespace;
+  if (patch.imageTag != null) template.imageTag = patch.imageTag;
+  if (patch.imageRegistryId != null) template.imageRegistryId = patch.imageRegistryId;
+  if (patch.imagePullPolicy !== undefined) template.imagePullPolicy = patch.imagePullPolicy;
+  const repository =
+    template.imageNamespace === '' ? template.imageName : `${template.imageNamespace}/${template.imageName}`;
+  if (patch.image != null) template.image = patch.image;
+  else if (imageChanged) template.image = `${repository}:${template.imageTag}`;
+  if (patch.imageDigest != null) template.imageDigest = patch.imageDigest;
+  else if (imageChanged || patch.image != null) template.imageDigest = fakeDigest(template.image);
+  if (patch.entryPoint !== undefined) {
+    const entry = patch.entryPoint;
+    template.entryPoint = {
+      command: entry.command ?? null,
+      commandArray: entry.commandArray ?? null,
+      arguments: entry.arguments ?? null,
+      argumentsArray: entry.argumentsArray ?? null,
+      workingDirectory: entry.workingDirectory ?? null,
+    };
+  }
+  if (patch.probes !== undefined) template.probes = buildProbes(patch.probes);
+  if (patch.environmentVariables !== undefined)
+    template.environmentVariables = patch.environmentVariables.map((v) => ({ ...v }));
+  if (patch.volumeMounts !== undefined) template.volumeMounts = patch.volumeMounts.map((m) => ({ ...m }));
+  if (patch.endpoints !== undefined) {
+    const liveEndpoints = new Map(template.endpoints.map((e) => [e.displayName, e]));
+    const region = next.regionSettings.allowedRegionIds[0] ?? 'DE';
+    template.endpoints = patch.endpoints.map((e) =>
+      buildEndpoint(e, liveEndpoints.get(e.displayName), state, region),
+    );
+  }
+  const errors = [
+    ...checkUnique(
+      next.containerTemplates,
+      (t) => t.name,
+      () => 'name',
+      'container name',
+    ),
+    ...mountErrors(next.containerTemplates, new Set(next.volumes.map((v) => v.name)), true),
+  ];
+  if (errors.length > 0) return { ok: false, errors };
+  next.containerInstances = instancesFor(next);
+  const display = displayEndpointOf(next);
+  if (display === undefined) delete next.displayEndpoint;
+  else next.displayEndpoint = display;
+  return { ok: true, app: next, template };
 }

@@ -16,6 +16,7 @@ import { DNS_ROUTES } from './routes/dns.js';
 import { MC_ROUTES } from './routes/mc.js';
 import { MC_COMPANION_ROUTES } from './routes/mc-companions.js';
 import { MC_LIFECYCLE_ROUTES } from './routes/mc-lifecycle.js';
+import { MC_REGISTRY_ROUTES } from './routes/mc-registries.js';
 import { PULL_ZONE_ROUTES } from './routes/pullzone.js';
 import { SHIELD_ROUTES } from './routes/shield.js';
 import { SHIELD_LIFECYCLE_ROUTES } from './routes/shield-lifecycle.js';
@@ -73,12 +74,14 @@ export interface Emulator {
   close(): Promise<void>;
 }
 
-const ROUTES = [
+/** Every route the emulator serves: method, path pattern and operation (the conformance test's coverage). */
+export const EMULATOR_ROUTES = [
   ...SHIELD_ROUTES,
   ...SHIELD_LIFECYCLE_ROUTES,
   ...MC_ROUTES,
   ...MC_COMPANION_ROUTES,
   ...MC_LIFECYCLE_ROUTES,
+  ...MC_REGISTRY_ROUTES,
   ...DNS_ROUTES,
   ...PULL_ZONE_ROUTES,
 ];
@@ -94,7 +97,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   const rateLimiter = new RateLimiter(options.rateLimit);
   const running = await startServer(
     {
-      router: new Router(ROUTES),
+      router: new Router(EMULATOR_ROUTES),
       state,
       journal,
       faults,

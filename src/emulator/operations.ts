@@ -43,6 +43,11 @@ const OPERATIONS = [
   'removeEndpoint',
   'removeVolume',
   'listRegistries',
+  'addRegistry',
+  'getRegistry',
+  'removeRegistry',
+  'getContainer',
+  'patchContainer',
   'unknown',
 ] as const;
 

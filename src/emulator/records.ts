@@ -117,3 +117,17 @@ export function accessListDetailsView(record: AccessListRecord): AccessListDetai
   if (record.kind === 'managed') details.updateFrequency = record.updateFrequency;
   return details;
 }
+
+/**
+ * A container registry of `GET /mc/registries`: a public one of the platform (no `userName`),
+ * or one `POST /mc/registries` added with credentials, of which only the first and last two
+ * characters of the password are kept (`firstPasswordSymbols`, `lastPasswordSymbols`).
+ */
+export interface RegistryRecord {
+  readonly id: number;
+  readonly displayName: string;
+  readonly hostName: string;
+  readonly userName?: string;
+  readonly passwordHint?: { readonly first: string; readonly last: string };
+  readonly createdAt?: string;
+}

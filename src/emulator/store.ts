@@ -8,7 +8,13 @@
  */
 import { sha256Hex } from '../domain/checksum.js';
 import { newDnsZoneModel } from './defaults.js';
-import type { AccessListRecord, DnsZoneRecord, ShieldZoneRecord, ZoneLimitOverrides } from './records.js';
+import type {
+  AccessListRecord,
+  DnsZoneRecord,
+  RegistryRecord,
+  ShieldZoneRecord,
+  ZoneLimitOverrides,
+} from './records.js';
 import { countEntries } from './records.js';
 import type {
   Application,
@@ -74,8 +80,12 @@ export class EmulatorState {
   regions: Region[];
   /** E8's catalogue. */
   wafCatalog: WafRulesByPlanModel[];
-  /** The container registries `GET /mc/registries` lists. */
-  registries: { id: number; displayName: string; hostName: string }[] = [
+  /**
+   * The container registries `GET /mc/registries` lists: the platform's public ones (the seed's,
+   * or Docker Hub and GitHub), then those `POST /mc/registries` added. Of a password only its
+   * first and last two characters are kept, as the API shows them.
+   */
+  registries: RegistryRecord[] = [
     { id: 1, displayName: 'Docker Hub', hostName: 'docker.io' },
     { id: 2, displayName: 'GitHub', hostName: 'ghcr.io' },
   ];
@@ -366,13 +376,26 @@ export class EmulatorState {
   readonly rollout = { progressingMs: 0, failingImageTags: new Set<string>() };
   readonly #rollouts = new Map<string, number>();
 
-  /** Starts a rollout of the app: progressing now, settled on the first read after the delay. */
-  startRollout(appId: string): void {
+  /**
+   * Starts a rollout of the app: progressing now, settled on the first read after the delay.
+   * `change` (a patch, an endpoint, a restart) rolls out only an app that runs: an undeployed
+   * (`inactive`) or suspended one stays as it is until it is deployed.
+   */
+  startRollout(appId: string, cause: 'deploy' | 'change' = 'change'): void {
     const app = this.#apps.get(appId);
     if (app === undefined) throw new Error(`unknown app ${appId}`);
+    if (cause === 'change' && (app.status === 'inactive' || app.status === 'suspended')) return;
     app.status = 'progressing';
     this.#rollouts.set(appId, Date.now() + this.rollout.progressingMs);
     this.#settle(appId);
+  }
+
+  /** Undeploys the app: `inactive` at once, and a rollout in progress never settles. */
+  stopApp(appId: string): void {
+    const app = this.#apps.get(appId);
+    if (app === undefined) throw new Error(`unknown app ${appId}`);
+    this.#rollouts.delete(appId);
+    app.status = 'inactive';
   }
 
   /** The containers of the app that fail to start, with the reason the overview gives. */

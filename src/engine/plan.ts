@@ -9,7 +9,7 @@ import type { PlanError } from '../kinds/types.js';
 import { liveConflicts } from './conflicts.js';
 import { type LifecycleOptions, planLifecycle } from './prune.js';
 import type { LiveSnapshot } from './read.js';
-import { driftCause, type ResourceRecord } from './state.js';
+import { driftCause, type ResourceRecord, type RolloutRecord } from './state.js';
 import { type ChangeAction, isWrite, type Plan, type PlannedChange, type PlanSummary } from './types.js';
 
 export interface PlanOptions {
@@ -29,11 +29,19 @@ export interface PlanOptions {
   force: boolean;
   /** The state store's record of a subject. */
   record(subject: string): ResourceRecord | undefined;
+  /** What the state knows of a subject's rollouts: a desired state rolled back from is not written (rollout.ts). */
+  rollout?(subject: string): RolloutRecord | undefined;
   /** Custom rules and lists: claims, limits and pruning (prune.ts). Absent: none of it (a re-plan). */
   lifecycle?: LifecycleOptions;
   /** HMAC under the state's install key (`StateStore.keyedDigest`), for resources that hold secrets. */
   keyedDigest(data: string): string;
 }
+
+/**
+ * The diffs and requests of a change that has none: one frozen empty list shared by every such
+ * change, rather than two new ones per resource for every run's plan.
+ */
+const NONE: readonly never[] = Object.freeze([]);
 
 /** The threshold applies only from this many managed resources on. */
 const MIN_RESOURCES_FOR_THRESHOLD = 10;
@@ -101,15 +109,40 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
   change.action = action;
   if (result.digest !== undefined) change.digest = result.digest;
   change.cause = result.diffs.length > 0 ? driftCause(record, change.digest) : 'unknown';
-  change.diffs = result.diffs;
-  change.requests = isWrite(action) ? result.requests : [];
+  change.diffs = result.diffs.length === 0 ? NONE : result.diffs;
+  change.requests = isWrite(action) && result.requests.length > 0 ? result.requests : NONE;
   if (skip !== undefined) change.skip = skip;
   if (result.error !== undefined) change.error = result.error;
   if (result.remember !== undefined) change.remember = result.remember;
   if (read.identity !== undefined) change.object = read.identity;
   if (result.followUp === true && action === 'create') change.followUp = true;
   if (result.afterCreate === true && action === 'create') change.afterCreate = true;
-  return change;
+  const failedRollout =
+    skip === undefined ? failedRolloutOf(options.rollout?.(resource.subject), change) : undefined;
+  return failedRollout === undefined ? change : refused(change, failedRollout);
+}
+
+/**
+ * A desired state whose rollout failed is not written again until its document changes (or a
+ * secret it reads does: the digest covers them), like Flux's exhausted remediation: its plan is
+ * this error, so the resource stays failed and the run says why (docs/reconcile.md, Rollout health).
+ */
+function failedRolloutOf(record: RolloutRecord | undefined, change: PlannedChange): PlanError | undefined {
+  if (record === undefined || change.action === 'error' || change.action === 'create') return undefined;
+  const why = record.error?.message ?? 'it did not reach active';
+  if (record.held?.digest === change.digest) {
+    return {
+      code: 'ROLLOUT_FAILED',
+      message: `the rollout of revision ${record.held.revision} failed and was rolled back to ${record.held.to}; it is not applied again until the document changes`,
+    };
+  }
+  if (record.status === 'failed' && record.digest === change.digest) {
+    return {
+      code: 'ROLLOUT_FAILED',
+      message: `the rollout of revision ${record.revision} failed (${why}); it is not applied again until the document changes`,
+    };
+  }
+  return undefined;
 }
 
 /** A change that must not be made (engine/conflicts.ts): its diffs still show, nothing is sent. */
@@ -189,29 +222,48 @@ function applyThreshold(changes: PlannedChange[], options: PlanOptions): Planned
 const KIND_ORDER = new Map(Object.keys(KINDS).map((kind, index) => [kind, index]));
 
 /** Plans list kinds in registry order, then resources by name, so output is stable. */
-function byKindThenName(a: DesiredResource, b: DesiredResource): number {
+function byKindThenName(
+  a: { readonly kind: string; readonly name: string },
+  b: { readonly kind: string; readonly name: string },
+): number {
   return (
     (KIND_ORDER.get(a.kind) ?? 0) - (KIND_ORDER.get(b.kind) ?? 0) ||
     (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
   );
 }
 
-/** Builds the plan. Pure: no I/O, the same inputs give the same plan. */
-export function buildPlan(
+/**
+ * The documents' changes against one read of their live state: each resource planned, and
+ * those that reached a live object another one also reached refused. What only every
+ * document together can tell (the lifecycle, the threshold) is `completePlan`'s.
+ */
+export function planResources(
   resources: readonly DesiredResource[],
   snapshot: LiveSnapshot,
   options: PlanOptions,
-): Plan {
+): PlannedChange[] {
   const conflicts = liveConflicts(resources, snapshot);
-  const planned = [...resources].sort(byKindThenName).map((resource) => {
+  return resources.map((resource) => {
     const change = planOne(resource, snapshot, options);
     const conflict = conflicts.get(resource.subject);
     return conflict === undefined ? change : refused(change, conflict);
   });
+}
+
+/**
+ * The plan from the changes of every document (planned by one read or several): the lifecycle
+ * step over the scopes read, the change threshold, the summary. Pure.
+ */
+export function completePlan(
+  planned: readonly PlannedChange[],
+  live: Pick<LiveSnapshot, 'scopes' | 'optimalRegion'>,
+  options: PlanOptions,
+): Plan {
+  const ordered = [...planned].sort(byKindThenName);
   const lifecycle =
     options.lifecycle === undefined
-      ? { changes: planned, notPruned: [], gone: [], ignored: [] }
-      : planLifecycle(planned, snapshot.scopes, options.lifecycle);
+      ? { changes: ordered, notPruned: [], gone: [], ignored: [] }
+      : planLifecycle(ordered, live.scopes, options.lifecycle);
   const changes = applyThreshold(lifecycle.changes, options);
   return {
     version: 1,
@@ -219,9 +271,18 @@ export function buildPlan(
     createdAt: new Date().toISOString(),
     changes,
     summary: summarize(changes, lifecycle.notPruned.filter((n) => n.withPrune !== undefined).length),
-    ...(snapshot.optimalRegion === undefined ? {} : { optimalRegion: snapshot.optimalRegion }),
+    ...(live.optimalRegion === undefined ? {} : { optimalRegion: live.optimalRegion }),
     ...(lifecycle.notPruned.length === 0 ? {} : { notPruned: lifecycle.notPruned }),
     ...(lifecycle.gone.length === 0 ? {} : { gone: lifecycle.gone }),
     ...(lifecycle.ignored.length === 0 ? {} : { ignored: lifecycle.ignored }),
   };
+}
+
+/** Builds the plan from one read of every resource. Pure: no I/O, the same inputs give the same plan. */
+export function buildPlan(
+  resources: readonly DesiredResource[],
+  snapshot: LiveSnapshot,
+  options: PlanOptions,
+): Plan {
+  return completePlan(planResources(resources, snapshot, options), snapshot, options);
 }

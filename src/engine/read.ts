@@ -4,6 +4,8 @@
  * and E7 is asked once for every app that uses `@optimal`. Then the scopes of the kinds with a
  * lifecycle are listed (their `lifecycle.list`, mostly answered from that memo) for the prune step.
  */
+
+import pLimit from 'p-limit';
 import type { ApiClient } from '../api/types.js';
 import type { DesiredResource } from '../config/types.js';
 import { toReconcileError } from '../errors.js';
@@ -12,7 +14,7 @@ import type { KindLifecycle, LiveRead, ReadContext } from '../kinds/common/kind.
 import type { ScopeLimit, ScopeListing, ScopeObjects } from '../kinds/common/lifecycle.js';
 import { createReadContext, groupBy, type ReadContextOptions } from '../kinds/common/read.js';
 import { KINDS, lifecycleOf } from '../kinds/registry.js';
-import type { InventoryView } from './inventory.js';
+import { type InventoryEntry, type InventoryView, inventoryView } from './inventory.js';
 import type { OptimalRegion } from './types.js';
 
 /** What the read phase needs: the options of its ReadContext, and the inventory. */
@@ -169,4 +171,63 @@ export async function readLiveState(
   for (const map of perKind) for (const [subject, read] of map) reads.set(subject, read);
   const scopes = await readScopes(resources, reads, ctx, options.orphans);
   return { reads, optimalRegion: await optimalRegion, scopes };
+}
+
+/** The Shield Zone whose listings a resource's read and lifecycle use; undefined: the account's. */
+function zoneOfRead(resource: DesiredResource): number | undefined {
+  const kind = KINDS[resource.kind];
+  return kind.spec.shieldZoneId(resource.spec) ?? kind.exclusiveScopes?.(resource.spec)[0]?.shieldZoneId;
+}
+
+/** The resources and prunable inventory entries of one zone (or of the account: `undefined`). */
+interface ZoneRead {
+  readonly resources: DesiredResource[];
+  readonly orphans: Map<string, InventoryEntry>;
+}
+
+function zoneReads(
+  resources: readonly DesiredResource[],
+  orphans: InventoryView | undefined,
+): Map<number | undefined, ZoneRead> {
+  const zones = new Map<number | undefined, ZoneRead>();
+  const zone = (id: number | undefined): ZoneRead => {
+    let read = zones.get(id);
+    if (read === undefined) {
+      read = { resources: [], orphans: new Map() };
+      zones.set(id, read);
+    }
+    return read;
+  };
+  for (const resource of resources) zone(zoneOfRead(resource)).resources.push(resource);
+  for (const [subject, entry] of orphans?.entries() ?? [])
+    zone(entry.shieldZoneId).orphans.set(subject, entry);
+  return zones;
+}
+
+/**
+ * Reads the live state of `resources` one Shield Zone at a time (the account's apps and DNS
+ * zones as one more read), `concurrency` zones at once within one limit of `concurrency`
+ * requests, and hands each zone's snapshot to `use` as soon as it is read. Everything a read
+ * shares (a zone's listings, its lifecycle scopes) lies within one zone, so the snapshots are
+ * the one `readLiveState` would give, cut by zone; a run holds the live objects of the zones
+ * in flight rather than of the whole account at once (docs/performance.md, Memory).
+ */
+export async function readLiveStateByZone(
+  resources: readonly DesiredResource[],
+  options: ReadOptions,
+  use: (resources: readonly DesiredResource[], snapshot: LiveSnapshot) => void,
+): Promise<void> {
+  const limit = pLimit(options.concurrency);
+  const zones = pLimit(options.concurrency);
+  await Promise.all(
+    [...zoneReads(resources, options.orphans)].map(([, zone]) =>
+      zones(async () => {
+        const orphans =
+          options.orphans === undefined
+            ? {}
+            : { orphans: inventoryView(Object.fromEntries(zone.orphans), options.orphans.trusted) };
+        use(zone.resources, await readLiveState(zone.resources, { ...options, limit, ...orphans }));
+      }),
+    ),
+  );
 }

@@ -22,12 +22,23 @@ import {
   withMoves,
 } from './inventory.js';
 import { type OnlySelection, selectOnly } from './only.js';
-import { buildPlan, type PlanOptions } from './plan.js';
+import { buildPlan, completePlan, type PlanOptions, planResources } from './plan.js';
 import { type LifecycleOptions, orphanEntries } from './prune.js';
-import { type ReadOptions, readLiveState } from './read.js';
+import { type ReadOptions, readLiveState, readLiveStateByZone, type ScopeLive } from './read.js';
+import {
+  DEFAULT_ROLLOUT_POLL_MS,
+  followRollouts,
+  type Rollback,
+  type RollbackRefusal,
+  type RolloutResult,
+  type RolloutTarget,
+  recordRolloutStarted,
+  rollbacksFor,
+  rolloutTargets,
+} from './rollout.js';
 import { bindSavedPlan, liveDigests, type SavedPlan } from './saved-plan.js';
 import { MAX_RUN_CHANGES, type RunChange, type StateStore } from './state.js';
-import type { ApplyResult, ChangeResult, Plan, PlannedChange } from './types.js';
+import type { ApplyResult, ChangeResult, OptimalRegion, Plan, PlannedChange } from './types.js';
 
 /**
  * What one reconcile covers: which documents, at which revision, and what it may prune. A full
@@ -58,6 +69,8 @@ export interface ReconcileSelection {
    * (saved-plan.ts); otherwise PLAN_STALE is thrown before anything is sent.
    */
   saved?: SavedPlan;
+  /** A rollback run: the rollbacks whose resources these are (`rollbacksFor`). */
+  rollbacks?: readonly Rollback[];
 }
 
 /** How one reconcile writes: whether at all, how fast, behind which guards and which lease. */
@@ -85,6 +98,16 @@ export interface WritePolicy {
    * complete: a half-written file's deletions must never be sent, and neither its other changes.
    */
   holdDestructive?: boolean;
+  /**
+   * `apply` mode, after the writes (docs/reconcile.md, Rollout health): `wait` (the CLI's
+   * default) watches every rollout they started before the run ends, and a failed one fails
+   * the run and is rolled back when its document asks; `detach` (the daemon) only returns them
+   * as `rollouts.pending`, for the caller to follow without holding the run; `off` (`--no-wait`)
+   * watches nothing. Default `off`: the CLI's apply and the daemon say which they want.
+   */
+  rollouts?: 'wait' | 'detach' | 'off';
+  /** How often a rollout's health is read; default 2 s. */
+  rolloutPollMs?: number;
 }
 
 /** What one reconcile tells, besides its outcome: the audit events and who is told when. */
@@ -121,6 +144,20 @@ export interface ReconcileOutcome {
   readonly durationMs: number;
   /** Subject → digest of its live object as read, when `liveDigests` or `saved` asked. */
   readonly live?: Readonly<Record<string, string>>;
+  /** `apply` mode: the rollouts its writes started (absent when none did). */
+  readonly rollouts?: RolloutsOutcome;
+}
+
+/** What the rollouts of an `apply` did. */
+export interface RolloutsOutcome {
+  /** `wait`: how each watched rollout ended (the rollback's own included). */
+  readonly results: readonly RolloutResult[];
+  /** `detach`: the rollouts the caller follows. */
+  readonly pending?: readonly RolloutTarget[];
+  /** `wait`: the run that applied the rollbacks, when a failed rollout asked for one. */
+  readonly rollback?: ReconcileOutcome;
+  /** `wait`: failed rollouts asking for a rollback that could not be made, and why. */
+  readonly refused?: readonly RollbackRefusal[];
 }
 
 /**
@@ -190,6 +227,7 @@ function planOptions(options: ReconcileOptions, lifecycle?: LifecycleOptions): P
     ...(managedCount === undefined ? {} : { managedCount }),
     ...(options.write.writesBefore === undefined ? {} : { writesBefore: options.write.writesBefore }),
     record: (subject) => options.state.resource(subject),
+    rollout: (subject) => options.state.rollout(subject),
     keyedDigest: options.state.keyedDigest,
   };
 }
@@ -305,9 +343,11 @@ function recordInventory(options: ReconcileOptions, change: PlannedChange, resul
 }
 
 /**
- * The read and plan phases, in a function of their own so that the live snapshot (10 MB for
- * 10,000 resources) is garbage once the plan exists, not held through the apply phase. In
- * `apply` mode it also records the read hints (access-list checksums) for the next run.
+ * The read and plan phases, zone by zone (`readLiveStateByZone`): each zone's live snapshot is
+ * planned as soon as it is read and is garbage once its changes exist, so a run never holds the
+ * live objects of every zone at once (docs/performance.md, Memory). What needs every zone (the
+ * lifecycle step, the threshold) runs on the changes once all are planned. In `apply` mode it
+ * also records the read hints (access-list checksums) for the next run.
  */
 async function readAndPlan(
   resources: readonly DesiredResource[],
@@ -315,26 +355,101 @@ async function readAndPlan(
   options: ReconcileOptions,
   lifecycle: LifecycleOptions,
 ): Promise<{ plan: Plan; live?: Record<string, string> }> {
-  const snapshot = await readLiveState(resources, {
-    ...readOptions,
-    orphans: orphansOf(lifecycle),
-  });
-  const fresh = buildPlan(resources, snapshot, planOptions(options, lifecycle));
-  const live =
-    options.report.liveDigests === true || options.selection.saved !== undefined
-      ? liveDigests(resources, snapshot)
-      : undefined;
+  const wantDigests = options.report.liveDigests === true || options.selection.saved !== undefined;
+  const live: Record<string, string> = {};
+  const planned: PlannedChange[] = [];
+  const scopes = new Map<string, ScopeLive>();
+  let optimalRegion: OptimalRegion | undefined;
+  const settings = planOptions(options, lifecycle);
+  await readLiveStateByZone(
+    resources,
+    { ...readOptions, orphans: orphansOf(lifecycle) },
+    (zone, snapshot) => {
+      for (const change of planResources(zone, snapshot, settings)) planned.push(change);
+      for (const [key, scope] of snapshot.scopes) scopes.set(key, scope);
+      optimalRegion ??= snapshot.optimalRegion;
+      if (wantDigests) Object.assign(live, liveDigests(zone, snapshot));
+      if (options.write.mode === 'apply') {
+        for (const [subject, read] of snapshot.reads) {
+          if (read.lookup.status === 'found') options.state.setHint(subject, read.hint);
+        }
+      }
+    },
+  );
+  const fresh = completePlan(planned, { scopes, optimalRegion }, settings);
+  if (!wantDigests) return { plan: withRollbacks(fresh, options.selection.rollbacks) };
   // A saved plan replaces the fresh one only when the two are the same; else this throws.
-  const plan =
-    options.selection.saved === undefined || live === undefined
-      ? fresh
-      : bindSavedPlan(options.selection.saved, fresh, live);
-  if (options.write.mode === 'apply') {
-    for (const [subject, live] of snapshot.reads) {
-      if (live.lookup.status === 'found') options.state.setHint(subject, live.hint);
-    }
-  }
-  return { plan, ...(live === undefined ? {} : { live }) };
+  const { saved } = options.selection;
+  const plan = saved === undefined ? fresh : bindSavedPlan(saved, fresh, live);
+  return { plan: withRollbacks(plan, options.selection.rollbacks), live };
+}
+
+/** A rollback run's plan: each change says which revision it restores, and what it cannot. */
+function withRollbacks(plan: Plan, rollbacks: readonly Rollback[] | undefined): Plan {
+  if (rollbacks === undefined) return plan;
+  const bySubject = new Map(rollbacks.map((r) => [r.resource.subject, r]));
+  return {
+    ...plan,
+    changes: plan.changes.map((change) => {
+      const rollback = bySubject.get(change.subject);
+      return rollback === undefined
+        ? change
+        : { ...change, rollback: { from: rollback.from, to: rollback.to, notes: rollback.notes } };
+    }),
+  };
+}
+
+/**
+ * `wait`: watches the rollouts the writes started; the failed ones that ask for it are rolled
+ * back by a run of their own (a rollback is watched too, and never rolled back again).
+ */
+async function waitForRollouts(
+  targets: readonly RolloutTarget[],
+  resources: ReadonlyMap<string, DesiredResource>,
+  options: ReconcileOptions,
+): Promise<{ results: RolloutResult[]; rollbacks: Rollback[]; refused: RollbackRefusal[] }> {
+  const results = await followRollouts(targets, {
+    api: options.api,
+    signal: options.write.signal,
+    pollMs: options.write.rolloutPollMs ?? DEFAULT_ROLLOUT_POLL_MS,
+    state: options.state,
+    ...(options.report.audit === undefined ? {} : { audit: options.report.audit }),
+  });
+  const { rollbacks, refused } = rollbacksFor(results, resources, options.state);
+  return { results, rollbacks, refused };
+}
+
+/**
+ * The run of the rollbacks a failed rollout asked for: the kept specs, applied (and watched as
+ * `write.rollouts` says). It restores what the same documents held before: no prune, no change
+ * threshold, and it covers only the rolled-back resources.
+ */
+export function reconcileRollbacks(
+  rollbacks: readonly Rollback[],
+  options: ReconcileOptions,
+): Promise<ReconcileOutcome> {
+  const { revision, secrets } = options.selection;
+  return reconcile(
+    rollbacks.map((r) => r.resource),
+    {
+      ...options,
+      selection: { revision, rollbacks, ...(secrets === undefined ? {} : { secrets }) },
+      write: { ...options.write, mode: 'apply', force: true, holdDestructive: false, writesBefore: 0 },
+      report: { ...options.report, trigger: 'rollback' },
+    },
+  );
+}
+
+/** The run's record of a failed rollout (`/status` runs, the status page's timeline). */
+function rolloutRunChanges(results: readonly RolloutResult[]): RunChange[] {
+  return results
+    .filter((r) => r.outcome === 'failed')
+    .map((r) => ({
+      subject: r.subject,
+      action: 'rollout',
+      outcome: 'failed',
+      ...(r.error === undefined ? {} : { error: r.error }),
+    }));
 }
 
 /** Reads, plans and — in `apply` mode — applies and records. Never throws for one resource. */
@@ -459,18 +574,40 @@ export async function reconcile(
     });
     forgetGone(options, plan.gone ?? []);
   }
+  const bySubject = new Map(resources.map((r) => [r.subject, r]));
+  const rolloutMode = options.write.rollouts ?? 'off';
+  const targets =
+    apply === undefined || rolloutMode === 'off'
+      ? []
+      : rolloutTargets(
+          plan,
+          apply,
+          bySubject,
+          new Map((options.selection.rollbacks ?? []).map((r) => [r.resource.subject, r.from])),
+        );
+  let watched: Awaited<ReturnType<typeof waitForRollouts>> | undefined;
+  if (rolloutMode === 'wait' && targets.length > 0)
+    watched = await waitForRollouts(targets, bySubject, options);
+  if (rolloutMode === 'detach') for (const target of targets) recordRolloutStarted(options.state, target);
+  const rolloutFailures = watched?.results.filter((r) => r.outcome === 'failed').length ?? 0;
   const durationMs = Math.round(performance.now() - started);
-  const failed = (apply?.counts.failed ?? 0) + (options.write.mode === 'plan' ? plan.summary.errors : 0);
+  const failed =
+    (apply?.counts.failed ?? 0) + rolloutFailures + (options.write.mode === 'plan' ? plan.summary.errors : 0);
   const lifecycleDone = lifecycleCounts(apply);
+  const rolloutCounts: Record<string, number> = rolloutFailures > 0 ? { rolloutFailed: rolloutFailures } : {};
   if (options.write.mode === 'apply') {
+    const changes = runChanges(plan, apply);
+    const failedRollouts = rolloutRunChanges(watched?.results ?? []);
     options.state.addRun({
       revision: options.selection.revision,
       trigger: options.report.trigger,
       startedAt,
       durationMs,
       result: failed > 0 ? 'failed' : 'success',
-      counts: { ...(apply?.counts ?? {}), ...lifecycleDone },
-      ...runChanges(plan, apply),
+      counts: { ...(apply?.counts ?? {}), ...lifecycleDone, ...rolloutCounts },
+      ...(failedRollouts.length === 0
+        ? changes
+        : { ...changes, changes: [...(changes.changes ?? []), ...failedRollouts] }),
       ...(only === undefined ? {} : { only: [...only.partial.only] }),
     });
     await options.state.save();
@@ -489,17 +626,32 @@ export async function reconcile(
               skipped: plan.summary.skipped,
               errors: plan.summary.errors,
             }
-          : { ...apply.counts, ...lifecycleDone },
+          : { ...apply.counts, ...lifecycleDone, ...rolloutCounts },
       durationMs,
       result: failed > 0 ? 'failed' : 'success',
     },
     'reconcile finished',
   );
+  const rollback =
+    watched === undefined || watched.rollbacks.length === 0
+      ? undefined
+      : await reconcileRollbacks(watched.rollbacks, options);
+  const rollouts: RolloutsOutcome | undefined =
+    watched !== undefined
+      ? {
+          results: watched.results,
+          ...(rollback === undefined ? {} : { rollback }),
+          ...(watched.refused.length === 0 ? {} : { refused: watched.refused }),
+        }
+      : rolloutMode === 'detach' && targets.length > 0
+        ? { results: [], pending: targets }
+        : undefined;
   return {
     plan,
     ...(apply === undefined ? {} : { apply }),
     durationMs,
     ...(live === undefined ? {} : { live }),
+    ...(rollouts === undefined ? {} : { rollouts }),
   };
 }
 

@@ -7,6 +7,8 @@
 import { styleText } from 'node:util';
 import { SENSITIVE } from '../domain/sensitive.js';
 import { lifecycleOf } from '../kinds/registry.js';
+import type { RolloutsOutcome } from './reconcile.js';
+import type { RolloutResult } from './rollout.js';
 import type {
   ApplyResult,
   FieldDiff,
@@ -101,6 +103,12 @@ function headerNote(change: PlannedChange): string {
   if (change.diffs.length > 0) notes.push(`cause: ${change.cause}`);
   if (change.skip === 'suspended') notes.push('suspended: not written');
   if (change.skip === 'report-only') notes.push('drift report only: not written');
+  if (change.rollback !== undefined) {
+    notes.push(
+      `rollback: the rollout of ${change.rollback.from} failed, so ${change.rollback.to}, the last revision that reached active, is applied again`,
+      ...change.rollback.notes,
+    );
+  }
   return notes.length === 0 ? '' : ` (${notes.join(', ')})`;
 }
 
@@ -268,5 +276,46 @@ export function renderApplyText(result: ApplyResult, options: RenderOptions): st
     '',
     `Apply: ${c.applied} applied, ${c.failed} failed, ${c.skipped} skipped, ${c.unchanged} unchanged.`,
   );
+  return `${out.join('\n')}\n`;
+}
+
+/** One line per watched rollout (`apply` waits for them: docs/reconcile.md, Rollout health). */
+function rolloutLines(
+  results: readonly RolloutResult[],
+  paint: (style: Style, text: string) => string,
+): string[] {
+  return results.map((r) => {
+    const seconds = `${(r.durationMs / 1000).toFixed(1)} s`;
+    const what = r.rollbackOf === undefined ? r.subject : `${r.subject} (the rollback)`;
+    if (r.outcome === 'succeeded')
+      return `${paint('green', 'active'.padEnd(9))} ${what}: rolled out in ${seconds}`;
+    if (r.outcome === 'inactive')
+      return `${paint('gray', 'inactive'.padEnd(9))} ${what}: not deployed, nothing rolls out`;
+    if (r.outcome === 'aborted') return `${paint('gray', 'aborted'.padEnd(9))} ${what}: no longer watched`;
+    return `${paint('red', 'failing'.padEnd(9))} ${what}: ${r.error?.message ?? 'failed'}`;
+  });
+}
+
+/** The rollouts an apply waited for, its rollbacks, and the rollbacks it could not make. */
+export function renderRolloutsText(rollouts: RolloutsOutcome, options: RenderOptions): string {
+  const paint = (style: Style, text: string): string => (options.color ? styleText(style, text) : text);
+  const out = ['', 'Rollouts:', ...rolloutLines(rollouts.results, paint)];
+  for (const refusal of rollouts.refused ?? [])
+    out.push(`not rolled back: ${refusal.subject}: ${refusal.reason}`);
+  const rollback = rollouts.rollback;
+  if (rollback !== undefined) {
+    for (const change of rollback.plan.changes) {
+      if (change.rollback === undefined) continue;
+      out.push(
+        `rollback  ${change.subject}: ${change.rollback.to} applied again (the last revision that reached active)`,
+        ...change.rollback.notes.map((note) => `          ${note}`),
+      );
+    }
+    for (const r of rollback.apply?.results ?? []) {
+      if (r.outcome === 'failed')
+        out.push(`${paint('red', 'failed'.padEnd(9))} rollback of ${r.subject}: ${r.error?.message ?? ''}`);
+    }
+    out.push(...rolloutLines(rollback.rollouts?.results ?? [], paint));
+  }
   return `${out.join('\n')}\n`;
 }

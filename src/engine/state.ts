@@ -55,6 +55,31 @@ const RunRecord = z.object({
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
+/**
+ * What edgesync knows of a resource's rollouts (docs/reconcile.md, Rollout health): how the last
+ * one it watched went, the last spec that reached `active` (to roll back to: secrets only as
+ * references or keyed digests, `KindRollout.keep`), and a revision rolled back from, which is
+ * not applied again until its document changes.
+ */
+const RolloutRecord = z.object({
+  /** `progressing` while watched (or left so by a process that stopped), then the watch's result. */
+  status: z.enum(['progressing', 'succeeded', 'failed', 'aborted', 'inactive']),
+  /** The API's word for the object when last read (`active`, `failing`, …). */
+  health: z.string(),
+  at: z.string(),
+  revision: z.string(),
+  /** The digest of the desired state whose rollout this is. */
+  digest: z.string(),
+  objectId: z.union([z.string(), z.number()]),
+  error: z.object({ code: z.string(), message: z.string() }).optional(),
+  lastGood: z
+    .object({ revision: z.string(), digest: z.string(), at: z.string(), spec: z.unknown() })
+    .optional(),
+  /** The desired state rolled back from: planned `rolled-back` (not written) while it stays the same. */
+  held: z.object({ digest: z.string(), revision: z.string(), at: z.string(), to: z.string() }).optional(),
+});
+export type RolloutRecord = z.infer<typeof RolloutRecord>;
+
 /** The state file's format version; 2 added the inventory (docs/design.md, Identity). */
 export const STATE_VERSION = 2;
 
@@ -68,6 +93,8 @@ const StateFileV1 = z.object({
 const StateFileSchema = StateFileV1.extend({
   version: z.literal(STATE_VERSION),
   inventory: InventorySchema,
+  /** Container apps' rollouts; absent in files from before it (an older build drops it on save). */
+  rollouts: z.record(z.string(), RolloutRecord).optional(),
 });
 type StateFile = z.infer<typeof StateFileSchema>;
 
@@ -130,6 +157,10 @@ export interface StateStore {
   inventory(): Readonly<Inventory>;
   /** Records (or, with undefined, forgets) what `subject` owns. */
   setInventory(subject: string, entry: InventoryEntry | undefined): void;
+  /** What the last watched rollout of `subject` did, and what to roll back to. */
+  rollout(subject: string): RolloutRecord | undefined;
+  rollouts(): Readonly<Record<string, RolloutRecord>>;
+  setRollout(subject: string, record: RolloutRecord | undefined): void;
   /**
    * Writes atomically; a no-op for an in-memory or read-only store. Under a lease, the store
    * refuses the write (LEADER_LOST) once that lease is no longer the current one.
@@ -222,7 +253,31 @@ class StoredState implements StateStore {
     else this.state.inventory[subject] = { ...entry };
   }
 
-  async save(): Promise<void> {
+  rollout(subject: string): RolloutRecord | undefined {
+    return this.state.rollouts?.[subject];
+  }
+
+  rollouts(): Readonly<Record<string, RolloutRecord>> {
+    return this.state.rollouts ?? {};
+  }
+
+  setRollout(subject: string, record: RolloutRecord | undefined): void {
+    const rollouts = this.state.rollouts ?? {};
+    if (record === undefined) delete rollouts[subject];
+    else rollouts[subject] = record;
+    this.state.rollouts = rollouts;
+  }
+
+  /** The save in flight: the daemon's rollout watch saves beside its runs, one write at a time. */
+  private saving: Promise<void> = Promise.resolve();
+
+  save(): Promise<void> {
+    const next = this.saving.then(() => this.write());
+    this.saving = next.catch(() => undefined);
+    return next;
+  }
+
+  private async write(): Promise<void> {
     if (this.backend === undefined) return;
     // The key first: a record digested with a key that was never written would be lost labels.
     await this.key.persist();

@@ -92,6 +92,11 @@ export interface PlannedChange {
   readonly followUp?: boolean;
   /** A create after which the kind's `lifecycle.afterCreate` requests go, at the new id (an app's deploy). */
   readonly afterCreate?: boolean;
+  /**
+   * A rollback (`spec.rollout.onFailure: rollback`): the revision whose rollout failed, and the
+   * last one that reached `active`, applied again; `notes`: what of it could not be restored.
+   */
+  readonly rollback?: { readonly from: string; readonly to: string; readonly notes: readonly string[] };
 }
 
 export interface PlanSummary {

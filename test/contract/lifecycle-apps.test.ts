@@ -93,6 +93,24 @@ describe('container app identity and create', () => {
     await applyAgainIsQuiet(f, [doc]);
   });
 
+  it('a Docker Hub library image is written imageNamespace: "" (as the API and the official CLI write it), and the next apply is empty', async () => {
+    const f = await start();
+    const doc = app('library site', {
+      containerTemplates: [
+        { name: 'web', imageRegistryId: '1', imageNamespace: '', imageName: 'nginx', imageTag: '1.27' },
+      ],
+    });
+    f.emu.journal.clear();
+
+    await f.run([doc], 'apply');
+
+    const created = appsNamed(f, 'library site')[0];
+    expect(created?.containerTemplates[0]).toMatchObject({ imageNamespace: '', image: 'nginx:1.27' });
+    const sent = writesOf(f.emu)[0]?.body as { containerTemplates: unknown[] } | undefined;
+    expect(sent?.containerTemplates[0]).toMatchObject({ imageNamespace: '' });
+    await applyAgainIsQuiet(f, [doc]);
+  });
+
   it('deploy: false creates the app and leaves it undeployed', async () => {
     const f = await start();
     f.emu.journal.clear();

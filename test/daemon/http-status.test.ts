@@ -246,6 +246,7 @@ describe('GET /status', () => {
       'retry',
       'settleHold',
       'unclaimed',
+      'apps',
       'lastSuccessAt',
       'runs',
       'counts',
@@ -262,6 +263,8 @@ describe('GET /status', () => {
       retry: null,
       settleHold: null,
       unclaimed: [],
+      // The test config has no container app.
+      apps: [],
       counts: { pending: 0, 'in-sync': 3, suspended: 0, 'report-only': 0, failed: 0 },
     });
     expect(doc.revision).toMatch(/^config:[0-9a-f]{12}$/);

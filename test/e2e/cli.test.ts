@@ -101,7 +101,8 @@ describe('the edgesync binary', () => {
 
     const validate = await run(['validate', '--config', config], env);
     const plan = await run(['plan', '--config', config, '--detailed-exitcode'], env);
-    const apply = await run(['apply', '--config', config, ...state], env);
+    // The demo's apps roll out in 3 s: apply waits for them (checked every 500 ms here).
+    const apply = await run(['apply', '--config', config, ...state, '--rollout-poll-ms', '500'], env);
     const again = await run(['apply', '--config', config, ...state, '--json'], env);
     // The exclusive zone's unclaimed rule, deleted only with --prune (EDGESYNC_PRUNE here).
     const pruned = await run(['apply', '--config', config, ...state], { ...env, EDGESYNC_PRUNE: 'true' });
@@ -111,7 +112,7 @@ describe('the edgesync binary', () => {
     expect(validate.stdout).toBe('18 resources in 7 files are valid\n');
     expect(plan.code).toBe(2);
     expect(plan.stdout).toContain(
-      'Plan: 5 to change (2 to create), 2 not written (suspended or report-only), 11 unchanged.',
+      'Plan: 5 to change (3 to create), 2 not written (suspended or report-only), 11 unchanged.',
     );
     expect(plan.stdout).toContain(
       [
@@ -121,6 +122,9 @@ describe('the edgesync binary', () => {
     );
     expect(apply.code).toBe(0);
     expect(apply.stdout).toContain('Apply: 5 applied, 0 failed, 2 skipped, 11 unchanged.');
+    expect(apply.stdout).toMatch(
+      /\nRollouts:\n(?:active {4}ContainerApp\/(?:image-resizer|storefront): rolled out in \d+\.\d s\n){2}$/,
+    );
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout).counts).toEqual({ applied: 0, unchanged: 16, skipped: 2, failed: 0 });
     expect(pruned.code).toBe(0);

@@ -4,7 +4,8 @@
  * (`edgesync run --emulator` on a copy of config-examples, the README's demo) on its
  * `--metrics-listen` address: the overview's counts, the filters, a drifted resource's diff,
  * a file edit arriving as a new run without a reload, a removed document's rule listed under
- * Not pruned (and gone when restored), the phone width and dark theme; and over
+ * Not pruned (and gone when restored), the Apps view's rollout health (the created app active, a
+ * bad tag failing with its reason), the phone width and dark theme; and over
  * the whole file no console error, no request off 127.0.0.1, and no secret in the DOM or in
  * any response. One browser and one daemon for the file; the tests run in order.
  *
@@ -97,6 +98,8 @@ beforeAll(async () => {
       '0 0 1 1 *',
       '--debounce-ms',
       '100',
+      '--rollout-poll-ms',
+      '250',
     ],
     { EDGESYNC_ACCESS_KEY: ACCESS_KEY, EDGESYNC_SECRET_DATABASE_URL: ENV_SECRET },
   );
@@ -374,6 +377,58 @@ describe('the status page in a real browser', () => {
     expect(notReloaded).toBe(true);
     expect((await statusNow()).unclaimed.map((object) => object.id)).toEqual([802140]);
   }, 60_000);
+
+  it('the Apps view shows each app’s rollout: the created app active, then a bad tag failing with its reason', async () => {
+    /** The Apps table as column title → cell text, one app a row. */
+    const appRows = (): Promise<Array<Record<string, string>>> =>
+      page.$$eval('#apps table.generic', (tables) =>
+        tables.flatMap((table) => {
+          const titles = [...table.querySelectorAll('thead th')].map((th) => th.textContent ?? '');
+          return [...table.querySelectorAll('tbody tr')].map((row) =>
+            Object.fromEntries([...row.children].map((cell, i) => [titles[i], cell.textContent ?? ''])),
+          );
+        }),
+      );
+    const resizer = async () => (await appRows()).find((row) => row.Subject === 'ContainerApp/image-resizer');
+    await page.goto(`${ops}/#apps`);
+    await page.waitForSelector('#view-apps:not([hidden]) #apps table.generic');
+    // The demo creates the image resizer at start-up; its rollout takes 3 s.
+    const active = await until(
+      async () => {
+        const row = await resizer();
+        return row?.Status === 'succeeded' ? row : undefined;
+      },
+      'the created app active on the page',
+      20_000,
+    );
+    const storefront = (await appRows()).find((row) => row.Subject === 'ContainerApp/storefront');
+    await shot('status-apps');
+
+    const file = join(config, 'apps/image-resizer.yaml');
+    const original = readFileSync(file, 'utf8');
+    writeFileSync(file, original.replace('imageTag: "0.9.7"', 'imageTag: "0.9.8-broken"'));
+    const failing = await until(
+      async () => {
+        const row = await resizer();
+        return row?.Status === 'failed' ? row : undefined;
+      },
+      'the failed rollout on the page',
+      30_000,
+    );
+    const listed = (await statusNow()).apps.find((app) => app.subject === 'ContainerApp/image-resizer');
+    writeFileSync(file, original);
+    await until(async () => (await resizer())?.Status === 'succeeded', 'the fixed tag active again', 30_000);
+
+    expect(active).toMatchObject({ Name: 'image resizer', Health: 'active', Reason: '—' });
+    expect(active['App id']).toMatch(/^app\w+$/);
+    // Report-only: never written, so never rolled out.
+    expect(storefront).toMatchObject({ Status: 'unknown', Health: 'unknown' });
+    expect(listed).toMatchObject({ status: 'failed', health: 'failing', rolledBackTo: null });
+    expect(failing).toMatchObject({ Health: 'failing', Reason: listed?.reason });
+    expect(failing.Reason).toMatch(
+      /^the rollout failed: the API says failing; container resizer: notStarted, 5 restarts, CrashLoopBackOff: /,
+    );
+  }, 90_000);
 
   it('fits 375 px in the dark theme, with no horizontal scrolling in any view', async () => {
     await page.setViewportSize({ width: 375, height: 812 });

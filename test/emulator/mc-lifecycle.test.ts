@@ -1,7 +1,7 @@
 /**
  * The emulator's app lifecycle routes: create (POST /mc/apps, a Docker Hub library image
- * included), delete, deploy / undeploy / restart, endpoint add and remove, volume remove, the
- * registry listing, and the rollout simulation (progressing for a while, then active, or
+ * included), delete, deploy / undeploy / restart, endpoint add and remove, volume remove, one
+ * container's PATCH and GET, the registries (list, add, get, remove), and the rollout simulation (progressing for a while, then active, or
  * failing with the container's reason for an image tag the seed marks as failing).
  */
 import { describe, expect, it } from 'vitest';
@@ -49,13 +49,116 @@ describe('app lifecycle routes', () => {
     expect(again.status).toBe(404);
   });
 
-  test('undeploy makes the app inactive, restart rolls it out again', async ({ emu }) => {
-    await call(emu, 'POST', '/mc/apps/app1/undeploy');
-    const undeployed = emu.state.app('app1')?.status;
-    await call(emu, 'POST', '/mc/apps/app1/restart');
+  test('undeploy makes the app inactive and cancels its rollout; a restart or a patch leaves it inactive; deploy runs it', async () => {
+    const emu = await startEmulator({
+      accessKey: TEST_KEY,
+      seed: { ...TEST_SEED, rollout: { progressingMs: 60, failingImageTags: [] } },
+    });
+    try {
+      await call(emu, 'POST', '/mc/apps/app1/restart');
+      const restarting = emu.state.app('app1')?.status;
+      await call(emu, 'POST', '/mc/apps/app1/undeploy');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      // The restart's rollout was due by now: an undeployed app does not come back by itself.
+      const undeployed = emu.state.app('app1')?.status;
+      await call(emu, 'POST', '/mc/apps/app1/restart');
+      await call(emu, 'PATCH', '/mc/apps/app1/containers/tpl-web', { body: { imageTag: '1.4.3' } });
+      const stillInactive = emu.state.app('app1')?.status;
+      await call(emu, 'POST', '/mc/apps/app1/deploy');
+      const deploying = emu.state.app('app1')?.status;
+      await new Promise((resolve) => setTimeout(resolve, 100));
 
-    expect(undeployed).toBe('inactive');
-    expect(emu.state.app('app1')?.status).toBe('active');
+      expect([restarting, undeployed, stillInactive, deploying]).toEqual([
+        'progressing',
+        'inactive',
+        'inactive',
+        'progressing',
+      ]);
+      expect(emu.state.app('app1')?.status).toBe('active');
+    } finally {
+      await emu.close();
+    }
+  });
+
+  test('PATCH …/containers/{id} changes only the fields given (deploy --image: a Docker Hub library image), GET returns it', async ({
+    emu,
+  }) => {
+    const before = structuredClone(emu.state.app('app1')?.containerTemplates[0]);
+    const patched = await call(emu, 'PATCH', '/mc/apps/app1/containers/tpl-web', {
+      body: {
+        image: 'nginx:1.27.3',
+        imageName: 'nginx',
+        imageNamespace: '',
+        imageTag: '1.27.3',
+        imageRegistryId: '',
+      },
+    });
+    const read = await call(emu, 'GET', '/mc/apps/app1/containers/tpl-web');
+    const unknown = await call(emu, 'PATCH', '/mc/apps/app1/containers/nope', { body: { imageTag: '1' } });
+    const badTag = await call(emu, 'PATCH', '/mc/apps/app1/containers/tpl-web', {
+      body: { imageTag: 'a b' },
+    });
+    const badMount = await call(emu, 'PATCH', '/mc/apps/app1/containers/tpl-web', {
+      body: { volumeMounts: [{ name: 'missing', mountPath: '/m' }] },
+    });
+    const after = emu.state.app('app1')?.containerTemplates[0];
+
+    expect(patched.status).toBe(200);
+    expect(patched.json).toEqual(read.json);
+    expect(after).toEqual({
+      ...before,
+      image: 'nginx:1.27.3',
+      imageName: 'nginx',
+      imageNamespace: '',
+      imageTag: '1.27.3',
+      imageRegistryId: '',
+      imageDigest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+    });
+    expect(after?.imageDigest).not.toBe(before?.imageDigest);
+    expect(unknown.status).toBe(404);
+    expect([badTag.status, badMount.status]).toEqual([400, 400]);
+  });
+
+  test('registries: the platform ones listed; one added with credentials (only its password hint kept), read, refused while in use, removed', async ({
+    emu,
+  }) => {
+    const added = await call(emu, 'POST', '/mc/registries', {
+      body: {
+        displayName: 'My GHCR',
+        type: 'gitHub',
+        passwordCredentials: { userName: 'bot', password: 's3cret-token' },
+      },
+    });
+    const id = (added.json as { id: number }).id;
+    const read = await call(emu, 'GET', `/mc/registries/${id}`);
+    const listed = await call(emu, 'GET', '/mc/registries');
+    const platform = await call(emu, 'DELETE', '/mc/registries/1');
+    // An app that pulls from it keeps it.
+    await call(emu, 'PATCH', '/mc/apps/app1/containers/tpl-web', { body: { imageRegistryId: String(id) } });
+    const inUse = await call(emu, 'DELETE', `/mc/registries/${id}`);
+    await call(emu, 'PATCH', '/mc/apps/app1/containers/tpl-web', { body: { imageRegistryId: '123' } });
+    const removed = await call(emu, 'DELETE', `/mc/registries/${id}`);
+    const gone = await call(emu, 'GET', `/mc/registries/${id}`);
+    const invalid = await call(emu, 'POST', '/mc/registries', { body: { displayName: '' } });
+
+    expect(added).toMatchObject({ status: 200, json: { id: 3, error: null, status: 'saved' } });
+    expect(read.json).toMatchObject({
+      id: 3,
+      displayName: 'My GHCR',
+      hostName: 'ghcr.io',
+      userName: 'bot',
+      firstPasswordSymbols: 's3',
+      lastPasswordSymbols: 'en',
+      isPublic: false,
+      isPlatformManaged: false,
+    });
+    expect(JSON.stringify(emu.state.registries)).not.toContain('s3cret-token');
+    expect((listed.json as { items: { id: number }[] }).items.map((r) => r.id)).toEqual([1, 2, 3]);
+    expect(platform.json).toEqual({ status: 'notFound', applications: [] });
+    expect(inUse.json).toEqual({ status: 'inUse', applications: ['storefront'] });
+    expect(removed.json).toEqual({ status: 'removed', applications: [] });
+    expect(gone.status).toBe(404);
+    expect(invalid.status).toBe(400);
   });
 
   test('endpoints are added to a container and removed by id or display name; a volume is removed with its mounts', async ({

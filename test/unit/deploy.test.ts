@@ -186,11 +186,17 @@ describe('Dockerfile', () => {
     expect(env).toContain('EDGESYNC_STATE_DIR=/var/lib/edgesync');
   });
 
-  it("leaves V8's heap to the pod's memory limit: no fixed heap cap, a small young generation", () => {
+  it("sizes V8's heap from the pod's memory limit: a share of it, no fixed heap cap, a small young generation", () => {
     const env = runtimeEnv();
-    expect(env).toContain('NODE_OPTIONS="--enable-source-maps --max-semi-space-size=4"');
+    expect(env).toContain(
+      'NODE_OPTIONS="--enable-source-maps --max-semi-space-size=4 --max-old-space-size-percentage=70"',
+    );
     // A fixed old-generation cap turns a bigger repository into a crash loop (docs/performance.md).
-    expect(env).not.toMatch(/max-old-space-size|max-heap-size/);
+    expect(env).not.toMatch(/max-old-space-size=|max-heap-size/);
+  });
+
+  it('runs a Node that has --max-old-space-size-percentage (Node 24)', () => {
+    expect(readFileSync(join(REPO, 'Dockerfile'), 'utf8')).toMatch(/^ARG NODE_IMAGE=node:24-slim$/m);
   });
 });
 

@@ -6,7 +6,9 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { renderApplyText, renderPlanText, withApi } from '../../engine/render.js';
+import type { RolloutsOutcome } from '../../engine/reconcile.js';
+import { renderApplyText, renderPlanText, renderRolloutsText, withApi } from '../../engine/render.js';
+import { DEFAULT_ROLLOUT_POLL_MS } from '../../engine/rollout.js';
 import { MAX_SAVED_PLAN_BYTES, parseSavedPlan, type SavedPlan } from '../../engine/saved-plan.js';
 import { ReconcileError } from '../../errors.js';
 import type { CommandRegistrar } from '../command.js';
@@ -19,11 +21,14 @@ import {
   type ReconcileFlags,
   reconcileCommand,
 } from '../reconcile-run.js';
-import { addConnectionOptions, useColor } from '../settings.js';
+import { addConnectionOptions, positiveInt, useColor } from '../settings.js';
 
 interface ApplyFlags extends ReconcileFlags {
   json?: boolean;
   detailedExitcode?: boolean;
+  /** commander's `--no-wait`: false when given. */
+  wait: boolean;
+  rolloutPollMs: number;
 }
 
 export const registerApply: CommandRegistrar = (program, io, setExitCode) => {
@@ -34,6 +39,16 @@ export const registerApply: CommandRegistrar = (program, io, setExitCode) => {
   addOnlyOption(addReconcileOptions(addConnectionOptions(addConfigOption(command), { lockTimeout: true })))
     .option('--json', 'print the plan and the outcomes as JSON')
     .option('--detailed-exitcode', 'exit 2 when changes were applied, 0 when there were none, 1 on error')
+    .option(
+      '--no-wait',
+      'do not wait for the rollouts of container apps written (default: wait until active or spec.rollout.timeoutSeconds; a failed one exits 1)',
+    )
+    .option(
+      '--rollout-poll-ms <ms>',
+      'how often a rollout is checked while apply waits',
+      positiveInt('--rollout-poll-ms'),
+      DEFAULT_ROLLOUT_POLL_MS,
+    )
     .action(async (file: string | undefined, flags: ApplyFlags) => {
       setExitCode(await runApply(file, flags, io));
     });
@@ -76,23 +91,48 @@ async function runApply(file: string | undefined, flags: ApplyFlags, io: CliIo):
     flags,
     io,
     'apply',
-    ({ plan: planned, apply }, _origin, apiUrl) => {
+    ({ plan: planned, apply, rollouts }, _origin, apiUrl) => {
       if (apply === undefined) throw new ReconcileError('INTERNAL', 'apply produced no result');
       const plan = withApi(planned, apiUrl);
       const common = commonReadFailure(plan, apiUrl);
       if (common !== undefined) io.stderr.write(common);
       if (flags.json === true) {
+        const rolloutJson = rollouts === undefined ? {} : { rollouts: rolloutsJson(rollouts) };
         io.stdout.write(
-          `${JSON.stringify({ plan, results: apply.results, counts: apply.counts }, null, 2)}\n`,
+          `${JSON.stringify({ plan, results: apply.results, counts: apply.counts, ...rolloutJson }, null, 2)}\n`,
         );
       } else if (common === undefined) {
         const color = useColor(io);
         io.stdout.write(renderPlanText(plan, { color }));
         io.stdout.write(renderApplyText(apply, { color }));
+        if (rollouts !== undefined) io.stdout.write(renderRolloutsText(rollouts, { color }));
       }
-      if (!apply.ok) return 1;
+      // A rollout that failed fails the apply, rolled back or not: that revision is not live.
+      if (!apply.ok || (rollouts?.results ?? []).some((r) => r.outcome === 'failed')) return 1;
       return flags.detailedExitcode === true && apply.counts.applied > 0 ? 2 : 0;
     },
-    saved === undefined ? {} : { saved },
+    {
+      ...(saved === undefined ? {} : { saved }),
+      rollouts: flags.wait ? 'wait' : 'off',
+      rolloutPollMs: flags.rolloutPollMs,
+    },
   );
+}
+
+/** `apply --json`'s rollouts: how each ended, and the rollback run's plan changes and results. */
+function rolloutsJson(rollouts: RolloutsOutcome): unknown {
+  const rollback = rollouts.rollback;
+  return {
+    results: rollouts.results,
+    ...(rollouts.refused === undefined ? {} : { refused: rollouts.refused }),
+    ...(rollback === undefined
+      ? {}
+      : {
+          rollback: {
+            changes: rollback.plan.changes.filter((c) => c.rollback !== undefined),
+            results: rollback.apply?.results ?? [],
+            rollouts: rollback.rollouts?.results ?? [],
+          },
+        }),
+  };
 }

@@ -13,6 +13,7 @@ import { parseListen } from '../../daemon/http-server.js';
 import { type NotifyFlags, readNotifySettings } from '../../daemon/notify/settings.js';
 import { assertSchedule, DEFAULT_SCHEDULE } from '../../daemon/scheduler.js';
 import { EMULATOR_SEED_PATH, type Emulator, loadSeedFile, startEmulator } from '../../emulator/index.js';
+import { DEFAULT_ROLLOUT_POLL_MS } from '../../engine/rollout.js';
 import { ReconcileError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { CommandRegistrar } from '../command.js';
@@ -28,6 +29,7 @@ import {
   configuredAccessKey,
   maxRps,
   nonNegativeNumber,
+  positiveInt,
   secretReaderFrom,
 } from '../settings.js';
 import { stateBackendOf } from '../state-options.js';
@@ -54,6 +56,7 @@ interface RunFlags extends ReconcileFlags, NotifyFlags {
   gitPull?: boolean;
   debounceMs: number;
   settleMs: number;
+  rolloutPollMs: number;
   shutdownTimeout: number;
   emulator?: boolean;
   /** commander's `--no-ui`: false when given. */
@@ -122,6 +125,12 @@ export const registerRun: CommandRegistrar = (program, io, setExitCode) => {
       'how long changed files must stay unchanged (size, mtime, inode) before a run may apply a plan that deletes anything',
       nonNegativeInt,
       DEFAULT_SETTLE_MS,
+    )
+    .option(
+      '--rollout-poll-ms <ms>',
+      "how often a container app's rollout is checked after a write (watched beside the runs, never holding them)",
+      positiveInt('--rollout-poll-ms'),
+      DEFAULT_ROLLOUT_POLL_MS,
     )
     .option(
       '--shutdown-timeout <seconds>',
@@ -218,6 +227,7 @@ async function runDaemon(flags: RunFlags, io: CliIo): Promise<number> {
       gitPull: flags.gitPull === true,
       debounceMs: flags.debounceMs,
       settleMs: flags.settleMs,
+      rolloutPollMs: flags.rolloutPollMs,
       shutdownTimeoutMs: Math.round(flags.shutdownTimeout * 1000),
       notify,
       logger,

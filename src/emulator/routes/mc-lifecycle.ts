@@ -1,13 +1,13 @@
 /**
  * The Magic Containers routes that create, delete and run apps: `POST /mc/apps`
  * (AddApplicationRequest), `DELETE /mc/apps/{id}`, deploy / undeploy / restart, endpoint add
- * and remove, volume remove, and the registry listing. Every change starts the rollout
- * simulation (store.ts, `startRollout`). Shapes from the MC OpenAPI file; what the official
+ * and remove, volume remove, and one container's GET and PATCH. A deploy starts the rollout
+ * simulation (store.ts, `startRollout`); every other change does so for an app that runs. Shapes from the MC OpenAPI file; what the official
  * bunny CLI sends is accepted as the real API accepts it (a Docker Hub library image has
  * `imageNamespace: ""`).
  */
 import { z } from 'zod';
-import { buildEndpoint, createApp } from '../app-patch.js';
+import { buildEndpoint, createApp, patchContainer } from '../app-patch.js';
 import type { Reply } from '../replies.js';
 import { MC_GET_PROFILE, MC_PROFILE } from '../replies.js';
 import {
@@ -15,6 +15,7 @@ import {
   AutoScalingRequest,
   ContainerRequest,
   EndpointRequest,
+  PatchContainerRequest,
   RegionSettingsRequest,
   VolumeRequest,
 } from '../validation/app.js';
@@ -69,8 +70,9 @@ function lifecycleAction(action: 'deploy' | 'undeploy' | 'restart') {
   return (ctx: RequestContext): Reply => {
     const app = appOr404(ctx);
     if (!isApp(app)) return app;
-    if (action === 'undeploy') app.status = 'inactive';
-    else ctx.state.startRollout(app.id);
+    if (action === 'undeploy') ctx.state.stopApp(app.id);
+    // A restart rolls out an app that runs; an undeployed one stays undeployed.
+    else ctx.state.startRollout(app.id, action === 'deploy' ? 'deploy' : 'change');
     return { status: 200 };
   };
 }
@@ -145,18 +147,34 @@ function removeVolume(ctx: RequestContext): Reply {
   return { status: 200, body: { ids: [ids.get(name) as string] } };
 }
 
-function listRegistries(ctx: RequestContext): Reply {
-  const items = ctx.state.registries.map((r) => ({
-    id: r.id,
-    displayName: r.displayName,
-    hostName: r.hostName,
-    namespaceId: '',
-    userName: null,
-    createdAt: '2026-01-01T00:00:00Z',
-    isPublic: true,
-    isPlatformManaged: true,
-  }));
-  return { status: 200, body: { items, meta: { totalItems: items.length }, cursor: null } };
+function containerNotFound(ctx: RequestContext, app: Application): Reply {
+  return ctx.fail('notFound', {
+    status: 404,
+    detail: `Container template '${ctx.params[1]}' was not found in application '${app.id}'.`,
+  });
+}
+
+/** `GET .../containers/{containerId}`: one container template. */
+function getContainer(ctx: RequestContext): Reply {
+  const app = appOr404(ctx);
+  if (!isApp(app)) return app;
+  const template = app.containerTemplates.find((t) => t.id === ctx.params[1]);
+  return template === undefined ? containerNotFound(ctx, app) : { status: 200, body: template };
+}
+
+/** `PATCH .../containers/{containerId}` (PatchContainerRequest): the given fields, then a rollout. */
+function patchContainerRoute(ctx: RequestContext): Reply {
+  const checked = check(PatchContainerRequest, ctx.body, ctx.strict);
+  if (!checked.ok) return ctx.fail('invalid', validationFailure(checked.errors));
+  const app = appOr404(ctx);
+  if (!isApp(app)) return app;
+  const containerId = ctx.params[1] as string;
+  if (!app.containerTemplates.some((t) => t.id === containerId)) return containerNotFound(ctx, app);
+  const outcome = patchContainer(app, containerId, checked.value, ctx.state);
+  if (!outcome.ok) return ctx.fail('invalid', validationFailure(outcome.errors));
+  ctx.state.setApp(outcome.app, ctx.state.nodeSelectors(app.id) ?? {});
+  ctx.state.startRollout(app.id);
+  return { status: 200, body: outcome.template };
 }
 
 /** The /mc routes of the app lifecycle. */
@@ -218,10 +236,20 @@ export const MC_LIFECYCLE_ROUTES: readonly Route[] = [
   },
   {
     method: 'GET',
-    pattern: '/mc/registries',
-    operation: 'listRegistries',
-    profile: MC_PROFILE,
+    pattern: '/mc/apps/:appId/containers/:containerId',
+    operation: 'getContainer',
+    profile: MC_GET_PROFILE,
     body: 'none',
-    handle: listRegistries,
+    appIdParam: 0,
+    handle: getContainer,
+  },
+  {
+    method: 'PATCH',
+    pattern: '/mc/apps/:appId/containers/:containerId',
+    operation: 'patchContainer',
+    profile: MC_GET_PROFILE,
+    body: 'required',
+    appIdParam: 0,
+    handle: patchContainerRoute,
   },
 ];

@@ -235,6 +235,14 @@ export const AppName = text('name', 1, 100).regex(APP_NAME_PATTERN, {
   ...matches('name', '[A-Za-z0-9-\\s]+'),
 });
 
+/**
+ * `PatchContainerRequest` (`PATCH /mc/apps/{appId}/containers/{containerId}`): every field of a
+ * container but its id, each optional; what is left out keeps its value. The official CLI's
+ * `apps deploy --image` sends the image fields (`imageNamespace: ""` for a Docker Hub library image).
+ */
+export const PatchContainerRequest = ContainerRequest.omit({ id: true }).partial();
+export type PatchContainerRequest = z.infer<typeof PatchContainerRequest>;
+
 /** The E4 body. `name`, `containerTemplates` and `volumes` are nullable in the spec; null keeps. */
 export const PatchApplicationRequest = z.strictObject({
   name: AppName.nullable().optional(),

@@ -18,7 +18,7 @@ import {
   planConfiguration,
   readZoneAccessLists,
 } from '../common/access-lists.js';
-import { resolveIdentity } from '../common/identity.js';
+import { type KeyedObjects, keyedObjects, resolveIdentity } from '../common/identity.js';
 import type { KindLifecycle, KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
 import { shareGuard, shieldZoneName } from '../common/lifecycle.js';
 import { listConfigurationKey } from '../common/live-keys.js';
@@ -157,21 +157,26 @@ function planAccessList(
   return { diffs, requests };
 }
 
+/** A zone's custom lists, by id and as identity resolves them. */
+interface ZoneLists {
+  readonly byId: ReadonlyMap<number, AccessListDetailsWire>;
+  readonly keyed: KeyedObjects<number>;
+}
+
 async function readOne(
   resource: DesiredResource<AccessListCanonical>,
   zoneId: number,
   ctx: ReadContext,
-  listing: Awaited<ReturnType<typeof readZoneAccessLists>>,
+  zone: ZoneLists,
 ): Promise<LiveRead<LiveAccessList | null>> {
   const spec = resource.spec;
-  const customLists = listing.customLists ?? [];
   const resolution = resolveIdentity({
     kind: 'AccessList',
     shieldZoneId: zoneId,
     specId: spec.id,
     key: spec.name,
     owned: ctx.owned(resource.subject),
-    live: customLists.map((l) => ({ id: l.listId, key: l.name ?? '' })),
+    live: zone.keyed,
     noun: 'custom access list',
     scopeName: shieldZoneName(zoneId),
   });
@@ -185,7 +190,7 @@ async function readOne(
     });
   }
   const listId = resolution.id;
-  const details = customLists.find((l) => l.listId === listId) as (typeof customLists)[number];
+  const details = zone.byId.get(listId) as AccessListDetailsWire;
   if (spec.configurationId !== undefined && spec.configurationId !== details.configurationId) {
     return notFound(
       resource,
@@ -256,8 +261,14 @@ function readAccessLists(
 ): Promise<Map<string, LiveRead<LiveAccessList | null>>> {
   return readByZone(
     resources,
-    (zoneId) => readZoneAccessLists(zoneId, ctx),
-    (resource, listing, zoneId) => readOne(resource, zoneId, ctx, listing),
+    async (zoneId): Promise<ZoneLists> => {
+      const customLists = (await readZoneAccessLists(zoneId, ctx)).customLists ?? [];
+      return {
+        byId: new Map(customLists.map((l) => [l.listId, l])),
+        keyed: keyedObjects(customLists.map((l) => ({ id: l.listId, key: l.name ?? '' }))),
+      };
+    },
+    (resource, zone, zoneId) => readOne(resource, zoneId, ctx, zone),
   );
 }
 

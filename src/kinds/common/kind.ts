@@ -17,6 +17,7 @@ import type {
   ScopeListing,
   ScopeObjects,
 } from './lifecycle.js';
+import type { Health, RestoredSpec, RolloutSettings } from './rollout.js';
 import type { KindSpecModule } from './spec-module.js';
 
 /** What a kind found for one desired resource. */
@@ -129,6 +130,11 @@ export interface ResourceKind<Spec = unknown, Live = unknown> {
    */
   readonly lifecycle?: KindLifecycle<Spec>;
   /**
+   * Kinds whose writes roll out (an app's containers start after a PATCH): how to tell whether
+   * the rollout worked, and what to keep of a spec that did so, to roll back to (rollout.ts).
+   */
+  readonly rollout?: KindRollout<Spec>;
+  /**
    * Scopes this document declares exclusive for a lifecycle kind (a ShieldZone's
    * `customWafRules: exclusive`): a full run prunes every object there no document claims.
    */
@@ -183,4 +189,26 @@ export interface ExclusiveScope {
   readonly shieldZoneId?: number | undefined;
   /** The `ignore` pattern that leaves this key alone, if one does. */
   ignoredBy(key: string): string | undefined;
+}
+
+/**
+ * The rollout part of a kind (docs/reconcile.md, Rollout health): the engine watches what a
+ * write started through `readHealth` and keeps, per resource, the last spec that reached
+ * `active` through `keep`, so that `onFailure: rollback` can apply it again.
+ */
+export interface KindRollout<Spec = unknown> {
+  /** What the document asks: the timeout, the remediation, and whether this write rolls out at all. */
+  settings(spec: Spec, action: 'create' | 'adopt' | 'update'): RolloutSettings;
+  /** One read of the object's health; throws a ReconcileError when it cannot be read. */
+  readHealth(id: ObjectId, ctx: { readonly api: ApiClient; readonly signal: AbortSignal }): Promise<Health>;
+  /**
+   * The spec as the state may keep it: references to secrets (`valueFrom`) as they are, a
+   * sensitive literal only as a digest under the install key (`keyedDigest`), never its value.
+   */
+  keep(spec: Spec, keyedDigest: (data: string) => string): unknown;
+  /**
+   * A kept spec back as a spec. A sensitive literal comes back only when the current document
+   * holds a value with the kept digest; otherwise it is left out (its live value stays) and a note says so.
+   */
+  restore(kept: unknown, current: Spec, keyedDigest: (data: string) => string): RestoredSpec<Spec>;
 }

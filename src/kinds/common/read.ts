@@ -1,5 +1,5 @@
 /** Helpers for the read phase of kinds. */
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import type { ApiClient } from '../../api/types.js';
 import { describeSecretSource, type SecretReader } from '../../domain/secret-sources.js';
 import { ReconcileError, toReconcileError } from '../../errors.js';
@@ -13,6 +13,11 @@ export interface ReadContextOptions {
   readonly signal: AbortSignal;
   /** Reads in flight at once. */
   readonly concurrency: number;
+  /**
+   * The limit to share with other reads of the same run (the engine reads a run zone by
+   * zone, each with its own memo, all within one limit); by default one of `concurrency`.
+   */
+  readonly limit?: LimitFunction;
   hint(subject: string): unknown;
   /** The inventory entry of a subject (custom rules and lists); none when absent. */
   owned?(subject: string): OwnedObject | undefined;
@@ -29,7 +34,7 @@ const NO_SECRET_SOURCES: SecretReader = {
 
 /** A ReadContext for one run (a reconcile or an export): one concurrency limit, one memo. */
 export function createReadContext(options: ReadContextOptions): ReadContext {
-  const limit = pLimit(options.concurrency);
+  const limit = options.limit ?? pLimit(options.concurrency);
   const memo = new Map<string, Promise<unknown>>();
   return {
     api: options.api,

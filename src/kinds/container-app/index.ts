@@ -7,7 +7,7 @@
 
 import { looksSecret } from '../../domain/secret-sources.js';
 import { SENSITIVE } from '../../domain/sensitive.js';
-import { resolveIdentity } from '../common/identity.js';
+import { keyedObjects, resolveIdentity } from '../common/identity.js';
 import type { LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
 import { identified, notFound, readFailure } from '../common/read.js';
 import type { DesiredResource } from '../types.js';
@@ -15,6 +15,7 @@ import { normalizeApp } from './convert.js';
 import { readAppSecrets } from './env.js';
 import { ACCOUNT, appLifecycle, readAccountApps } from './lifecycle.js';
 import { type AppRead, planApp } from './plan.js';
+import { appRollout } from './rollout.js';
 import {
   type ContainerAppSpec,
   containerAppSpec,
@@ -31,13 +32,15 @@ async function readApp(
   const secrets = readAppSecrets(spec, ctx);
   const key = spec.name;
   if (spec.appId === undefined) {
-    const listing = await readAccountApps(ctx);
+    const live = await ctx.once('apps:keyed', async () =>
+      keyedObjects((await readAccountApps(ctx)).map((app) => ({ id: app.id, key: app.name }))),
+    );
     const resolution = resolveIdentity({
       kind: 'ContainerApp',
       specId: undefined,
       key,
       owned: ctx.owned(resource.subject),
-      live: listing.map((app) => ({ id: app.id, key: app.name })),
+      live,
       noun: 'app',
       scopeName: ACCOUNT,
     });
@@ -118,6 +121,7 @@ export const containerAppKind: ResourceKind<ContainerAppSpec, AppRead> = {
   holdsSensitiveValues,
   liveDigestView,
   lifecycle: appLifecycle,
+  rollout: appRollout,
   checkReply(request, reply) {
     // The new app's id: the inventory records it, and the deploy goes to it.
     if (request.operation === 'createApp') return { id: (reply as { id: string }).id };

@@ -227,7 +227,8 @@ export const ContainerSpec = z.strictObject({
   name: ShortName,
   /** Registry ids are strings in the API; a YAML number is accepted and kept as its digits. */
   imageRegistryId: z.union([z.string().min(1), z.number().int().nonnegative().transform(String)]).optional(),
-  imageNamespace: z.string().min(1).optional(),
+  /** `""` is a Docker Hub library image (`nginx`), as the API and the official CLI write it. */
+  imageNamespace: z.string().optional(),
   imageName: z.string().min(1).optional(),
   imageTag: z
     .string()
@@ -305,6 +306,22 @@ export const ContainerAppSpec = z
     allowDeletions: z.boolean().optional(),
     /** false: an app edgesync creates is not deployed (default true). */
     deploy: z.boolean().optional(),
+    /**
+     * How a write's rollout is watched (docs/reconcile.md, Rollout health): the app's overview
+     * until `active`, for at most `timeoutSeconds`; `onFailure: rollback` applies the last
+     * revision that reached `active` again. edgesync's own settings: never sent to the API.
+     */
+    rollout: z
+      .strictObject({
+        timeoutSeconds: z
+          .number()
+          .int('must be an integer')
+          .min(1, 'must be 1-3600')
+          .max(3600, 'must be 1-3600')
+          .optional(),
+        onFailure: z.enum(['none', 'rollback']).optional(),
+      })
+      .optional(),
   })
   .refine((app) => app.appId !== undefined || app.name !== undefined, {
     message: 'give the app a name (it is found or created by name) or an appId',

@@ -19,7 +19,7 @@ import {
   WafRuleTransformationType,
 } from '../../domain/enums.js';
 import { compact, diffDeclared } from '../common/diff.js';
-import { resolveIdentity } from '../common/identity.js';
+import { type KeyedObjects, keyedObjects, resolveIdentity } from '../common/identity.js';
 import type { KindLifecycle, KindPlan, LiveRead, ReadContext, ResourceKind } from '../common/kind.js';
 import { shareGuard, shieldZoneName } from '../common/lifecycle.js';
 import { identified, notFound, readByZone } from '../common/read.js';
@@ -224,7 +224,7 @@ export function readZoneWafRules(zoneId: number, ctx: ReadContext): Promise<Cust
 
 interface ZoneRules {
   readonly byId: Map<number, CustomWafRuleWire>;
-  readonly keyed: { id: number; key: string }[];
+  readonly keyed: KeyedObjects<number>;
 }
 
 function readWafRules(
@@ -237,7 +237,7 @@ function readWafRules(
       const rules = await readZoneWafRules(zoneId, ctx);
       return {
         byId: new Map(rules.map((rule) => [rule.id, rule])),
-        keyed: rules.map((rule) => ({ id: rule.id, key: rule.ruleName ?? '' })),
+        keyed: keyedObjects(rules.map((rule) => ({ id: rule.id, key: rule.ruleName ?? '' }))),
       };
     },
     (resource, zone, zoneId) => {
@@ -253,10 +253,23 @@ function readWafRules(
         scopeName: shieldZoneName(zoneId),
       });
       if (resolution.via === 'missing') return notFound(resource, resolution.message);
-      const identity = { kind: 'WafCustomRule' as const, shieldZoneId: zoneId, key: spec.ruleName };
-      if (resolution.via === 'create') return identified(null, { ...identity, via: 'create' });
+      if (resolution.via === 'create') {
+        return identified(null, {
+          kind: 'WafCustomRule',
+          shieldZoneId: zoneId,
+          via: 'create',
+          key: spec.ruleName,
+        });
+      }
       const wire = zone.byId.get(resolution.id) as CustomWafRuleWire;
-      return identified(normalizeWafRule(wire), { ...identity, via: resolution.via, id: resolution.id });
+      // A literal of one shape, not a spread: one hidden class for every rule's identity.
+      return identified(normalizeWafRule(wire), {
+        kind: 'WafCustomRule',
+        shieldZoneId: zoneId,
+        via: resolution.via,
+        id: resolution.id,
+        key: spec.ruleName,
+      });
     },
   );
 }

@@ -453,8 +453,9 @@ describe('client-side rate limit', () => {
     await Promise.all(Array.from({ length: 10 }, () => api.getBotCategorization(ZONE)));
 
     expect(server.requests).toHaveLength(11);
-    // Nine gaps of 50 ms; a few ms of slack for loopback jitter between the first and last arrival.
-    expect(gap(1, 10)).toBeGreaterThanOrEqual(440);
+    // Nine gaps of 50 ms (450 ms); unpaced, the ten arrive within a few ms. The bound leaves
+    // room for the first request's own delay on a loaded host (438 ms was measured there).
+    expect(gap(1, 10)).toBeGreaterThanOrEqual(400);
   });
 });
 

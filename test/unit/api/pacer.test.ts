@@ -40,15 +40,15 @@ describe('pacer', () => {
     expect(test.pacer.reading()).toEqual({ rps: undefined, throttled: 4 });
   });
 
-  it('learns 3/4 of the rate the API accepted over the last second from a burst of 429s, then spaces requests by it', async () => {
+  it('learns the rate the API accepted over the last second from a burst of 429s, then spaces requests by it', async () => {
     const test = pacerAt();
     replies(test, 40, 200, 5);
 
     replies(test, 5, 429, 1);
     await Promise.all([test.pacer.slot(), test.pacer.slot(), test.pacer.slot()]);
 
-    expect(test.pacer.reading()).toEqual({ rps: 30, throttled: 5 });
-    expect(test.waits.map(Math.round)).toEqual([0, 33, 67]);
+    expect(test.pacer.reading()).toEqual({ rps: 40, throttled: 5 });
+    expect(test.waits.map(Math.round)).toEqual([0, 25, 50]);
   });
 
   it('cuts the pace on a 429 to a request sent at the current pace, not for one sent before', () => {
@@ -57,24 +57,25 @@ describe('pacer', () => {
     replies(test, 5, 429, 1);
     const learnedAt = test.now();
     test.advance(2_000);
-    replies(test, 40, 200, 33);
+    replies(test, 60, 200, 16);
     const before = test.pacer.reading().rps as number;
 
     test.pacer.observe(429, learnedAt - 1);
     const uncut = test.pacer.reading().rps;
     test.pacer.observe(429, test.now());
 
-    expect(before).toBeGreaterThan(30); // grown while it held the requests back
+    expect(before).toBeGreaterThan(40); // grown while it held the requests back
     expect(uncut).toBe(before);
     expect(test.pacer.reading().rps).toBeCloseTo(before * 0.85, 5);
   });
 
-  it('forgets the pace when 429s keep coming however much it slows down', () => {
+  it('forgets the pace once 429s that keep coming cut it below a quarter of the most the API accepted in a second', () => {
     const test = pacerAt();
     replies(test, 40, 200, 5);
     replies(test, 5, 429, 1);
 
-    replies(test, 7, 429, 100);
+    // 40 · 0.85⁸ = 10.9, still above 40 / 4; the ninth cut takes it under.
+    replies(test, 8, 429, 100);
     const stillPaced = test.pacer.reading().rps;
     replies(test, 1, 429, 100);
 
@@ -83,7 +84,7 @@ describe('pacer', () => {
     expect(test.pacer.slot()).toBeUndefined();
   });
 
-  it('never crawls under 429s that come at any pace: cut below a quarter of the learned pace, it is forgotten', () => {
+  it('never crawls under 429s that come at any pace: cut below a quarter of the peak, it is forgotten', () => {
     const test = pacerAt();
     replies(test, 40, 200, 5);
     replies(test, 5, 429, 1);
@@ -98,7 +99,7 @@ describe('pacer', () => {
       paces.push(test.pacer.reading().rps);
     }
 
-    expect(learned).toBe(30);
+    expect(learned).toBe(40);
     expect(paces.filter((rps) => rps !== undefined && rps < learned * 0.25)).toEqual([]);
     expect(paces.at(-1)).toBeUndefined();
   });
@@ -114,5 +115,28 @@ describe('pacer', () => {
 
     expect(test.waits).toEqual([0, 50, 100, 0]);
     expect(test.pacer.reading().rps).toBe(20);
+  });
+
+  it('a pace learned again after one was forgotten does not spiral down: the floor is the peak, not the last pace', () => {
+    const test = pacerAt();
+    replies(test, 40, 200, 5);
+    replies(test, 5, 429, 1);
+    const paces: number[] = [];
+    let sent = 0;
+
+    // One reply in four is a 429 whatever the pace, for 30 seconds: the pace is learned,
+    // forgotten and learned again, each time from the slower second before it.
+    for (let i = 1; test.now() < 40_000; i += 1) {
+      const rps = test.pacer.reading().rps;
+      test.advance(rps === undefined ? 10 : 1000 / rps);
+      test.pacer.observe(i % 4 === 0 || i % 16 < 3 ? 429 : 200, test.now());
+      sent += 1;
+      if (rps !== undefined) paces.push(rps);
+    }
+
+    expect(paces.length).toBeGreaterThan(0);
+    expect(Math.min(...paces)).toBeGreaterThanOrEqual(10);
+    // 30 s at no less than a quarter of the 40 a second it once saw accepted.
+    expect(sent).toBeGreaterThan(300);
   });
 });

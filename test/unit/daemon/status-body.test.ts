@@ -1,8 +1,9 @@
 /**
- * `GET /status` bytes are serialised once per change of the status, and then only the pieces
- * that changed: a client polling a daemon of 10,000 resources must not cost it a 2.5 MB
- * document per request, nor per write of a run.
+ * `GET /status`: the document streamed in parts from a snapshot of the tracker, and a tag that
+ * changes with every write of the tracker and every new run record, so an unchanged document
+ * answers 304 without being serialised.
  */
+import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { DesiredResource } from '../../../src/config/types.js';
 import { createStatusTracker, type StatusTracker } from '../../../src/daemon/status.js';
@@ -18,12 +19,11 @@ const RUN: RunRecord = {
   counts: { applied: 0 },
 };
 
-function text(pieces: readonly Buffer[]): string {
-  return Buffer.concat(pieces).toString('utf8');
-}
-
-function parsed(pieces: readonly Buffer[]): Record<string, unknown> {
-  return JSON.parse(text(pieces)) as Record<string, unknown>;
+/** Everything the body's stream gives, as text. */
+async function text(stream: Readable): Promise<string> {
+  let out = '';
+  for await (const part of stream) out += String(part);
+  return out;
 }
 
 /** What a loader hands the tracker, reduced to what it reads. */
@@ -66,59 +66,41 @@ const WRITES: ReadonlyArray<[string, (t: StatusTracker) => void]> = [
   ['setRetry', (t) => t.setRetry(null)],
   ['setSettleHold', (t) => t.setSettleHold(null)],
   ['setUnclaimed', (t) => t.setUnclaimed([])],
+  ['setApps', (t) => t.setApps([])],
+  [
+    'markRolloutFailed',
+    (t) =>
+      t.markRolloutFailed('ContainerApp/x', {
+        code: 'ROLLOUT_FAILED',
+        message: 'failing',
+        at: RUN.startedAt,
+      }),
+  ],
   ['setLeadership', (t) => t.setLeadership('standby', { pid: 7, host: 'a', since: RUN.startedAt, term: 2 })],
 ];
 
 describe('the /status body', () => {
-  it('is the same bytes until the status changes, then the new document', () => {
-    const tracker = createStatusTracker();
-    let runs: readonly RunRecord[] = [];
-    const body = createStatusBody(tracker, () => runs);
-
-    const first = body();
-    const again = body();
-    tracker.setRetry({
-      attempt: 2,
-      at: new Date('2026-11-23T10:05:00.000Z'),
-      code: 'API_UNAVAILABLE',
-      reason: 'backoff',
-    });
-    const afterRetry = body();
-    runs = [RUN];
-    const afterRun = body();
-
-    expect(again).toBe(first);
-    expect(parsed(first)).toMatchObject({ status: 'Ready', retry: null, runs: [] });
-    expect(parsed(afterRetry)).toMatchObject({
-      retry: { attempt: 2, at: '2026-11-23T10:05:00.000Z' },
-      runs: [],
-    });
-    expect(parsed(afterRun)).toMatchObject({ runs: [RUN] });
-    expect(text(afterRun)).toBe(`${JSON.stringify(tracker.document(runs))}\n`);
-  });
-
-  it('serialises again only the pieces whose resources changed, and joins into the document', () => {
+  it('is the document and a newline, its resources sorted, in parts of 100', async () => {
     const tracker = createStatusTracker();
     const subjects = Array.from(
       { length: 250 },
-      (_, i) => `WafCustomRule/rule-${String(i).padStart(3, '0')}`,
+      (_, i) => `WafCustomRule/rule-${String(249 - i).padStart(3, '0')}`,
     );
     tracker.syncResources(subjects.map((subject) => desired(subject)));
-    const runs: readonly RunRecord[] = [];
-    const body = createStatusBody(tracker, () => runs);
-    const document = () => `${JSON.stringify(tracker.document(runs))}\n`;
-
-    const first = body();
-    const firstDocument = document();
     tracker.recordResult(...outcome('WafCustomRule/rule-150', 'failed', new Date(RUN.startedAt)));
-    const second = body();
+    const runs: readonly RunRecord[] = [RUN];
+    const body = createStatusBody(tracker, () => runs);
+
+    const stream = body.stream();
+    const parts: string[] = [];
+    for await (const part of stream) parts.push(String(part));
 
     // Head, 100 + 100 + 50 resources, tail.
-    expect(first).toHaveLength(5);
-    expect(text(first)).toBe(firstDocument);
-    expect(text(second)).toBe(document());
-    expect(second.map((piece, i) => piece === first[i])).toEqual([false, true, false, true, true]);
-    expect((parsed(second).resources as Array<Record<string, unknown>>)[150]).toEqual({
+    expect(parts).toHaveLength(5);
+    expect(parts.join('')).toBe(`${JSON.stringify(tracker.document(runs))}\n`);
+    const document = JSON.parse(parts.join('')) as { resources: Array<Record<string, unknown>> };
+    expect(document.resources.map((r) => r.subject)).toEqual([...subjects].sort());
+    expect(document.resources[150]).toEqual({
       subject: 'WafCustomRule/rule-150',
       kind: 'WafCustomRule',
       name: 'rule-150',
@@ -134,40 +116,65 @@ describe('the /status body', () => {
       lastAppliedAt: null,
       lastCheckedAt: RUN.startedAt,
     });
-
-    // A resource moved in its file; one added in front (every piece shifts); one removed.
-    tracker.syncResources([
-      desired('DnsZone/a.example'),
-      ...subjects
-        .filter((s) => s !== 'WafCustomRule/rule-010')
-        .map((s) => desired(s, s.endsWith('-200') ? 9 : 1)),
-    ]);
-    const third = body();
-    const thirdDocument = document();
-    tracker.recordResult(
-      ...outcome('WafCustomRule/rule-150', 'applied', new Date('2026-11-23T10:06:00.000Z')),
-    );
-    const fourth = body();
-
-    expect(text(third)).toBe(thirdDocument);
-    expect(text(fourth)).toBe(document());
-    expect(parsed(third).resources as unknown[]).toHaveLength(250);
-    expect((parsed(third).resources as Array<{ source: string }>)[200]?.source).toBe(
-      'WafCustomRule.yaml:9:1',
-    );
-    expect(parsed(fourth)).toMatchObject({ counts: { 'in-sync': 1, failed: 0, pending: 249 } });
   });
 
-  it('is serialised again after every kind of write to the tracker', () => {
+  it('streams the document as it was when the request came, whatever is written meanwhile', async () => {
     const tracker = createStatusTracker();
-    // One array: a new one per call would be new run records, serialised again every time.
+    tracker.syncResources([desired('DnsZone/a.example'), desired('DnsZone/b.example')]);
+    const runs: readonly RunRecord[] = [];
+    const body = createStatusBody(tracker, () => runs);
+    const before = `${JSON.stringify(tracker.document(runs))}\n`;
+
+    const stream = body.stream();
+    tracker.recordResult(...outcome('DnsZone/a.example', 'applied', new Date(RUN.startedAt)));
+    tracker.syncResources([desired('DnsZone/a.example', 7)]);
+
+    expect(await text(stream)).toBe(before);
+    expect(await text(body.stream())).toBe(`${JSON.stringify(tracker.document(runs))}\n`);
+  });
+
+  it('keeps its tag until the status or the run records change', () => {
+    const tracker = createStatusTracker();
+    let runs: readonly RunRecord[] = [];
+    const body = createStatusBody(tracker, () => runs);
+
+    const first = body.etag();
+    const again = body.etag();
+    tracker.setRetry({
+      attempt: 2,
+      at: new Date('2026-11-23T10:05:00.000Z'),
+      code: 'API_UNAVAILABLE',
+      reason: 'backoff',
+    });
+    const afterRetry = body.etag();
+    runs = [RUN];
+    const afterRun = body.etag();
+
+    expect(first).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+    expect(again).toBe(first);
+    expect(new Set([first, afterRetry, afterRun]).size).toBe(3);
+    expect(body.etag()).toBe(afterRun);
+  });
+
+  it('never gives the tag of another body (another process) for its own document', () => {
+    const tracker = createStatusTracker();
+    const runs: readonly RunRecord[] = [];
+
+    expect(createStatusBody(tracker, () => runs).etag()).not.toBe(
+      createStatusBody(tracker, () => runs).etag(),
+    );
+  });
+
+  it('changes its tag after every kind of write to the tracker', () => {
+    const tracker = createStatusTracker();
+    // One array: a new one per call would be new run records, a new tag every time.
     const runs: readonly RunRecord[] = [];
     const body = createStatusBody(tracker, () => runs);
 
     const unchanged = WRITES.filter(([, write]) => {
-      const before = body();
+      const before = body.etag();
       write(tracker);
-      return body() === before;
+      return body.etag() === before;
     });
 
     expect(unchanged.map(([name]) => name)).toEqual([]);
