@@ -168,20 +168,27 @@ describe('5xx', () => {
     expect(events.map((e) => e.attempt)).toEqual([1, 2, 3, 4]);
   });
 
-  it('backs off with full jitter: random() × min(maxDelay, base × 2^retry)', async () => {
-    server.setHandler(sequence(reply(503), reply(503), reply(200, bots)));
-    const { client: api } = client({
-      retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 150 },
-      random: () => 0.999,
-    });
+  it.each([
+    [0, [50, 75]],
+    [0.999, [100, 150]],
+  ])(
+    'backs off with equal jitter: random() = %s waits about %j ms (half to all of min(max, base × 2^n))',
+    async (draw, waits) => {
+      server.setHandler(sequence(reply(503), reply(503), reply(200, bots)));
+      const { client: api } = client({
+        retry: { maxAttempts: 3, baseDelayMs: 100, maxDelayMs: 150 },
+        random: () => draw,
+      });
 
-    await api.getBotCategorization(ZONE);
+      await api.getBotCategorization(ZONE);
 
-    // 0.999 × 100 and 0.999 × min(150, 200): the cap applies to the second retry.
-    expect(gap(0, 1)).toBeGreaterThanOrEqual(98);
-    expect(gap(1, 2)).toBeGreaterThanOrEqual(148);
-    expect(gap(1, 2)).toBeLessThan(1_000);
-  });
+      // The cap applies to the second retry: min(150, 100 × 2).
+      for (const [i, wait] of waits.entries()) {
+        expect(gap(i, i + 1)).toBeGreaterThanOrEqual(wait - 2);
+        expect(gap(i, i + 1)).toBeLessThan(wait + 500);
+      }
+    },
+  );
 
   it('never retries a 4xx other than 429', async () => {
     server.setHandler(reply(409, { title: 'Conflict', status: 409 }));

@@ -7,8 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../src/emulator/index.js';
 import { cli } from '../../helpers/cli.js';
-import { TEST_KEY, withEmulator } from '../../helpers/emulator.js';
-import { tempDir, writeTree } from '../../helpers/temp-dir.js';
+import { cliSession } from '../../helpers/cli-session.js';
 
 const DOC = 'apiVersion: edgesync/v1\n';
 
@@ -26,13 +25,7 @@ describe('two documents for one live object, told apart only by the listing', ()
   let emu: Emulator;
   let env: Record<string, string>;
   beforeEach(async () => {
-    emu = await withEmulator();
-    env = {
-      EDGESYNC_ACCESS_KEY: TEST_KEY,
-      EDGESYNC_BASE_URL: emu.url,
-      EDGESYNC_CONFIG: writeTree(tempDir(), CONFIG),
-      EDGESYNC_STATE_DIR: tempDir(),
-    };
+    ({ emu, env } = await cliSession(CONFIG));
   });
   afterEach(async () => {
     await emu.close();

@@ -10,39 +10,17 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator, EmulatorSeed } from '../../../src/emulator/index.js';
 import { cli } from '../../helpers/cli.js';
-import { TEST_KEY, withEmulator } from '../../helpers/emulator.js';
+import { cliSession, DNS_ZONES_DOC, DRIFTED_LIST_DOC, DRIFTED_RULE_DOC } from '../../helpers/cli-session.js';
+import { withEmulator } from '../../helpers/emulator.js';
 import { tempDir, writeTree } from '../../helpers/temp-dir.js';
 
 const DOC = 'apiVersion: edgesync/v1\n';
 
 /** Three drifted documents (the rule, the list, example-com) and two in sync. */
 const CONFIG = {
-  'shield/rules.yaml': `${DOC}kind: WafCustomRule
-metadata: { name: block-sqli }
-spec:
-  id: 1234
-  shieldZoneId: 42
-  ruleName: Block SQLi
-  ruleConfiguration:
-    actionType: Block
-    operatorType: RX
-    variableTypes: { REQUEST_URI: "", ARGS: "" }
-`,
-  'shield/lists.yaml': `${DOC}kind: AccessList
-metadata: { name: office }
-spec:
-  shieldZoneId: 42
-  id: 9001
-  entries: [203.0.113.0/24, 198.51.100.7, 192.0.2.10]
-`,
-  'dns.yaml': `${DOC}kind: DnsZone
-metadata: { name: example-com }
-spec: { id: 12345, dnssec: false }
----
-${DOC}kind: DnsZone
-metadata: { name: example-org }
-spec: { id: 12346, dnssec: false }
-`,
+  'shield/rules.yaml': DRIFTED_RULE_DOC,
+  'shield/lists.yaml': DRIFTED_LIST_DOC,
+  'dns.yaml': DNS_ZONES_DOC,
 };
 
 /** A custom rule document created by name in zone 42. */
@@ -68,15 +46,7 @@ describe('--only', () => {
   let stateDir: string;
   let env: Record<string, string>;
   beforeEach(async () => {
-    emu = await withEmulator();
-    config = writeTree(tempDir(), CONFIG);
-    stateDir = tempDir();
-    env = {
-      EDGESYNC_ACCESS_KEY: TEST_KEY,
-      EDGESYNC_BASE_URL: emu.url,
-      EDGESYNC_CONFIG: config,
-      EDGESYNC_STATE_DIR: stateDir,
-    };
+    ({ emu, config, stateDir, env } = await cliSession(CONFIG));
   });
   afterEach(async () => {
     await emu.close();

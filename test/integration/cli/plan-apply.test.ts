@@ -8,43 +8,21 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../../src/domain/checksum.js';
 import { type Emulator, type EmulatorSeed, startEmulator } from '../../../src/emulator/index.js';
 import { cli } from '../../helpers/cli.js';
-import { TEST_KEY, TEST_SEED, withEmulator } from '../../helpers/emulator.js';
+import { cliSession, DNS_ZONES_DOC, DRIFTED_LIST_DOC, DRIFTED_RULE_DOC } from '../../helpers/cli-session.js';
+import { TEST_SEED, withEmulator } from '../../helpers/emulator.js';
 import { tempDir, writeTree } from '../../helpers/temp-dir.js';
 
 const DOC = 'apiVersion: edgesync/v1\n';
 const KEY_HINT = '; check the access key (EDGESYNC_ACCESS_KEY or --access-key-file)';
 
 const CONFIG = {
-  'shield/rules.yaml': `${DOC}kind: WafCustomRule
-metadata: { name: block-sqli }
-spec:
-  id: 1234
-  shieldZoneId: 42
-  ruleName: Block SQLi
-  ruleConfiguration:
-    actionType: Block
-    operatorType: RX
-    variableTypes: { REQUEST_URI: "", ARGS: "" }
-`,
-  'shield/lists.yaml': `${DOC}kind: AccessList
-metadata: { name: office }
-spec:
-  shieldZoneId: 42
-  id: 9001
-  entries: [203.0.113.0/24, 198.51.100.7, 192.0.2.10]
----
+  'shield/rules.yaml': DRIFTED_RULE_DOC,
+  'shield/lists.yaml': `${DRIFTED_LIST_DOC}---
 ${DOC}kind: ManagedAccessList
 metadata: { name: vpn }
 spec: { shieldZoneId: 42, name: VPN Providers, enabled: false }
 `,
-  'dns.yaml': `${DOC}kind: DnsZone
-metadata: { name: example-com }
-spec: { id: 12345, dnssec: false }
----
-${DOC}kind: DnsZone
-metadata: { name: example-org }
-spec: { id: 12346, dnssec: false }
-`,
+  'dns.yaml': DNS_ZONES_DOC,
 };
 
 describe('plan and apply', () => {
@@ -52,16 +30,7 @@ describe('plan and apply', () => {
   let config: string;
   let env: Record<string, string>;
   beforeEach(async () => {
-    emu = await withEmulator();
-    config = writeTree(tempDir(), CONFIG);
-    // Each test its own state dir, removed after it: the default (beside the config dir) would
-    // be shared in /tmp and outlive the test.
-    env = {
-      EDGESYNC_ACCESS_KEY: TEST_KEY,
-      EDGESYNC_BASE_URL: emu.url,
-      EDGESYNC_CONFIG: config,
-      EDGESYNC_STATE_DIR: tempDir(),
-    };
+    ({ emu, config, env } = await cliSession(CONFIG));
   });
   afterEach(async () => {
     await emu.close();

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../src/emulator/index.js';
 import { cli } from '../../helpers/cli.js';
-import { TEST_KEY, withEmulator } from '../../helpers/emulator.js';
-import { tempDir, writeTree } from '../../helpers/temp-dir.js';
+import { cliSession } from '../../helpers/cli-session.js';
+import { writeTree } from '../../helpers/temp-dir.js';
 
 const DOC = 'apiVersion: edgesync/v1\n';
 
@@ -31,17 +31,10 @@ describe('plan exit codes', () => {
   let env: Record<string, string>;
   const plan = (...flags: string[]) => cli(['plan', ...flags], { env });
   beforeEach(async () => {
-    emu = await withEmulator();
-    config = writeTree(tempDir(), {
+    ({ emu, config, env } = await cliSession({
       'a.yaml': ruleDoc('a', 'Rule A'),
       'b.yaml': ruleDoc('b', 'Rule B'),
-    });
-    env = {
-      EDGESYNC_ACCESS_KEY: TEST_KEY,
-      EDGESYNC_BASE_URL: emu.url,
-      EDGESYNC_CONFIG: config,
-      EDGESYNC_STATE_DIR: tempDir(),
-    };
+    }));
   });
   afterEach(async () => {
     await emu.close();

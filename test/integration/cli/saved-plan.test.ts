@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../../src/emulator/index.js';
 import { cli } from '../../helpers/cli.js';
+import { cliSession, DNS_ZONES_DOC, DRIFTED_RULE_DOC } from '../../helpers/cli-session.js';
 import { call, TEST_KEY, TEST_SEED, withEmulator } from '../../helpers/emulator.js';
 import { writesOf } from '../../helpers/engine.js';
 import { filesOf, leaksOf, secretsAppYaml } from '../../helpers/secrets.js';
@@ -18,25 +19,8 @@ import { tempDir, writeTree } from '../../helpers/temp-dir.js';
 const DOC = 'apiVersion: edgesync/v1\n';
 
 const CONFIG = {
-  'shield/rules.yaml': `${DOC}kind: WafCustomRule
-metadata: { name: block-sqli }
-spec:
-  id: 1234
-  shieldZoneId: 42
-  ruleName: Block SQLi
-  ruleConfiguration:
-    actionType: Block
-    operatorType: RX
-    variableTypes: { REQUEST_URI: "", ARGS: "" }
-`,
-  'dns.yaml': `${DOC}kind: DnsZone
-metadata: { name: example-com }
-spec: { id: 12345, dnssec: false }
----
-${DOC}kind: DnsZone
-metadata: { name: example-org }
-spec: { id: 12346, dnssec: false }
-`,
+  'shield/rules.yaml': DRIFTED_RULE_DOC,
+  'dns.yaml': DNS_ZONES_DOC,
 };
 
 interface SavedRequest {
@@ -51,15 +35,8 @@ describe('saved plans', () => {
   let work: string;
   let env: Record<string, string>;
   beforeEach(async () => {
-    emu = await withEmulator();
-    config = writeTree(tempDir(), CONFIG);
+    ({ emu, config, env } = await cliSession(CONFIG));
     work = tempDir();
-    env = {
-      EDGESYNC_ACCESS_KEY: TEST_KEY,
-      EDGESYNC_BASE_URL: emu.url,
-      EDGESYNC_CONFIG: config,
-      EDGESYNC_STATE_DIR: tempDir(),
-    };
   });
   afterEach(async () => {
     await emu.close();

@@ -4,6 +4,7 @@
  * a bounded close.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { BackoffBounds } from '../../../src/backoff.js';
 import {
   createDelivery,
   type DeliveryResult,
@@ -41,7 +42,9 @@ async function receiver(...handlers: Parameters<typeof sequence>): Promise<TestS
   return server;
 }
 
-function setup(options: { attempts?: number; timeoutMs?: number } = {}) {
+function setup(
+  options: { attempts?: number; timeoutMs?: number; backoff?: BackoffBounds; random?: () => number } = {},
+) {
   const lines: Record<string, unknown>[] = [];
   const counts: [string, DeliveryResult][] = [];
   const logger = createLogger({
@@ -76,13 +79,36 @@ describe('notification delivery', () => {
       ['POST', SECRET_PATH, '{"n":1}'],
     ]);
     expect(server.requests[0]?.headers['content-type']).toBe('application/json');
+    // Equal jitter: the first retry waits at least half of the 50 ms base (the next test pins the waits).
     for (let i = 1; i < 3; i += 1) {
       const gap = (server.requests[i]?.at ?? 0) - (server.requests[i - 1]?.at ?? 0);
-      expect(gap).toBeGreaterThanOrEqual(45);
+      expect(gap).toBeGreaterThanOrEqual(20);
     }
     expect(counts).toEqual([['slack', 'success']]);
     await delivery.close(1000);
   });
+
+  it.each([
+    [0, [50, 75]],
+    [0.999, [100, 150]],
+  ])(
+    'spaces the retries by equal jitter: random() = %s waits %j ms (half to all of min(max, base × 2^n))',
+    async (draw, waits) => {
+      const server = await receiver(reply(500), reply(503), reply(200, {}));
+      const { delivery, counts, lines } = setup({ backoff: { baseMs: 100, maxMs: 150 }, random: () => draw });
+
+      delivery.send(target(server), { url: `${server.url}${SECRET_PATH}`, headers: {}, body: '{}' });
+      await until(() => counts.length > 0, 'the delivery to end');
+
+      expect(lines.filter((l) => l.event === 'notify.retry').map((l) => l.delayMs)).toEqual(waits);
+      for (const [i, wait] of waits.entries()) {
+        const gap = (server.requests[i + 1]?.at ?? 0) - (server.requests[i]?.at ?? 0);
+        expect(gap).toBeGreaterThanOrEqual(wait - 5);
+      }
+      expect(counts).toEqual([['slack', 'success']]);
+      await delivery.close(1000);
+    },
+  );
 
   it('gives up after 3 attempts and logs the failure without the URL path', async () => {
     const server = await receiver(reply(500, `echo ${SECRET_PATH}`));
