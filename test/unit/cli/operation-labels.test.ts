@@ -6,7 +6,7 @@
  * Nor the test-bench word "seed" for what the demo starts with: the user docs say "the
  * emulator seed" (a glossary term, docs/getting-started.md) or name the emulator's own flag,
  * file or log field in code (`--seed`, `seed.yaml`); sections about the emulator may say it
- * freely. The contributor pages (docs/internals.md, docs/performance.md) are not user docs.
+ * freely. The contributor pages (internals and performance under docs/) are not user docs.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
