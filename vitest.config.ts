@@ -9,6 +9,6 @@ export default defineConfig({
     pool: 'forks',
     // Most test files wait on servers, child processes and timers, not the CPU: on a 2-core CI
     // machine vitest's default (cores − 1 = one file at a time) left the cores idle for most of the run.
-    maxWorkers: 3,
+    maxWorkers: 2,
   },
 });
