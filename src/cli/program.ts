@@ -16,7 +16,7 @@ export type { CliIo } from './io.js';
  * command's module brings what its action uses (`run` the daemon and PostgreSQL, `plan` the
  * API client and undici), and `edgesync validate` in a pre-commit hook or a CI step need not
  * wait for all of it. Loading them all is about 0.3 s of CPU more than the loader alone
- * (docs/performance.md, Scale).
+ * (docs/performance.md, Latest figures).
  */
 const COMMANDS: Readonly<Record<string, () => Promise<CommandRegistrar>>> = {
   validate: async () => (await import('./commands/validate.js')).registerValidate,

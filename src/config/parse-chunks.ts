@@ -126,7 +126,7 @@ export function reuseChunk(
  * Each piece is parsed alone, by a parser of its own: its tree is garbage before the next
  * piece is parsed, where parsing several pieces together kept bigger trees alive long enough
  * for the collector to copy them (a cold load of 10,000 resources took about 15 % more CPU
- * that way: docs/performance.md, Scale).
+ * that way: docs/performance.md, Latest figures).
  */
 export function parseChunk(out: FileResultBuilder, chunk: Chunk): void {
   const mark = out.mark();

@@ -9,8 +9,9 @@
  * documents whose text did not change are reused from its previous parse: editing one rule in
  * a file of fifty re-parses one rule. It keeps the daemon's re-validation after a one-rule edit
  * within its 50 ms target (10,000 resources: median 25–37 ms with the reuse, 57–109 ms without,
- * docs/performance.md, Scale), at the cost of a piece digest per document kept. The pieces that do need parsing are parsed one at a time
- * (`parse-chunks.ts`); each document is checked by `parse-document.ts`.
+ * docs/performance.md, Latest figures), at the cost of a piece digest per document kept. The
+ * pieces that do need parsing are parsed one at a time (`parse-chunks.ts`); each document is
+ * checked by `parse-document.ts`.
  */
 import { overBudgetAt, tooDeepAt } from './depth.js';
 import {
