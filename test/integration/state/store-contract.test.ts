@@ -5,7 +5,7 @@
  * without the lease sees whole saves; one writer holds the lease and a second is refused naming
  * it; a writer whose lease was taken over is refused by the store itself, by its term — its
  * document, its records (the notifications' memory, the unclaimed objects) and the install key
- * alike.
+ * alike. On Postgres, two instances in one database keep all of it, and their leases, apart.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -198,5 +198,51 @@ describe.each([FILE, POSTGRES])('the $name store', (kind) => {
     expect((await openStateStore(again(), { readOnly: true })).inventory()).toEqual({});
     await nextLease.release();
     await firstLease.release();
+  }, 30_000);
+});
+
+describe('two instances in one Postgres database', () => {
+  it('keep their own document, records, install key and lease; one taken over leaves the other', async () => {
+    const url = await pgs.database();
+    const open = (instance: string) => postgresBackend({ url, password: PG_PASSWORD, instance });
+    const a = open('a');
+    const b = open('b');
+    const leaseA = await a.acquire('run', { timeoutMs: 0 });
+    // Not refused: each instance has a lease of its own.
+    const leaseB = await b.acquire('run', { timeoutMs: 0 });
+    const stateA = await openStateStore(a, { lease: leaseA });
+    stateA.setInventory('WafCustomRule/seven', entry);
+    const digestA = stateA.keyedDigest('a secret');
+    await stateA.save();
+    await a.writeRecord('notify', '{"instance":"a"}\n', leaseA);
+    const stateB = await openStateStore(b, { lease: leaseB });
+    stateB.setInventory('WafCustomRule/eight', { ...entry, id: 8, key: 'Eight' });
+    const digestB = stateB.keyedDigest('a secret');
+    await stateB.save();
+    const secondA = await open('a')
+      .acquire('apply', { timeoutMs: 0 })
+      .catch((err: unknown) => err);
+    // A takes its lease again (a new term); B's writer keeps its own.
+    await leaseA.release();
+    const againA = await open('a').acquire('run', { timeoutMs: 0 });
+    stateB.setInventory('WafCustomRule/nine', { ...entry, id: 9, key: 'Nine' });
+    await stateB.save();
+
+    const [readA, readB] = [await openStateStore(open('a')), await openStateStore(open('b'))];
+    expect(secondA).toMatchObject({
+      code: 'STATE_LOCKED',
+      details: { holder: { since: leaseA.holder.since } },
+    });
+    expect(Object.keys(readA.inventory())).toEqual(['WafCustomRule/seven']);
+    expect(Object.keys(readB.inventory()).sort()).toEqual(['WafCustomRule/eight', 'WafCustomRule/nine']);
+    expect(await open('a').readRecord('notify')).toBe('{"instance":"a"}\n');
+    expect(await open('b').readRecord('notify')).toBeUndefined();
+    expect(readA.keyedDigest('a secret')).toBe(digestA);
+    expect(readB.keyedDigest('a secret')).toBe(digestB);
+    expect(digestA).not.toBe(digestB);
+    expect([againA.term, leaseB.term]).toEqual([2, 1]);
+    expect((await open('b').holder())?.holder.nonce).toBe(leaseB.holder.nonce);
+    expect((await open('a').holder())?.holder.nonce).toBe(againA.holder.nonce);
+    await Promise.all([againA.release(), leaseB.release()]);
   }, 30_000);
 });
