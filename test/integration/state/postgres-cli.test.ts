@@ -4,10 +4,14 @@
  * `--prune` deletes from it; `plan` reads beside a holder; `forget` and a second `apply` are
  * refused naming the holder; `state show` prints the inventory; `state migrate` carries all of
  * it — the whole document, the notifications' memory, the unclaimed objects and the install key —
- * from a directory to the database and back. The password (from a file) is in no output.
+ * from a directory to the database and back; two config directories of one name, and a named
+ * `--instance`, keep separate inventories and leases in one database. The password (from a file)
+ * is in no output.
  */
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
 import { describe, expect } from 'vitest';
 import { openStateStore } from '../../../src/engine/state.js';
 import { fileBackend } from '../../../src/state/file-backend.js';
@@ -211,5 +215,71 @@ describe('the postgres store from the CLI', () => {
     expect(shown[1]).toEqual(shown[0]);
     expect(shown[2]).toEqual(shown[0]);
     expect(outputs(there, refused, returned, ...shows)).not.toContain(PG_PASSWORD);
+  });
+
+  test('two config directories of one name get instances of their own by default (name and a digest of the path); --instance names one', async ({
+    emu,
+  }) => {
+    const url = await pgs.database();
+    const [x, y] = [setup(), setup()];
+    writeTree(y.config, { 'b.yaml': '' });
+    const store = (c: { config: string; passwordFile: string }) => [
+      '--config',
+      c.config,
+      '--state-url',
+      url,
+      '--state-password-file',
+      c.passwordFile,
+    ];
+    const instanceOf = (config: string) =>
+      `config-${createHash('sha256').update(resolve(config)).digest('hex').slice(0, 12)}`;
+
+    const appliedX = await cliAgainst(emu, ['apply', ...store(x)]);
+    const appliedY = await cliAgainst(emu, ['apply', ...store(y)]);
+    const named = await cliAgainst(emu, ['apply', ...store(y), '--instance', 'named']);
+    // X's lease held: X is refused, Y and the named instance are not.
+    const holder = await postgresBackend({
+      url,
+      password: PG_PASSWORD,
+      instance: instanceOf(x.config),
+    }).acquire('run', { timeoutMs: 0 });
+    const [refusedX, againY, againNamed] = [
+      await cliAgainst(emu, ['apply', ...store(x)]),
+      await cliAgainst(emu, ['apply', ...store(y)]),
+      await cliAgainst(emu, ['apply', ...store(y), '--instance', 'named']),
+    ];
+    await holder.release();
+    const shown = await Promise.all(
+      [store(x), store(y), [...store(y), '--instance', 'named']].map(
+        async (where) =>
+          JSON.parse((await cli(['state', 'show', '--json', ...where])).stdout) as {
+            location: string;
+            inventory: { subject: string }[];
+          },
+      ),
+    );
+    const db = new pg.Client({ connectionString: pgs.withPassword(url) });
+    await db.connect();
+    const instances = (
+      await db.query<{ instance: string }>('SELECT instance FROM edgesync_documents ORDER BY instance')
+    ).rows.map((r) => r.instance);
+    await db.end();
+
+    expect([appliedX.code, appliedY.code, named.code]).toEqual([0, 0, 0]);
+    expect(instanceOf(x.config)).not.toBe(instanceOf(y.config));
+    expect(shown.map((s) => s.location)).toEqual([
+      `${url} (instance ${instanceOf(x.config)})`,
+      `${url} (instance ${instanceOf(y.config)})`,
+      `${url} (instance named)`,
+    ]);
+    expect(shown.map((s) => s.inventory.map((e) => e.subject))).toEqual([
+      ['WafCustomRule/block-a', 'WafCustomRule/block-b'],
+      ['WafCustomRule/block-a'],
+      ['WafCustomRule/block-a'],
+    ]);
+    expect(instances).toEqual([instanceOf(x.config), instanceOf(y.config), 'named'].sort());
+    expect(refusedX.code).toBe(1);
+    expect(refusedX.stderr).toContain(`instance ${instanceOf(x.config)}) is in use by pid ${process.pid}`);
+    expect([againY.code, againNamed.code]).toEqual([0, 0]);
   });
 });
