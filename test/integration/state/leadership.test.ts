@@ -186,7 +186,7 @@ describe('leadership on the Postgres store', () => {
         return seen.leader?.pid === standby.child.pid ? seen : undefined;
       },
       'the old leader to stand by behind the new one',
-      20_000,
+      40_000,
     );
 
     // The standby names the leader and when it took the lease (its own leader.elected).
@@ -210,7 +210,7 @@ describe('leadership on the Postgres store', () => {
     expect(leader.events('change.started').filter((l) => timeOf(l) > timeOf(lost))).toEqual([]);
     expect(oldLeader).toMatchObject({ role: 'standby', leader: { pid: standby.child.pid } });
     expect(emu.journal.writes().filter((w) => w.status >= 400)).toEqual([]);
-  }, 60_000);
+  }, 90_000);
 
   it('a frozen leader (SIGSTOP mid-apply) is ended by the server, a standby leads, and on waking it sends nothing', async () => {
     const emu = await emulator();
