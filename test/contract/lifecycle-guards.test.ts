@@ -333,6 +333,23 @@ describe('ignore globs', () => {
       ].join('\n'),
     );
   });
+
+  it('keep unclaimed objects only: a managed rule whose document is removed is pruned even when a glob matches it', async () => {
+    const f = await start({ shieldZones: [{ id: 42, planType: 'Advanced', customWafRulesLimit: 100 }] });
+    const legacy = rule('legacy', 'Legacy managed');
+    await f.run([zone(['Legacy *']), legacy, rule('keep', 'Kept')], 'apply');
+    const id = f.state.inventory()['WafCustomRule/legacy']?.id;
+
+    f.emu.journal.clear();
+    const out = await f.run([zone(['Legacy *']), rule('keep', 'Kept')], 'apply', {
+      selection: { prune: true },
+      write: { force: true },
+    });
+
+    expect(out.plan.ignored ?? []).toEqual([]);
+    expect(deletesOf(f).map((w) => w.path)).toEqual([`/shield/waf/custom-rule/${id}`]);
+    expect(liveRuleNames(f)).toEqual(['Kept']);
+  });
 });
 
 describe('a rename onto a name another live object has', () => {
