@@ -34,7 +34,23 @@ const COMMANDS = [
   ['inspect', 'api-guardian'],
   ['inspect', 'optimal-region'],
   ['completion'],
+  ['state'],
+  ['state', 'show'],
+  ['state', 'migrate'],
 ];
+
+/** Every command and subcommand `edgesync <argv> --help` lists under Commands:, depth first. */
+async function listedCommands(argv: readonly string[] = []): Promise<string[][]> {
+  const help = (await cli([...argv, '--help'])).stdout.split('\n');
+  const start = help.indexOf('Commands:');
+  if (start === -1) return [];
+  const names = help
+    .slice(start + 1)
+    .map((line) => /^ {2}([a-z][\w-]*)/.exec(line)?.[1])
+    .filter((name): name is string => name !== undefined && name !== 'help');
+  const nested = await Promise.all(names.map((name) => listedCommands([...argv, name])));
+  return names.flatMap((name, i) => [[...argv, name], ...(nested[i] ?? [])]);
+}
 
 /** The Markdown and YAML files under `dir` (images are not text). */
 function filesUnder(dir: string): string[] {
@@ -88,6 +104,11 @@ describe('operation labels', () => {
       expect(help.stdout.split('\n').filter((line) => LABEL.test(line))).toEqual([]);
     },
   );
+
+  it('checks every command the help lists', async () => {
+    const key = (c: readonly string[]) => c.join(' ');
+    expect((await listedCommands()).map(key).sort()).toEqual(COMMANDS.slice(1).map(key).sort());
+  });
 
   it('README, the user docs and the example config name none', () => {
     const files = [
