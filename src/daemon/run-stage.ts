@@ -1,5 +1,5 @@
 /**
- * The stages of one daemon run and the reconcile of one stage (controller.ts runs them in
+ * The stages of one daemon run and the reconcile of one stage (run.ts runs them in
  * order). A scoped run is one stage; a full run whose load brought changes is two: the changed
  * resources first, then the rest.
  */

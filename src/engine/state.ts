@@ -374,6 +374,9 @@ export async function openStateStore(
   try {
     key = await openInstallKey(backend.installKey, { readOnly, ...(lease === undefined ? {} : { lease }) });
   } catch (err) {
+    // A store's own error (the database's) already names the store and says why; its code is
+    // no reason to print in its place.
+    if (err instanceof ReconcileError) throw err;
     throw new ReconcileError(
       'STATE_IO',
       `cannot open the install key in ${backend.location}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
