@@ -108,22 +108,6 @@ const AnyStateFile = z
     (file): StateFile => (file.version === 1 ? { ...file, version: STATE_VERSION, inventory: {} } : file),
   );
 
-let lastStampMs = Number.NaN;
-let lastStamp = '';
-
-/**
- * The current time as ISO text, built once per millisecond: a reconcile records 10,000
- * resources as in sync within a few milliseconds, and `toISOString` was a tenth of that work.
- */
-function isoNow(): string {
-  const ms = Date.now();
-  if (ms !== lastStampMs) {
-    lastStampMs = ms;
-    lastStamp = new Date(ms).toISOString();
-  }
-  return lastStamp;
-}
-
 function emptyState(): StateFile {
   return { version: STATE_VERSION, resources: {}, hints: {}, runs: [], inventory: {} };
 }
@@ -230,7 +214,7 @@ class StoredState implements StateStore {
     const keep = remember ?? (previous?.digest === digest ? previous.remember : undefined);
     this.state.resources[subject] = {
       digest,
-      at: isoNow(),
+      at: new Date().toISOString(),
       revision,
       ...(keep === undefined ? {} : { remember: { ...keep } }),
     };
