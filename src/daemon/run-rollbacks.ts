@@ -5,32 +5,18 @@
  * own (`apply`), unless the document changed since its rollout failed (the new document then
  * supersedes it).
  */
-import type { ApiClient } from '../api/types.js';
 import type { LoadResult } from '../config/loader.js';
 import type { DesiredResource } from '../config/types.js';
 import { reconcileRollbacks } from '../engine/reconcile.js';
 import { DEFAULT_ROLLOUT_POLL_MS, type Rollback, type RolloutTarget } from '../engine/rollout.js';
-import type { StateStore } from '../engine/state.js';
 import type { Logger } from '../log.js';
-import type { Lease } from '../state/backend.js';
-import type { DaemonMetrics } from './metrics.js';
-import type { RunObserver, RunTally } from './notify/run-summary.js';
+import type { RunTally } from './notify/run-summary.js';
 import { createRolloutFollower } from './rollouts.js';
-import type { ReconcileSettings } from './run-stage.js';
-import type { StatusTracker } from './status.js';
+import type { StageContext } from './run-stage.js';
 
-export interface RollbackFollowUpOptions {
-  readonly api: ApiClient;
-  readonly state: StateStore;
-  readonly settings: ReconcileSettings;
-  readonly lease?: Lease;
-  /** Aborted by fencing or a shutdown that timed out: the watches and a rollback in flight end. */
-  readonly signal: AbortSignal;
-  readonly status: StatusTracker;
-  readonly metrics: DaemonMetrics;
+/** The stage context (its signal ends the watches and a rollback in flight), less `follow`, which this provides. */
+export interface RollbackFollowUpOptions extends Omit<StageContext, 'follow'> {
   readonly logger: Logger;
-  readonly audit: Logger;
-  readonly observer?: RunObserver;
   /** False once the daemon stops: a failed watch asks for no run any more. */
   active(): boolean;
   /** Queues a `rollback` run for these subjects. */
