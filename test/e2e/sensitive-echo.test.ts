@@ -12,7 +12,7 @@ import { WITHHELD_MESSAGE } from '../../src/api/errors.js';
 import { daemonArgs, request, until } from '../helpers/daemon.js';
 import { TEST_KEY, test } from '../helpers/emulator.js';
 import { reply, startTestServer, type TestServer } from '../helpers/http-server.js';
-import { filesOf } from '../helpers/secrets.js';
+import { filesOf, storefrontYaml } from '../helpers/secrets.js';
 import { spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 import { tempDir, writeTree } from '../helpers/temp-dir.js';
 
@@ -33,19 +33,9 @@ const leaks = (text: string): string[] => NEEDLES.filter((needle) => text.includ
 const FIELD = 'containerTemplates[0].environmentVariables[1].value';
 const quoted = FORMS.join(' | ');
 
-const APP = `apiVersion: edgesync/v1
-kind: ContainerApp
-metadata: { name: storefront }
-spec:
-  appId: app1
-  containerTemplates:
-    - name: web
-      environmentVariables:
-        - { name: LOG_LEVEL, value: info }
+const APP = storefrontYaml(`        - { name: LOG_LEVEL, value: info }
         - name: DATABASE_URL
-          valueFrom: { env: EDGESYNC_SECRET_DATABASE_URL }
-    - name: worker
-`;
+          valueFrom: { env: EDGESYNC_SECRET_DATABASE_URL }`);
 
 const servers: TestServer[] = [];
 afterEach(async () => {

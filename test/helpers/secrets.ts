@@ -20,11 +20,10 @@ export function filesOf(dir: string): string {
 }
 
 /**
- * The seed's app (`web` and `worker`) with `web`'s secrets from each source: DATABASE_URL from
- * the environment (EDGESYNC_SECRET_DATABASE_URL), STRIPE_KEY from the secret file
- * `stripeKeyFile`, LEGACY a `sensitive` literal.
+ * The emulator's app `app1` (`storefront`: `web` and `worker`) with `web`'s environment
+ * variables as given (YAML list items, indented for their place).
  */
-export function secretsAppYaml(options: { stripeKeyFile: string; literal: string }): string {
+export function storefrontYaml(webVariables: string): string {
   return `apiVersion: edgesync/v1
 kind: ContainerApp
 metadata: { name: storefront }
@@ -33,14 +32,23 @@ spec:
   containerTemplates:
     - name: web
       environmentVariables:
-        - { name: LOG_LEVEL, value: info }
+${webVariables}
+    - name: worker
+`;
+}
+
+/**
+ * The seed's app with `web`'s secrets from each source: DATABASE_URL from the environment
+ * (EDGESYNC_SECRET_DATABASE_URL), STRIPE_KEY from the secret file `stripeKeyFile`, LEGACY a
+ * `sensitive` literal.
+ */
+export function secretsAppYaml(options: { stripeKeyFile: string; literal: string }): string {
+  return storefrontYaml(`        - { name: LOG_LEVEL, value: info }
         - name: DATABASE_URL
           valueFrom: { env: EDGESYNC_SECRET_DATABASE_URL }
         - name: STRIPE_KEY
           valueFrom: { file: ${options.stripeKeyFile} }
         - name: LEGACY
           value: ${options.literal}
-          sensitive: true
-    - name: worker
-`;
+          sensitive: true`);
 }

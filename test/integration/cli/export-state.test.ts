@@ -12,24 +12,15 @@ import type { Emulator } from '../../../src/emulator/index.js';
 import { cli } from '../../helpers/cli.js';
 import { TEST_KEY, TEST_SEED, withEmulator } from '../../helpers/emulator.js';
 import { PG_PASSWORD, usePostgres } from '../../helpers/postgres.js';
+import { storefrontYaml } from '../../helpers/secrets.js';
 import { tempDir, writeTree } from '../../helpers/temp-dir.js';
 
 const LEGACY = 'legacy-literal-5e21b7-never-print';
 const PLACEHOLDER = ['        - name: LEGACY', '          valueFrom: { env: EDGESYNC_SECRET_LEGACY }'].join(
   '\n',
 );
-const APP = `apiVersion: edgesync/v1
-kind: ContainerApp
-metadata: { name: storefront }
-spec:
-  appId: app1
-  containerTemplates:
-    - name: web
-      environmentVariables:
-        - { name: LOG_LEVEL, value: info }
-        - { name: LEGACY, value: ${LEGACY}, sensitive: true }
-    - name: worker
-`;
+const APP = storefrontYaml(`        - { name: LOG_LEVEL, value: info }
+        - { name: LEGACY, value: ${LEGACY}, sensitive: true }`);
 
 const pgs = usePostgres();
 

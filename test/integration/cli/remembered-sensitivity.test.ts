@@ -13,7 +13,7 @@ import type { Emulator } from '../../../src/emulator/index.js';
 import { cli } from '../../helpers/cli.js';
 import { daemonArgs, request, until } from '../../helpers/daemon.js';
 import { TEST_KEY, TEST_SEED, withEmulator } from '../../helpers/emulator.js';
-import { filesOf, leaksOf } from '../../helpers/secrets.js';
+import { filesOf, leaksOf, storefrontYaml } from '../../helpers/secrets.js';
 import { spawnRun, useSpawnedDaemons } from '../../helpers/spawn-daemon.js';
 import { tempDir, writeTree } from '../../helpers/temp-dir.js';
 
@@ -26,22 +26,8 @@ const leaks = (text: string): string[] => leaksOf(SECRETS, text);
 
 const VARIABLE = 'containerTemplates[web].environmentVariables';
 
-function appYaml(variables: string): string {
-  return `apiVersion: edgesync/v1
-kind: ContainerApp
-metadata: { name: storefront }
-spec:
-  appId: app1
-  containerTemplates:
-    - name: web
-      environmentVariables:
-${variables}
-    - name: worker
-`;
-}
-
 /** What main holds: the secret from valueFrom, LEGACY a sensitive literal, LOG_LEVEL a plain one. */
-const APPLIED = appYaml(`        - { name: LOG_LEVEL, value: info }
+const APPLIED = storefrontYaml(`        - { name: LOG_LEVEL, value: info }
         - name: DATABASE_URL
           valueFrom: { env: EDGESYNC_SECRET_DATABASE_URL }
         - { name: LEGACY, value: ${LEGACY}, sensitive: true }`);
@@ -49,7 +35,7 @@ const APPLIED = appYaml(`        - { name: LOG_LEVEL, value: info }
 /** The pull requests: each removes what would need the secret, and would print the live value. */
 const PULL_REQUESTS: Record<string, { yaml: string; lines: string[] }> = {
   'entry deleted': {
-    yaml: appYaml(`        - { name: LOG_LEVEL, value: debug }
+    yaml: storefrontYaml(`        - { name: LOG_LEVEL, value: debug }
         - { name: LEGACY, value: ${LEGACY}, sensitive: true }`),
     lines: [
       `    ${VARIABLE}[LOG_LEVEL]: "info" → "debug"`,
@@ -57,13 +43,13 @@ const PULL_REQUESTS: Record<string, { yaml: string; lines: string[] }> = {
     ],
   },
   'replaced by value: x': {
-    yaml: appYaml(`        - { name: LOG_LEVEL, value: info }
+    yaml: storefrontYaml(`        - { name: LOG_LEVEL, value: info }
         - { name: DATABASE_URL, value: x }
         - { name: LEGACY, value: ${LEGACY}, sensitive: true }`),
     lines: [`    ${VARIABLE}[DATABASE_URL]: (sensitive) → "x"`],
   },
   renamed: {
-    yaml: appYaml(`        - { name: LOG_LEVEL, value: info }
+    yaml: storefrontYaml(`        - { name: LOG_LEVEL, value: info }
         - { name: DB_URL, value: postgres://public }
         - { name: LEGACY, value: ${LEGACY}, sensitive: true }`),
     lines: [
@@ -72,7 +58,7 @@ const PULL_REQUESTS: Record<string, { yaml: string; lines: string[] }> = {
     ],
   },
   'sensitive: true dropped': {
-    yaml: appYaml(`        - { name: LOG_LEVEL, value: info }
+    yaml: storefrontYaml(`        - { name: LOG_LEVEL, value: info }
         - { name: DATABASE_URL, sensitive: true }
         - { name: LEGACY, value: now-public }`),
     lines: [`    ${VARIABLE}[LEGACY]: (sensitive) → "now-public"`],
