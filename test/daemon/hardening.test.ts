@@ -3,7 +3,7 @@
  * against a real emulator: a file written in two steps is never applied half-written, one
  * writer per state directory, SIGHUP, and a failed state save.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -14,7 +14,7 @@ import { LOCK_FILE } from '../../src/state/file-lease.js';
 import { daemonArgs, edit, ruleYaml, until, writeDaemonConfig } from '../helpers/daemon.js';
 import { TEST_KEY, TEST_SEED } from '../helpers/emulator.js';
 import { APP_HEAD, APP_TAIL, appHead } from '../helpers/half-written-app.js';
-import { MAIN, REPO, type Spawned, spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
+import { runBinary, type Spawned, spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 import { tempDir, writeTree } from '../helpers/temp-dir.js';
 
 useSpawnedDaemons();
@@ -103,17 +103,10 @@ function runCommand(
     command === 'forget'
       ? [command, '--config', config, '--state-dir', stateDir, ...extra]
       : [command, '--config', config, '--state-dir', stateDir, '--base-url', emu.url, ...extra];
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      cwd: REPO,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...ENV },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => resolve({ code, output }));
-  });
+  return runBinary(args, { HOME: process.env.HOME ?? '', ...ENV }).then((run) => ({
+    code: run.code,
+    output: run.output,
+  }));
 }
 
 /** `edgesync run` of `config` with its state in `stateDir`, once its start-up run has finished. */

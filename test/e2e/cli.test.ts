@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAIN, REPO, requireBuild } from '../helpers/spawn-daemon.js';
+import { MAIN, REPO, requireBuild, runBinary } from '../helpers/spawn-daemon.js';
 
 const KEY = 'e2e-key-7c1d';
 
@@ -18,18 +18,11 @@ interface Result {
 }
 
 function run(args: string[], env: Record<string, string> = {}): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      cwd: REPO,
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runBinary(args, { NO_COLOR: '1', ...env }).then(({ code, stdout, stderr }) => ({
+    code,
+    stdout,
+    stderr,
+  }));
 }
 
 describe('the edgesync binary', () => {

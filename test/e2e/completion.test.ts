@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MAIN, REPO, requireBuild } from '../helpers/spawn-daemon.js';
+import { MAIN, requireBuild, runBinary } from '../helpers/spawn-daemon.js';
 import { tempDir, writeTree } from '../helpers/temp-dir.js';
 
 const BASH_COMPLETION = '/usr/share/bash-completion/bash_completion';
@@ -26,16 +26,7 @@ function installed(program: string): boolean {
 }
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      cwd: REPO,
-      env: { PATH: process.env.PATH ?? '' },
-    });
-    let stdout = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout }));
-  });
+  return runBinary(args);
 }
 
 /** The candidates `edgesync complete -- …words` prints, without descriptions or the directive line. */

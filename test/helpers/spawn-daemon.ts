@@ -20,6 +20,40 @@ export function requireBuild(): void {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` first (npm test does)`);
 }
 
+/** What one `edgesync` command run as its own process printed, and its exit code. */
+export interface BinaryRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout and stderr as they arrived, interleaved (what a terminal shows). */
+  output: string;
+}
+
+/**
+ * Runs `node dist/src/main.js <args>` to its end, from the repository's root, with only PATH and
+ * `env` in its environment (a test adds HOME, NO_COLOR, keys as it needs).
+ */
+export function runBinary(args: readonly string[], env: Record<string, string> = {}): Promise<BinaryRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [MAIN, ...args], {
+      cwd: REPO,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const run: BinaryRun = { code: null, stdout: '', stderr: '', output: '' };
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      run.stdout += chunk;
+      run.output += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      run.stderr += chunk;
+      run.output += chunk;
+    });
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ ...run, code }));
+  });
+}
+
 const children: ChildProcess[] = [];
 
 /** A spawned daemon. */

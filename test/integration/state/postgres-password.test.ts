@@ -6,7 +6,6 @@
  * (table and JSON), the errors of a wrong password and of an unreachable server, and a daemon's
  * log, `/status` and `/metrics` as a leader, as a standby, and across a lost lease.
  */
-import { spawn } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -15,7 +14,7 @@ import type { Emulator } from '../../../src/emulator/index.js';
 import { request, until } from '../../helpers/daemon.js';
 import { TEST_KEY, withEmulator } from '../../helpers/emulator.js';
 import { usePostgres } from '../../helpers/postgres.js';
-import { MAIN, REPO, type Spawned, spawnRun, useSpawnedDaemons } from '../../helpers/spawn-daemon.js';
+import { runBinary, type Spawned, spawnRun, useSpawnedDaemons } from '../../helpers/spawn-daemon.js';
 import { tempDir, writeTree } from '../../helpers/temp-dir.js';
 
 const pgs = usePostgres();
@@ -42,19 +41,9 @@ interface Run {
 }
 
 /** `edgesync <args>` as its own process, with only PATH, HOME and `env` in its environment. */
-function edgesync(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MAIN, ...args], {
-      cwd: REPO,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, out }));
-  });
+async function edgesync(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
+  const run = await runBinary(args, { HOME: process.env.HOME ?? '', ...env });
+  return { code: run.code, out: run.output };
 }
 
 /** A loopback port nothing listens on (bound, read, released). */
