@@ -107,7 +107,7 @@ export function crossDocumentIssues(results: Iterable<FileResult>): ConfigIssue[
     targets,
     (doc) => ({ subject: subject(doc), ...(doc.target as NonNullable<Named['target']>) }),
     (key, first) =>
-      `targets the same object (${key.slice(key.indexOf(' ') + 1)}) as ${first.subject} at ${issueLocation(first.at)}`,
+      `targets the same ${key.slice(key.indexOf(' ') + 1)} as ${first.subject} at ${issueLocation(first.at)}`,
   );
   report(
     aliases,
