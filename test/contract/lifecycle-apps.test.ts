@@ -190,22 +190,44 @@ describe('container app identity and create', () => {
     await applyAgainIsQuiet(f, [doc]);
   });
 
-  it('a create the API refuses (409) fails with its message and creates nothing', async () => {
-    const f = await start();
-    f.emu.faults.script({
-      operation: 'createApp',
-      reply: {
-        status: 409,
-        body: { title: 'Conflict', status: 409, detail: 'Application count limit is reached', errors: [] },
+  it.each([
+    {
+      status: 409,
+      body: { title: 'Conflict', status: 409, detail: 'Application count limit is reached', errors: [] },
+      message:
+        'create app (POST /mc/apps) failed: 409 Conflict: Application count limit is reached (extended error)',
+    },
+    {
+      status: 422,
+      body: {
+        title: 'Unprocessable Entity',
+        status: 422,
+        detail: 'One or more validation errors occurred.',
+        errors: [
+          { field: 'containerTemplates[0].imageName', message: 'Image nginx was not found in the registry' },
+        ],
       },
-    });
+      message:
+        'create app (POST /mc/apps) failed: 422 Unprocessable Entity: One or more validation errors occurred; containerTemplates[0].imageName: Image nginx was not found in the registry (extended error)',
+    },
+  ])(
+    'a create the API refuses ($status) fails with its message, is sent once and creates nothing',
+    async ({ status, body, message }) => {
+      const f = await start();
+      f.emu.faults.script({ operation: 'createApp', reply: { status, body } });
 
-    const { apply } = await f.run([app('docs site')], 'apply');
+      f.emu.journal.clear();
+      const { apply } = await f.run([app('docs site')], 'apply');
 
-    expect(apply?.results[0]?.outcome).toBe('failed');
-    expect(apply?.results[0]?.error?.message).toContain('Application count limit is reached');
-    expect(appsNamed(f, 'docs site')).toEqual([]);
-  });
+      expect(apply?.results[0]).toMatchObject({
+        outcome: 'failed',
+        error: { code: 'API_REJECTED', message },
+      });
+      expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual(['POST /mc/apps']);
+      expect(appsNamed(f, 'docs site')).toEqual([]);
+      expect(f.state.inventory()['ContainerApp/docs']).toBeUndefined();
+    },
+  );
 });
 
 describe('container app prune', () => {
