@@ -67,6 +67,11 @@ export interface DaemonOptions {
   readonly state?: readonly string[];
   /** Variables added to the child's environment (PGPASSWORD). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * How long to wait for what a run logs and for Ready, ms (default 600 s): the scale
+   * section's biggest repositories take longer than that on a busy host.
+   */
+  readonly waitMs?: number;
 }
 
 export async function startDaemon(
@@ -150,7 +155,8 @@ export async function startDaemon(
   const exited = new Promise<DaemonExit>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  const next = (match: (line: LogLine) => boolean, timeoutMs = 600_000): Promise<number> =>
+  const waitMs = options.waitMs ?? 600_000;
+  const next = (match: (line: LogLine) => boolean, timeoutMs = waitMs): Promise<number> =>
     new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         waiters.delete(waiter);
@@ -193,7 +199,7 @@ export async function startDaemon(
     throw err;
   }
   const ready = async (): Promise<void> => {
-    const deadline = performance.now() + 600_000;
+    const deadline = performance.now() + waitMs;
     let last: string | undefined;
     while (performance.now() < deadline) {
       if (child.exitCode !== null || child.signalCode !== null) {
@@ -205,7 +211,7 @@ export async function startDaemon(
       last = doc.status;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    throw new Error(`the daemon is still ${last} after 600 s: ${stderr.slice(-500)}`);
+    throw new Error(`the daemon is still ${last} after ${waitMs / 1000} s: ${stderr.slice(-500)}`);
   };
   return {
     url,

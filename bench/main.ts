@@ -8,12 +8,10 @@
  *   --scale-sizes 1000,10000,… (the scale section's repositories; default 1k, 10k, 30k, 100k)
  *   --record (write the figures into bench/results.json)
  *
- * Only a run of record (`--record`) rewrites the tracked bench/results.json: a run at another
- * size or of one section while working on the code leaves it alone. A recorded run merges by
- * section name, so recording one section keeps the others' last figures. Adding a benchmark
- * is one more entry in SECTIONS.
+ * Only a run of record (`--record`) rewrites the tracked bench/results.json, merged by
+ * section name (results-file.ts); a run at another size or of one section while working on
+ * the code leaves it alone. Adding a benchmark is one more entry in SECTIONS.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -22,6 +20,7 @@ import { failoverSection } from './failover.js';
 import { latencySection } from './latency.js';
 import { rateLimitedSection } from './rate-limited.js';
 import { reconcileSection } from './reconcile.js';
+import { type SectionResults, saveResults } from './results-file.js';
 import { SCALE_SIZES, scaleSection } from './scale.js';
 import { type BenchSection, type Figure, markdownTable } from './section.js';
 
@@ -69,7 +68,7 @@ const context = {
 const machine = `${availableParallelism()} cores (${cpus()[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}`;
 const figures: Figure[] = [];
 const details: string[] = [];
-const results: Record<string, unknown> = existsSync(RESULTS) ? JSON.parse(readFileSync(RESULTS, 'utf8')) : {};
+const results: Record<string, SectionResults> = {};
 for (const section of SECTIONS.filter((s) => chosen.includes(s.name))) {
   const result = await section.run(context);
   figures.push(...result.figures);
@@ -82,8 +81,6 @@ const scale = chosen.includes(scaleSection.name) ? ` --scale-sizes ${scaleSizes.
 const record = values.record ? ' --record' : '';
 const command = `BENCH_SIZE=${size} npm run bench -- --concurrency ${concurrency} --rate-limit ${rateLimit}${sections}${scale}${record}`;
 process.stdout.write(`${markdownTable(figures)}\n\n${details.join('\n')}command: ${command}; ${machine}\n`);
-if (values.record) {
-  writeFileSync(RESULTS, `${JSON.stringify(results, null, 2)}\n`);
-} else {
+if (!saveResults(RESULTS, results, { record: values.record === true })) {
   process.stderr.write('bench: bench/results.json left as it was (pass --record for a run of record)\n');
 }

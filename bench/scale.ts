@@ -58,6 +58,11 @@ const RETAINED_TARGET = 2 * 1024;
 const CGROUP_ROOT = '/sys/fs/cgroup/memory';
 const FLOOR_SCRIPT = fileURLToPath(new URL('./yaml-parse-process.js', import.meta.url));
 const HEAP_PROBE = pathToFileURL(fileURLToPath(new URL('./heap-probe.js', import.meta.url))).href;
+/**
+ * How long to wait for one run of the daemon, ms: 20 ms per resource, at least 600 s (a
+ * start-up of 100,000 resources took 148 s on a host with a load average near 10).
+ */
+const waitMs = (resources: number): number => Math.max(600_000, resources * 20);
 
 /**
  * The memory limit the daemon runs under, per size (MiB): the targets of docs/performance.md
@@ -318,6 +323,7 @@ async function measureDaemon(
     daemon = await startDaemon(repoDir, join(root, 'state'), emulator.url, {
       cgroup,
       nodeArgs: ['--expose-gc', '--import', HEAP_PROBE],
+      waitMs: waitMs(resources.length),
     });
     const running = daemon;
     try {

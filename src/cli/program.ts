@@ -5,34 +5,40 @@
 import { Command, CommanderError } from 'commander';
 import { ReconcileError } from '../errors.js';
 import type { CommandRegistrar } from './command.js';
-import { registerApply } from './commands/apply.js';
 import { registerCompletion } from './commands/completion.js';
-import { registerEmulatorCommand } from './commands/emulator.js';
-import { registerExport } from './commands/export.js';
-import { registerForget } from './commands/forget.js';
-import { registerInspect } from './commands/inspect.js';
-import { registerPlan } from './commands/plan.js';
-import { registerRun } from './commands/run.js';
-import { registerSchema } from './commands/schema.js';
-import { registerState } from './commands/state.js';
-import { registerValidate } from './commands/validate.js';
 import { type CliIo, errorLine } from './io.js';
 import { VERSION } from './version.js';
 
 export type { CliIo } from './io.js';
 
-const COMMANDS: readonly CommandRegistrar[] = [
-  registerValidate,
-  registerPlan,
-  registerApply,
-  registerRun,
-  registerSchema,
-  registerEmulatorCommand,
-  registerInspect,
-  registerExport,
-  registerForget,
-  registerState,
-];
+/**
+ * Every sub-command, in the order `--help` lists them, each module loaded when it is needed: a
+ * command's module brings what its action uses (`run` the daemon and PostgreSQL, `plan` the
+ * API client and undici), and `edgesync validate` in a pre-commit hook or a CI step need not
+ * wait for all of it. Loading them all is about 0.3 s of CPU more than the loader alone
+ * (docs/performance.md, Latest figures).
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<CommandRegistrar>>> = {
+  validate: async () => (await import('./commands/validate.js')).registerValidate,
+  plan: async () => (await import('./commands/plan.js')).registerPlan,
+  apply: async () => (await import('./commands/apply.js')).registerApply,
+  run: async () => (await import('./commands/run.js')).registerRun,
+  schema: async () => (await import('./commands/schema.js')).registerSchema,
+  emulator: async () => (await import('./commands/emulator.js')).registerEmulatorCommand,
+  inspect: async () => (await import('./commands/inspect.js')).registerInspect,
+  export: async () => (await import('./commands/export.js')).registerExport,
+  forget: async () => (await import('./commands/forget.js')).registerForget,
+  state: async () => (await import('./commands/state.js')).registerState,
+};
+
+/**
+ * The commands an invocation needs: the one it names, or all of them (no command, a flag such
+ * as --help or --version, an unknown name that commander should answer, `completion`).
+ */
+function commandsFor(argv: readonly string[]): string[] {
+  const first = argv[0];
+  return first !== undefined && Object.hasOwn(COMMANDS, first) ? [first] : Object.keys(COMMANDS);
+}
 
 /**
  * `--access-key KEY` is a common habit from other tools, but a key in a flag shows in `ps`
@@ -68,7 +74,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     })
     // A pointer, not the whole help: the error line stays visible.
     .showHelpAfterError('(add --help to list the flags)');
-  for (const register of COMMANDS) {
+  for (const name of commandsFor(argv)) {
+    const register = await (COMMANDS[name] as () => Promise<CommandRegistrar>)();
     register(program, io, (code) => {
       exitCode = code;
     });

@@ -4,30 +4,32 @@
  * reuse of its previous parse — the pieces whose text did not change, moved to their new
  * lines, as long as the files they read (entriesFile) read the same.
  */
+
+import { hash } from 'node:crypto';
 import { join } from 'node:path';
-import { sha256Hex } from '../domain/checksum.js';
+import type { DocumentKeys } from './document-keys.js';
 import { type LoaderLimits, readRelativeFile, statFile, statKey } from './files.js';
 import type { ConfigIssue, DesiredResource, SourceLocation } from './types.js';
 
-/** What the cross-document rules need to know of one document, valid or not. */
+/**
+ * What a load keeps of one document, valid or not: where it starts, its resource when it has
+ * no error at all, and what the cross-document rules compare (document-keys.ts).
+ */
 export interface DocumentResult {
   /** Where the document starts (its first key). */
   readonly source: SourceLocation;
-  /** Set when kind and metadata.name are valid, even if the spec is not: names must stay unique. */
-  readonly identity?: { readonly subject: string; readonly at: SourceLocation };
-  /** Set when the spec is valid: the live object it targets (`Kind target`), and where that is written. */
-  readonly target?: { readonly key: string; readonly at: SourceLocation; readonly path: string };
-  /** Set when the spec is valid and has a natural key (docs/design.md, Identity): unique per zone; `label` names it. */
-  readonly naturalKey?: {
-    readonly key: string;
-    readonly label: string;
-    readonly at: SourceLocation;
-    readonly path: string;
-  };
-  /** Other names of that live object, shared across kinds (`KindSpecModule.aliases`). */
-  readonly aliases?: readonly { readonly key: string; readonly at: SourceLocation; readonly path: string }[];
-  /** Set only when the document has no error at all. */
+  /** Set only when the document has no error at all; its keys are derived from it. */
   readonly resource?: DesiredResource;
+  /**
+   * Set for a document with errors whose kind and metadata.name are valid (names must stay
+   * unique even then): its keys as found, the target and the others when its spec is valid.
+   */
+  readonly keys?: DocumentKeys;
+  /**
+   * Set with `resource` or `keys`: the line and column of each key, in `keyPaths` order
+   * (plain numbers, not a location object per key: the daemon keeps every document).
+   */
+  readonly places?: readonly number[];
 }
 
 /** A file another file read (an entriesFile): re-read on reload, the cached result is reused only if it reads the same. */
@@ -78,8 +80,16 @@ export interface Chunk {
   readonly text: string;
   readonly offset: number;
   readonly line: number;
-  /** SHA-256 of `text`: what a later parse of the file finds the chunk's results by. */
+  /** SHA-256 of `text`: what a later parse of the file finds the chunk's results by (`pieceDigest`). */
   readonly digest: string;
+}
+
+/**
+ * A piece's digest: SHA-256 in base64, the shortest text form (the daemon keeps one per
+ * document for its whole life, and it is only ever compared with another).
+ */
+function pieceDigest(text: string): string {
+  return hash('sha256', text, 'base64');
 }
 
 const DOCUMENT_START = /^---(?=[ \t\r\n]|$)/gm;
@@ -90,7 +100,7 @@ const DOCUMENT_START = /^---(?=[ \t\r\n]|$)/gm;
  * (`%YAML`, `%TAG`) apply across the marker that follows them: such a file stays whole.
  */
 export function splitDocuments(text: string): Chunk[] {
-  if (/^%/m.test(text)) return [{ text, offset: 0, line: 0, digest: sha256Hex(text) }];
+  if (/^%/m.test(text)) return [{ text, offset: 0, line: 0, digest: pieceDigest(text) }];
   const starts = [0];
   for (const match of text.matchAll(DOCUMENT_START)) if (match.index > 0) starts.push(match.index);
   const chunks: Chunk[] = [];
@@ -98,7 +108,7 @@ export function splitDocuments(text: string): Chunk[] {
   for (const [i, offset] of starts.entries()) {
     const end = starts[i + 1] ?? text.length;
     const piece = text.slice(offset, end);
-    chunks.push({ text: piece, offset, line, digest: sha256Hex(piece) });
+    chunks.push({ text: piece, offset, line, digest: pieceDigest(piece) });
     for (let at = text.indexOf('\n', offset); at !== -1 && at < end; at = text.indexOf('\n', at + 1))
       line += 1;
   }
@@ -115,13 +125,12 @@ export function shiftDocument(doc: DocumentResult, delta: number): DocumentResul
   const source = shiftLocation(doc.source, delta);
   return {
     source,
-    ...(doc.identity && { identity: { ...doc.identity, at: shiftLocation(doc.identity.at, delta) } }),
-    ...(doc.target && { target: { ...doc.target, at: shiftLocation(doc.target.at, delta) } }),
-    ...(doc.naturalKey && { naturalKey: { ...doc.naturalKey, at: shiftLocation(doc.naturalKey.at, delta) } }),
-    ...(doc.aliases && {
-      aliases: doc.aliases.map((alias) => ({ ...alias, at: shiftLocation(alias.at, delta) })),
-    }),
     ...(doc.resource && { resource: { ...doc.resource, source } }),
+    ...(doc.keys && { keys: doc.keys }),
+    ...(doc.places && {
+      // Even entries are lines; an absent key's 0 stays 0.
+      places: doc.places.map((n, i) => (i % 2 === 0 && n !== 0 ? n + delta : n)),
+    }),
   };
 }
 

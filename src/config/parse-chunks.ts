@@ -1,7 +1,6 @@
 /**
- * A file's `---` pieces (chunks) → its results, chunk by chunk: a chunk is parsed (several
- * consecutive ones together, a run), reused from the file's previous parse, or refused
- * unparsed. Each chunk's share of the results is recorded (`ChunkInfo`), so that the next
+ * A file's `---` pieces (chunks) → its results, chunk by chunk: a chunk is parsed, reused
+ * from the file's previous parse, or refused unparsed. Each chunk's share of the results is recorded (`ChunkInfo`), so that the next
  * parse of the file can reuse it.
  */
 import type {
@@ -123,34 +122,19 @@ export function reuseChunk(
 }
 
 /**
- * Parses consecutive chunks of `text` in one go (one parser for the run, not one per
- * document) and gives each chunk the results of the documents that start in it: a document
- * starts at its chunk's `---`, so it never straddles two.
+ * Parses one chunk and adds the results of its documents (usually one; more after a `...`).
+ * Each piece is parsed alone, by a parser of its own: its tree is garbage before the next
+ * piece is parsed, where parsing several pieces together kept bigger trees alive long enough
+ * for the collector to copy them (a cold load of 10,000 resources took about 15 % more CPU
+ * that way: docs/performance.md, Latest figures).
  */
-export function parseChunkRun(out: FileResultBuilder, text: string, run: readonly Chunk[]): void {
-  const first = run[0];
-  const last = run.at(-1);
-  if (first === undefined || last === undefined) return;
-  const { documents, lineCounter } = parseYamlFile(text.slice(first.offset, last.offset + last.text.length));
-  const site: DocumentSite = { root: out.root, file: out.file, limits: out.limits, lineOffset: first.line };
-  let current = 0;
-  let mark = out.mark();
+export function parseChunk(out: FileResultBuilder, chunk: Chunk): void {
+  const mark = out.mark();
+  const { documents, lineCounter } = parseYamlFile(chunk.text);
+  const site: DocumentSite = { root: out.root, file: out.file, limits: out.limits, lineOffset: chunk.line };
   for (const doc of documents) {
-    const startsAt = first.offset + doc.range[0];
-    for (
-      let next = run[current + 1];
-      next !== undefined && startsAt >= next.offset;
-      next = run[current + 1]
-    ) {
-      out.endChunk(run[current] as Chunk, mark);
-      mark = out.mark();
-      current += 1;
-    }
     const result = parseDocument(doc, lineCounter, site, out);
     if (result !== undefined) out.documents.push(result);
   }
-  for (; current < run.length; current += 1) {
-    out.endChunk(run[current] as Chunk, mark);
-    mark = out.mark();
-  }
+  out.endChunk(chunk, mark);
 }

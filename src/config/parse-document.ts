@@ -9,6 +9,7 @@
 import { type Document, isAlias, isMap, isScalar, type LineCounter, visit } from 'yaml';
 import { KIND_SPECS, type KindName } from '../kinds/specs.js';
 import { canonicalResource } from './canonical.js';
+import { type DocumentKeys, keyPaths, keysOf, resourceKeys } from './document-keys.js';
 import {
   KIND_ENVELOPES,
   type MetadataSpec,
@@ -238,34 +239,18 @@ function resolveContext(
   return context;
 }
 
-/**
- * The keys of a valid spec that the cross-document rules compare (docs/configuration.md):
- * the live object it targets, its natural key, its aliases, each with where it is written.
- */
-function documentKeys(kind: KindName, spec: unknown, place: DocumentPlace): Omit<DocumentResult, 'source'> {
-  const module = KIND_SPECS[kind];
-  const placed = (path: DocPath): { at: SourceLocation; path: string } => ({
-    at: place.at(path),
-    path: formatPath(path),
-  });
-  const pinned = module.target(spec);
-  const natural = module.naturalKey?.(spec);
-  const aliases = module
-    .aliases?.(spec)
-    .map((alias) => ({ key: alias.key, ...placed(['spec', ...alias.path]) }));
-  return {
-    ...(pinned !== undefined && {
-      target: { key: `${kind} ${pinned}`, ...placed(['spec', ...module.targetPath(spec)]) },
-    }),
-    ...(natural !== undefined && {
-      naturalKey: {
-        key: `${kind} ${natural.key}`,
-        label: natural.label,
-        ...placed(['spec', ...natural.path]),
-      },
-    }),
-    ...(aliases?.length && { aliases }),
-  };
+/** The line and column of each of `keys` in the document, in `keyPaths` order. */
+function placesOf(keys: DocumentKeys, place: DocumentPlace): number[] {
+  const paths = keyPaths(keys);
+  // Sized once: an array grown by push keeps spare room, for the daemon's whole life here.
+  const places = new Array<number>(2 * paths.length).fill(0);
+  for (const [index, path] of paths.entries()) {
+    if (path === undefined) continue;
+    const { line, col } = place.at(path);
+    places[2 * index] = line;
+    places[2 * index + 1] = col;
+  }
+  return places;
 }
 
 /** The document's kind, when it names one edgesync knows. */
@@ -313,11 +298,14 @@ export function parseDocument(
   for (const issue of raw) place.report(issue.path, namedRequirement(issue, kind), 'error', issue.atKey);
 
   const name = isRecord(data.metadata) ? data.metadata.name : undefined;
-  const identity =
+  const subject =
     kind !== undefined && typeof name === 'string' && RESOURCE_NAME_PATTERN.test(name)
-      ? { subject: `${kind}/${name}`, at: place.at(['metadata', 'name']) }
+      ? `${kind}/${name}`
       : undefined;
-  if (kind === undefined) return { source, ...(identity && { identity }) };
+  /** A document with errors keeps the keys it has: its name, and the others when its spec is valid. */
+  const withErrors = (keys: DocumentKeys | undefined): DocumentResult =>
+    keys === undefined ? { source } : { source, keys, places: placesOf(keys, place) };
+  if (kind === undefined) return withErrors(subject === undefined ? undefined : { subject });
   const module = KIND_SPECS[kind];
   const context = resolveContext(site, place, sink, counted);
   if (!parsed.success) {
@@ -326,33 +314,26 @@ export function parseDocument(
     const rest = withoutFailedSpecFields(data, raw);
     const partial = rest === undefined ? undefined : KIND_ENVELOPES[kind].safeParse(rest, PARSE_OPTIONS);
     if (partial?.success === true) module.resolve((partial.data as { spec: unknown }).spec, context);
-    return { source, ...(identity && { identity }) };
+    return withErrors(subject === undefined ? undefined : { subject });
   }
 
   const envelope = parsed.data as { metadata: MetadataSpec; spec: unknown };
   const spec = module.resolve(envelope.spec, context);
-  const valid =
-    counted.errors > 0
-      ? undefined
-      : canonicalResource(kind, metadataOf(envelope.metadata), spec as Record<string, unknown>);
-  // The keys read the spec parsed back from its canonical JSON when there is one, so that
-  // they do not keep the file's text alive either (canonicalResource says why).
-  const keys = documentKeys(kind, valid?.spec ?? spec, place);
-  if (valid === undefined) return { source, ...(identity && { identity }), ...keys };
-  const subject = `${kind}/${valid.metadata.name}`;
+  if (counted.errors > 0) {
+    return withErrors(subject === undefined ? undefined : keysOf(kind, subject, spec));
+  }
+  const valid = canonicalResource(kind, metadataOf(envelope.metadata), spec as Record<string, unknown>);
+  // The resource is built from the metadata and spec parsed back from their canonical JSON, and
+  // its keys are derived from that spec, so that nothing kept holds the file's text
+  // (canonicalResource says why).
   const resource: DesiredResource = {
     kind,
     name: valid.metadata.name,
-    subject,
+    subject: `${kind}/${valid.metadata.name}`,
     metadata: valid.metadata,
     spec: valid.spec,
     source,
     digest: valid.digest,
   };
-  return {
-    source,
-    ...(identity && { identity: { subject, at: identity.at } }),
-    ...keys,
-    resource,
-  };
+  return { source, resource, places: placesOf(resourceKeys(resource), place) };
 }

@@ -11,13 +11,15 @@
  * plan time (engine/conflicts.ts).
  * Each conflict is reported at the later document (by file, line, column) and names the first.
  *
- * Checked afresh over every document at each load, from the keys each file's result keeps:
- * for 10,000 resources a few milliseconds of the daemon's reload, where an index kept between
- * loads held a second copy of every key and position (docs/performance.md, Memory).
+ * Checked afresh over every document at each load, from the keys derived again from each
+ * document's resource (document-keys.ts): for 10,000 resources a few milliseconds of the
+ * daemon's reload, where an index kept between loads held a second copy of every key and
+ * position (docs/performance.md, Memory).
  */
 
+import { type DocumentKeys, type KeySlot, placeOf, resourceKeys } from './document-keys.js';
 import type { DocumentResult, FileResult } from './file-pieces.js';
-import { issueLocation } from './issues.js';
+import { formatPath, issueLocation } from './issues.js';
 import type { ConfigIssue, SourceLocation } from './types.js';
 
 /** Where one document has a key: where it is written, and how messages name it. */
@@ -66,60 +68,95 @@ class KeyIndex<Doc> {
   }
 }
 
-/** A document whose kind and name are valid: the only ones the rules compare. */
-type Named = DocumentResult & { readonly identity: NonNullable<DocumentResult['identity']> };
+/** A document whose kind and name are valid (the only ones the rules compare), with its keys. */
+interface Keyed {
+  readonly file: string;
+  readonly places: readonly number[];
+  readonly keys: DocumentKeys;
+}
+
+/** The keys of a document whose kind and name are valid: derived from its resource, or as kept. */
+function keysOfDocument(doc: DocumentResult): DocumentKeys | undefined {
+  if (doc.places === undefined) return undefined;
+  return doc.resource === undefined ? doc.keys : resourceKeys(doc.resource);
+}
 
 /** Every duplicate name, target, natural key and alias among the documents of `results`. */
 export function crossDocumentIssues(results: Iterable<FileResult>): ConfigIssue[] {
-  const names = new KeyIndex<Named>();
-  const targets = new KeyIndex<Named>();
-  const naturalKeys = new KeyIndex<Named>();
-  const aliases = new KeyIndex<Named>();
+  const names = new KeyIndex<DocumentResult>();
+  const targets = new KeyIndex<DocumentResult>();
+  const naturalKeys = new KeyIndex<DocumentResult>();
+  const aliases = new KeyIndex<DocumentResult>();
   for (const result of results) {
     for (const doc of result.documents) {
-      if (doc.identity === undefined) continue;
-      const named = doc as Named;
-      names.add(named.identity.subject, named);
-      if (doc.target !== undefined) targets.add(doc.target.key, named);
-      if (doc.naturalKey !== undefined) naturalKeys.add(doc.naturalKey.key, named);
-      for (const alias of doc.aliases ?? []) aliases.add(alias.key, named);
+      const keys = keysOfDocument(doc);
+      if (keys === undefined) continue;
+      names.add(keys.subject, doc);
+      if (keys.target !== undefined) targets.add(keys.target.key, doc);
+      if (keys.naturalKey !== undefined) naturalKeys.add(keys.naturalKey.key, doc);
+      for (const alias of keys.aliases ?? []) aliases.add(alias.key, doc);
     }
   }
   const issues: ConfigIssue[] = [];
-  /** An error at each later occurrence of every conflicted key of `index`, naming the first. */
+  /**
+   * An error at each later occurrence of every conflicted key of `index`, naming the first.
+   * `occurrence` is asked only for the documents of a conflict: their keys are derived again.
+   */
   const report = (
-    index: KeyIndex<Named>,
-    occurrence: (doc: Named, key: string) => Occurrence,
+    index: KeyIndex<DocumentResult>,
+    occurrence: (keyed: Keyed, key: string) => Occurrence,
     message: (key: string, first: Occurrence, later: Occurrence) => string,
   ): void => {
-    for (const [key, first, later] of index.conflicts(occurrence)) {
+    const located = (doc: DocumentResult, key: string) =>
+      occurrence(
+        {
+          file: doc.source.file,
+          places: doc.places as readonly number[],
+          keys: keysOfDocument(doc) as DocumentKeys,
+        },
+        key,
+      );
+    for (const [key, first, later] of index.conflicts(located)) {
       for (const o of later)
         issues.push({ ...o.at, path: o.path, message: message(key, first, o), severity: 'error' });
     }
   };
-  const subject = (doc: Named) => doc.identity.subject;
+  const at = (keyed: Keyed, slot: KeySlot) => placeOf(keyed.file, keyed.places, slot);
   report(
     names,
-    (doc) => ({ subject: subject(doc), at: doc.identity.at, path: 'metadata.name' }),
+    (keyed) => ({ subject: keyed.keys.subject, at: at(keyed, 'name'), path: 'metadata.name' }),
     (key, first) => `duplicate name: ${key} is already declared at ${issueLocation(first.at)}`,
   );
   report(
     targets,
-    (doc) => ({ subject: subject(doc), ...(doc.target as NonNullable<Named['target']>) }),
+    (keyed) => {
+      const target = keyed.keys.target as NonNullable<DocumentKeys['target']>;
+      return { subject: keyed.keys.subject, at: at(keyed, 'target'), path: formatPath(target.path) };
+    },
     (key, first) =>
       `targets the same ${key.slice(key.indexOf(' ') + 1)} as ${first.subject} at ${issueLocation(first.at)}`,
   );
   report(
     aliases,
-    (doc, key) => {
-      const alias = (doc.aliases ?? []).find((a) => a.key === key) as NonNullable<Named['aliases']>[number];
-      return { subject: subject(doc), at: alias.at, path: alias.path };
+    (keyed, key) => {
+      const all = keyed.keys.aliases ?? [];
+      const index = all.findIndex((a) => a.key === key);
+      const alias = all[index] as NonNullable<DocumentKeys['aliases']>[number];
+      return { subject: keyed.keys.subject, at: at(keyed, { alias: index }), path: formatPath(alias.path) };
     },
     (key, first) => `names the same live object (${key}) as ${first.subject} at ${issueLocation(first.at)}`,
   );
   report(
     naturalKeys,
-    (doc) => ({ subject: subject(doc), ...(doc.naturalKey as NonNullable<Named['naturalKey']>) }),
+    (keyed) => {
+      const natural = keyed.keys.naturalKey as NonNullable<DocumentKeys['naturalKey']>;
+      return {
+        subject: keyed.keys.subject,
+        at: at(keyed, 'naturalKey'),
+        path: formatPath(natural.path),
+        label: natural.label,
+      };
+    },
     (_key, first, o) =>
       `duplicate key: ${o.label ?? 'the key'} is also declared by ${first.subject} at ${issueLocation(first.at)}`,
   );

@@ -1,5 +1,5 @@
 /**
- * The stages of one daemon run and the reconcile of one stage (controller.ts runs them in
+ * The stages of one daemon run and the reconcile of one stage (run.ts runs them in
  * order). A scoped run is one stage; a full run whose load brought changes is two: the changed
  * resources first, then the rest.
  */
@@ -147,11 +147,11 @@ export async function reconcileStage(context: StageContext, input: StageInput): 
   }
   input.tally.add(outcome.plan, outcome.apply);
   const at = new Date();
-  const bySubject = new Map((outcome.apply?.results ?? []).map((r) => [r.subject, r]));
   const results: ChangeResult[] = [];
-  for (const change of outcome.plan.changes) {
+  for (const [index, change] of outcome.plan.changes.entries()) {
     if (change.diffs.length > 0) metrics.countDrift(change.kind, change.cause);
-    const result = bySubject.get(change.subject);
+    // One result per change, in the plan's order (ApplyResult).
+    const result = outcome.apply?.results[index];
     if (result === undefined) continue;
     status.recordResult(change, result, at);
     metrics.countChange(change.kind, result.outcome, change.action);

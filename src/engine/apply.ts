@@ -70,6 +70,9 @@ async function sendAll(change: PlannedChange, options: ApplyOptions, sent: Reque
   }
 }
 
+/** The requests of every change that sends none: one frozen list, not one per resource per run. */
+const NOTHING_SENT: readonly RequestRecord[] = Object.freeze([]);
+
 /**
  * The outcome of a change that sends nothing (noop, error, skipped), or undefined for one that
  * must be applied. Settled at once: a no-change reconcile of 10,000 resources used to queue
@@ -80,7 +83,7 @@ function settledWithoutRequests(change: PlannedChange): ChangeResult | undefined
     subject: change.subject,
     kind: change.kind,
     outcome,
-    sent: [],
+    sent: NOTHING_SENT,
     ...(change.skip === undefined ? {} : { skip: change.skip }),
     durationMs: 0,
     action: change.action,
@@ -282,9 +285,11 @@ export async function applyChanges(
       }),
     ),
   );
-  const ordered = changes
-    .map((c) => results.get(c.subject))
-    .filter((r): r is ChangeResult => r !== undefined);
+  const ordered = changes.map((c) => {
+    const result = results.get(c.subject);
+    if (result === undefined) throw new ReconcileError('INTERNAL', `no outcome for ${c.subject}`);
+    return result;
+  });
   const counts: Record<ChangeOutcome, number> = { applied: 0, unchanged: 0, skipped: 0, failed: 0 };
   for (const result of ordered) counts[result.outcome] += 1;
   return { results: ordered, counts, ok: counts.failed === 0 };

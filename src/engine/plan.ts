@@ -22,7 +22,7 @@ export interface PlanOptions {
   managedCount?: number;
   /**
    * Writes an earlier reconcile of the same run already made (the daemon's first stage, see
-   * controller.ts): they count against the threshold, so splitting a run never lets more
+   * daemon/run-stage.ts): they count against the threshold, so splitting a run never lets more
    * through than one plan of everything would.
    */
   writesBefore?: number;

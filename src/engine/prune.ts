@@ -14,6 +14,7 @@ import {
   PRUNE_GUARD_MIN_OBJECTS,
   PRUNE_GUARD_PERCENT,
   type ScopeListing,
+  type ScopeObjects,
 } from '../kinds/common/lifecycle.js';
 import { groupBy } from '../kinds/common/read.js';
 import { KINDS, lifecycleOf } from '../kinds/registry.js';
@@ -43,6 +44,25 @@ function listingOf(
   shieldZoneId: number | undefined,
 ): ScopeListing | undefined {
   return scopes.get(scopeKey(kind, shieldZoneId))?.listing;
+}
+
+const byId = new WeakMap<readonly LiveObject[], ReadonlyMap<ObjectId, LiveObject>>();
+
+/**
+ * The listing's object with this id. The listing is indexed once: every document of a zone
+ * asks for its own object, and a search of the items each time grew with the square of the
+ * zone's size (2,000 objects a zone at 100,000 resources).
+ */
+function itemOf(listing: ScopeObjects, id: ObjectId): LiveObject | undefined {
+  let index = byId.get(listing.items);
+  if (index === undefined) {
+    const items = new Map<ObjectId, LiveObject>();
+    // The first of two objects with one id, as a search would find it.
+    for (const item of listing.items) if (!items.has(item.id)) items.set(item.id, item);
+    index = items;
+    byId.set(listing.items, index);
+  }
+  return index.get(id);
 }
 
 function refuse(change: PlannedChange, message: string): PlannedChange {
@@ -83,7 +103,7 @@ function refuseRenamesOntoTakenNames(changes: PlannedChange[], scopes: ReadonlyM
     const lifecycle = lifecycleOf(o.kind);
     const listing = listingOf(scopes, o.kind, o.shieldZoneId);
     if (lifecycle === undefined || listing === undefined || 'error' in listing) continue;
-    const self = listing.items.find((item) => item.id === o.id);
+    const self = itemOf(listing, o.id);
     if (self === undefined || self.key === o.key) continue;
     const holders = listing.items.filter((item) => item.id !== o.id && item.key === o.key);
     if (holders.length === 0) continue;
@@ -228,7 +248,7 @@ function findCandidates(
     const zoneKey = scopeKey(entry.kind, entry.shieldZoneId);
     const listing = listingOf(scopes, entry.kind, entry.shieldZoneId);
     if (listing === undefined || 'error' in listing) continue;
-    const live = listing.items.find((o) => o.id === entry.id);
+    const live = itemOf(listing, entry.id);
     if (live === undefined) {
       // Read, and not there: deleted out of band. An untrusted inventory is not edited either.
       if (options.inventory.trusted) gone.push(subject);
@@ -342,7 +362,7 @@ function managedOf(
     const listing = listingOf(scopes, entry.kind, entry.shieldZoneId);
     // Not read this run: counted. Read and absent: deleted out of band, not counted.
     const read = listing !== undefined && !('error' in listing);
-    if (read && !listing.items.some((o) => o.id === entry.id)) continue;
+    if (read && itemOf(listing, entry.id) === undefined) continue;
     add(scopeKey(entry.kind, entry.shieldZoneId), entry.id);
   }
   for (const [key, scope] of exclusive) {

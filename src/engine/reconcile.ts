@@ -519,9 +519,13 @@ export async function reconcile(
     return { plan, deferred: 'destructive', durationMs };
   }
 
+  // The resources by subject, built the first time a write needs one: a run with nothing to
+  // write never does, and at 100,000 resources the index is megabytes.
+  let index: Map<string, DesiredResource> | undefined;
+  const bySubject = (): ReadonlyMap<string, DesiredResource> =>
+    (index ??= new Map(resources.map((r) => [r.subject, r])));
   let apply: ApplyResult | undefined;
   if (options.write.mode === 'apply') {
-    const bySubject = new Map(resources.map((r) => [r.subject, r]));
     options.report.beforeApply?.(plan);
     const lease = options.write.lease;
     apply = await applyChanges(plan.changes, {
@@ -532,7 +536,7 @@ export async function reconcile(
       ...(lease === undefined ? {} : { beforeSend: () => lease.assertHeld() }),
       replan: async (change) => {
         // Never fall back to `change` itself: resending an ambiguous create is what this avoids.
-        const resource = bySubject.get(change.subject);
+        const resource = bySubject().get(change.subject);
         if (resource === undefined)
           throw new ReconcileError('INTERNAL', `no resource ${change.subject} to re-plan`);
         const fresh = await readLiveState([resource], readOptions);
@@ -574,7 +578,6 @@ export async function reconcile(
     });
     forgetGone(options, plan.gone ?? []);
   }
-  const bySubject = new Map(resources.map((r) => [r.subject, r]));
   const rolloutMode = options.write.rollouts ?? 'off';
   const targets =
     apply === undefined || rolloutMode === 'off'
@@ -582,12 +585,12 @@ export async function reconcile(
       : rolloutTargets(
           plan,
           apply,
-          bySubject,
+          (subject) => bySubject().get(subject),
           new Map((options.selection.rollbacks ?? []).map((r) => [r.resource.subject, r.from])),
         );
   let watched: Awaited<ReturnType<typeof waitForRollouts>> | undefined;
   if (rolloutMode === 'wait' && targets.length > 0)
-    watched = await waitForRollouts(targets, bySubject, options);
+    watched = await waitForRollouts(targets, bySubject(), options);
   if (rolloutMode === 'detach') for (const target of targets) recordRolloutStarted(options.state, target);
   const rolloutFailures = watched?.results.filter((r) => r.outcome === 'failed').length ?? 0;
   const durationMs = Math.round(performance.now() - started);
@@ -665,15 +668,14 @@ function runChanges(
   apply: ApplyResult | undefined,
 ): { changes?: RunChange[]; changesOmitted?: number } {
   if (apply === undefined) return {};
-  const planned = new Map(plan.changes.map((change) => [change.subject, change]));
   const kept: RunChange[] = [];
-  for (const result of apply.results) {
+  for (const [index, result] of apply.results.entries()) {
     if (result.outcome === 'unchanged') continue;
-    const error =
-      result.error ?? (result.outcome === 'failed' ? planned.get(result.subject)?.error : undefined);
+    const change = plan.changes[index];
+    const error = result.error ?? (result.outcome === 'failed' ? change?.error : undefined);
     kept.push({
       subject: result.subject,
-      action: result.action ?? planned.get(result.subject)?.action ?? 'update',
+      action: result.action ?? change?.action ?? 'update',
       outcome: result.outcome,
       ...(error === undefined ? {} : { error: { code: error.code, message: error.message } }),
     });

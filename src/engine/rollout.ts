@@ -80,17 +80,17 @@ interface WatchOptions {
 export function rolloutTargets(
   plan: Plan,
   apply: ApplyResult,
-  resources: ReadonlyMap<string, DesiredResource>,
+  resourceOf: (subject: string) => DesiredResource | undefined,
   rollbackOf?: ReadonlyMap<string, string>,
 ): RolloutTarget[] {
-  const changes = new Map(plan.changes.map((change) => [change.subject, change]));
   const targets: RolloutTarget[] = [];
-  for (const result of apply.results) {
-    const change = changes.get(result.subject);
+  for (const [index, result] of apply.results.entries()) {
+    const change = plan.changes[index];
     const rollout = KINDS[result.kind].rollout;
-    const resource = resources.get(result.subject);
-    if (rollout === undefined || change === undefined || resource === undefined) continue;
+    if (rollout === undefined || change === undefined) continue;
     if (result.outcome !== 'applied' || result.sent.length === 0 || result.objectId === undefined) continue;
+    const resource = resourceOf(result.subject);
+    if (resource === undefined) continue;
     if (change.action !== 'create' && change.action !== 'adopt' && change.action !== 'update') continue;
     const settings = rollout.settings(resource.spec, change.action);
     if (!settings.watch) continue;

@@ -284,10 +284,7 @@ class StoredState implements StateStore {
     // Deferred runs are shown while this process lives but never written: a build from before
     // that record existed rejects the file, and would set the inventory aside with it.
     const runs = this.state.runs.filter((run) => run.result !== 'deferred');
-    this.version = await this.backend.writeDocument(
-      `${JSON.stringify({ ...this.state, runs })}\n`,
-      this.lease,
-    );
+    this.version = await this.backend.writeDocument(documentPieces({ ...this.state, runs }), this.lease);
   }
 
   async reload(): Promise<void> {
@@ -299,6 +296,51 @@ class StoredState implements StateStore {
     this.state = { ...stored, runs: mergeRuns(stored.runs, deferred) };
     this.version = read.version;
   }
+}
+
+/** Entries per piece of a saved document: some tens of KB of JSON each. */
+const ENTRIES_PER_PIECE = 256;
+
+/** The document's records by subject, which grow with the repository: written in pieces. */
+const PIECED: ReadonlySet<string> = new Set(['resources', 'hints', 'inventory', 'rollouts']);
+
+/**
+ * The text `JSON.stringify(file)` and a newline would give, in pieces of ENTRIES_PER_PIECE
+ * entries of its records: the store writes them as they come, so a save never holds the whole
+ * text (about 30 MB for 100,000 resources, and as much again as bytes). The entries are taken
+ * when the save starts (records are replaced, never changed in place), so a change made while
+ * the pieces are written is not half in it.
+ */
+function documentPieces(file: StateFile): Iterable<string> {
+  const sections = Object.entries(file)
+    .filter(([, value]) => value !== undefined)
+    .map(([key, value]) => ({
+      key,
+      value,
+      entries: PIECED.has(key) ? Object.entries(value as Record<string, unknown>) : undefined,
+    }));
+  return (function* pieces() {
+    let separator = '{';
+    for (const section of sections) {
+      yield `${separator}${JSON.stringify(section.key)}:`;
+      separator = ',';
+      if (section.entries === undefined) {
+        yield JSON.stringify(section.value);
+        continue;
+      }
+      const entries = section.entries.filter(([, value]) => value !== undefined);
+      if (entries.length === 0) yield '{}';
+      for (let start = 0; start < entries.length; start += ENTRIES_PER_PIECE) {
+        const piece = entries
+          .slice(start, start + ENTRIES_PER_PIECE)
+          .map(([subject, value]) => `${JSON.stringify(subject)}:${JSON.stringify(value)}`)
+          .join(',');
+        const end = start + ENTRIES_PER_PIECE >= entries.length ? '}' : '';
+        yield `${start === 0 ? '{' : ','}${piece}${end}`;
+      }
+    }
+    yield '}\n';
+  })();
 }
 
 /** Stored runs plus this process's deferred ones, in time order, the last MAX_RUN_RECORDS. */
@@ -332,6 +374,9 @@ export async function openStateStore(
   try {
     key = await openInstallKey(backend.installKey, { readOnly, ...(lease === undefined ? {} : { lease }) });
   } catch (err) {
+    // A store's own error (the database's) already names the store and says why; its code is
+    // no reason to print in its place.
+    if (err instanceof ReconcileError) throw err;
     throw new ReconcileError(
       'STATE_IO',
       `cannot open the install key in ${backend.location}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,

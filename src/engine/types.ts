@@ -188,6 +188,7 @@ export interface ChangeResult {
 }
 
 export interface ApplyResult {
+  /** One per change of the plan applied, in its order: `results[i]` is the outcome of `changes[i]`. */
   readonly results: readonly ChangeResult[];
   readonly counts: Readonly<Record<ChangeOutcome, number>>;
   /** True when nothing failed (neither at plan time nor at apply time). */

@@ -53,6 +53,9 @@ export interface DocumentRead {
   readonly version: string;
 }
 
+/** A document's text, whole or as pieces that concatenate to it, in order. */
+export type DocumentText = string | Iterable<string>;
+
 /** Reads and writes the install key's text (see install-key.ts). */
 export interface KeyStorage {
   /** Where it lives, for messages (never the key). */
@@ -86,9 +89,11 @@ export interface StateBackend {
   readDocument(unlessVersion?: string): Promise<DocumentRead | undefined>;
   /**
    * Replaces the document atomically. With a lease, the store refuses the write (LEADER_LOST)
-   * when that lease is no longer the current one. Returns the new version.
+   * when that lease is no longer the current one. Returns the new version. The document may
+   * come as its text in pieces (`DocumentText`): the state of 100,000 resources is about 30 MB
+   * of JSON, which a store that can write it piece by piece never holds whole.
    */
-  writeDocument(text: string, lease: Lease | undefined): Promise<string>;
+  writeDocument(text: DocumentText, lease: Lease | undefined): Promise<string>;
   /** Keeps an unreadable document aside (or drops it); returns where, for the warning. */
   setAsideDocument(): Promise<string>;
   /** A named record kept apart from the document (`notify`: the notifications' memory). */

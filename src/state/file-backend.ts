@@ -6,10 +6,17 @@
  * or the new file, never a torn one, and a reader without the lock always reads a whole file.
  */
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { chmod, mkdir, open, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ReconcileError } from '../errors.js';
-import type { AcquireOptions, DocumentRead, KeyStorage, Lease, StateBackend } from './backend.js';
+import type {
+  AcquireOptions,
+  DocumentRead,
+  DocumentText,
+  KeyStorage,
+  Lease,
+  StateBackend,
+} from './backend.js';
 import {
   acquireFileLease,
   DEFAULT_LEASE_MS,
@@ -30,14 +37,15 @@ const RECORD_FILES: Readonly<Record<string, string>> = {
 /**
  * Writes `content` to `path` through a temporary file, fsync and rename. Any failure (a full
  * disk, a directory in the way, a read-only mount) is STATE_IO, and the temporary file is
- * removed: a failing save retried every run must not fill the state directory.
+ * removed: a failing save retried every run must not fill the state directory. Content in
+ * pieces is written piece by piece, so neither it nor its bytes are ever held whole.
  */
-export async function writeFileAtomic(path: string, content: string, mode = 0o600): Promise<void> {
+export async function writeFileAtomic(path: string, content: DocumentText, mode = 0o600): Promise<void> {
   const temporary = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     const handle = await open(temporary, 'wx', mode);
     try {
-      await handle.writeFile(content, 'utf8');
+      await writeFile(handle, content, 'utf8');
       await handle.sync();
     } finally {
       await handle.close();

@@ -451,7 +451,8 @@ export function postgresBackend(options: PostgresOptions): StateBackend {
              ON CONFLICT (instance) DO UPDATE SET document = EXCLUDED.document,
                version = edgesync_documents.version + 1, term = EXCLUDED.term, updated_at = now()
            RETURNING version`,
-          [instance, text, lease?.term ?? 0],
+          // One parameter: the database takes the document whole.
+          [instance, typeof text === 'string' ? text : [...text].join(''), lease?.term ?? 0],
         );
         return String(written.rows[0]?.version);
       });

@@ -97,6 +97,48 @@ describe('the prune guards count what edgesync manages', () => {
     expect(deletesOf(f)).toEqual([]);
   });
 
+  it('access lists too: one managed list of 3 is 33 %, refused however many lists the zone holds that edgesync never owned', async () => {
+    const f = await start({
+      shieldZones: [
+        {
+          id: 42,
+          planType: 'Advanced',
+          customListLimit: 100,
+          customWafRulesLimit: 100,
+          customAccessLists: Array.from({ length: 20 }, (_, i) => ({
+            id: 800 + i,
+            name: `Hand-made list ${i + 1}`,
+            type: 'IP',
+            entries: [`198.51.100.${i + 1}`],
+          })),
+        },
+      ],
+    });
+    const lists = [list('a', 'List A'), list('b', 'List B'), list('c', 'List C')];
+    // Seven managed rules beside them: 1 of the 10 objects edgesync manages passes the
+    // all-zones guard, so only the zone's guard on lists can refuse.
+    const rules = [1, 2, 3, 4, 5, 6, 7].map((n) => rule(`r${n}`, `Managed ${n}`));
+    await f.run([...lists, ...rules], 'apply');
+    expect(Object.keys(f.state.inventory())).toHaveLength(10);
+
+    f.emu.journal.clear();
+    const out = await f.run([...lists.slice(0, 2), ...rules], 'apply', { selection: { prune: true } });
+
+    expect(out.plan.changes.filter((c) => c.action === 'error').map((c) => [c.kind, c.error])).toEqual([
+      [
+        'AccessList',
+        {
+          code: 'PLAN_UNSAFE',
+          message:
+            'the plan deletes 1 of the 3 custom access lists edgesync manages in Shield Zone 42 (33%), more than 30%; re-run with --force if this is intended',
+        },
+      ],
+    ]);
+    expect(deletesOf(f)).toEqual([]);
+    const c = f.state.inventory()['AccessList/c'];
+    expect(c === undefined ? undefined : f.emu.state.accessList(42, Number(c.id))?.name).toBe('List C');
+  });
+
   it('the whole inventory: 1 of 2 managed rules in each of 4 zones (none guarded alone) is 4 of 8, refused', async () => {
     const zones = [42, 43, 44, 45];
     const f = await start({
@@ -290,6 +332,23 @@ describe('ignore globs', () => {
         '  - WafCustomRule #601 "Team [EU] 1" in Shield Zone 42: ignore "Team [EU] ?" of ShieldZone/main',
       ].join('\n'),
     );
+  });
+
+  it('keep unclaimed objects only: a managed rule whose document is removed is pruned even when a glob matches it', async () => {
+    const f = await start({ shieldZones: [{ id: 42, planType: 'Advanced', customWafRulesLimit: 100 }] });
+    const legacy = rule('legacy', 'Legacy managed');
+    await f.run([zone(['Legacy *']), legacy, rule('keep', 'Kept')], 'apply');
+    const id = f.state.inventory()['WafCustomRule/legacy']?.id;
+
+    f.emu.journal.clear();
+    const out = await f.run([zone(['Legacy *']), rule('keep', 'Kept')], 'apply', {
+      selection: { prune: true },
+      write: { force: true },
+    });
+
+    expect(out.plan.ignored ?? []).toEqual([]);
+    expect(deletesOf(f).map((w) => w.path)).toEqual([`/shield/waf/custom-rule/${id}`]);
+    expect(liveRuleNames(f)).toEqual(['Kept']);
   });
 });
 

@@ -45,11 +45,10 @@ describe('a webhook during a write', () => {
     await d.waitForEvent('reconcile.finished', (line) => line.trigger === 'settle', 1, 20_000);
 
     expect(hook.status).toBe(202);
-    expect(deferred).toMatchObject({
-      trigger: 'webhook',
-      subjects: ['ContainerApp/storefront'],
-      settleMs: 1000,
-    });
+    // The webhook's run reads the half-written file; on a loaded host the watcher's run (100 ms
+    // debounce) may read it first: either is deferred, and neither deletes anything.
+    expect(['webhook', 'file-change']).toContain(deferred.trigger);
+    expect(deferred).toMatchObject({ subjects: ['ContainerApp/storefront'], settleMs: 1000 });
     expect(fx.emu.journal.writes().map((w) => [w.method, w.path])).toEqual([['PATCH', '/mc/apps/app1']]);
     expect(fx.emu.state.app('app1')?.containerTemplates.map((c) => [c.name, c.id])).toEqual([
       ['web', 'tpl-web'],

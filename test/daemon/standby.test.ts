@@ -27,12 +27,14 @@ describe('a standby on the file store', () => {
     const config = writeDaemonConfig(join(root, 'config'));
     const args = daemonArgs({ config, stateDir: join(root, 'state'), baseUrl: emu.url });
     const env = { EDGESYNC_ACCESS_KEY: TEST_KEY };
+    const startedAt = Date.now();
     const leader = spawnRun(args, env);
     await until(() => leader.events('reconcile.finished')[0], 'the leader to reconcile', 20_000);
     const standby = spawnRun(args, env);
     await until(() => standby.events('daemon.started')[0], 'the standby to start', 20_000);
 
     const status = (await request(`${urlOf(standby)}/status`)).json as Record<string, unknown>;
+    const leaderStatus = (await request(`${urlOf(leader)}/status`)).json as Record<string, unknown>;
     const ready = await request(`${urlOf(standby)}/readyz`);
     const standbyMetrics = (await request(`${urlOf(standby)}/metrics`)).text;
     const leaderMetrics = (await request(`${urlOf(leader)}/metrics`)).text;
@@ -47,10 +49,21 @@ describe('a standby on the file store', () => {
     await until(() => emu.journal.writes().length === 2, 'the new leader to apply the next edit', 10_000);
     const after = (await request(`${urlOf(standby)}/status`)).json as Record<string, unknown>;
 
+    // `since` is when the leader took its lease: the time it logged as leader.elected, the one
+    // it shows itself, and (for the next leader) after the old one was killed.
+    const leaderSince = String(leader.events('leader.elected')[0]?.since);
+    expect(Date.parse(leaderSince)).toBeGreaterThanOrEqual(startedAt);
+    expect(Date.parse(leaderSince)).toBeLessThanOrEqual(
+      Date.parse(String(leader.events('reconcile.finished')[0]?.time)),
+    );
     expect(status).toMatchObject({
       role: 'standby',
       ready: true,
-      leader: { pid: leader.child.pid, host: hostname(), term: 1 },
+      leader: { pid: leader.child.pid, host: hostname(), term: 1, since: leaderSince },
+    });
+    expect(leaderStatus).toMatchObject({
+      role: 'leader',
+      leader: { pid: leader.child.pid, since: leaderSince },
     });
     expect(ready.status).toBe(200);
     expect(standbyMetrics).toMatch(/^edgesync_leader 0$/m);
@@ -69,6 +82,10 @@ describe('a standby on the file store', () => {
       'Renamed by the leader',
       'Renamed by the new leader',
     ]);
-    expect(after).toMatchObject({ role: 'leader', leader: { pid: standby.child.pid, term: 2 } });
+    expect(after).toMatchObject({
+      role: 'leader',
+      leader: { pid: standby.child.pid, term: 2, since: elected.since },
+    });
+    expect(Date.parse(String(elected.since))).toBeGreaterThanOrEqual(killedAt);
   }, 60_000);
 });

@@ -2,17 +2,40 @@
  * The built binary's `run` as a real process (`node dist/src/main.js run …`; `npm test`
  * builds first): SIGTERM during an apply lets the write finish and exits 0, the shutdown
  * timeout bounds the wait, and the README's demo (`--emulator` on config-examples) finds and
- * corrects the seeded drift and picks up an edit.
+ * corrects the drift its emulated account starts with, picks up an edit, does what the README
+ * says of `--prune` (refused at 33 %, deleting at `--max-change-percent 40`), and can be
+ * planned against from a second terminal with the URL it prints.
  */
+import { execFile } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect } from 'vitest';
 import { daemonConfigIn, until } from '../helpers/daemon.js';
 import { TEST_KEY, test } from '../helpers/emulator.js';
-import { REPO, spawnDaemon, spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
+import { MAIN, REPO, spawnDaemon, spawnRun, useSpawnedDaemons } from '../helpers/spawn-daemon.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 useSpawnedDaemons();
+
+/** A fresh copy of config-examples/, as a clone has it. */
+function demoConfig(): string {
+  const config = join(tempDir(), 'config-examples');
+  cpSync(join(REPO, 'config-examples'), config, { recursive: true });
+  return config;
+}
+
+/** The README demo's command on `config` with `extra` flags; the schedule pinned so only start-up runs. */
+function spawnDemo(config: string, extra: readonly string[], env: Record<string, string> = {}) {
+  return spawnRun(
+    ['--emulator', '--config', config, '--listen', '127.0.0.1:0', '--schedule', '0 0 1 1 *', ...extra],
+    env,
+  );
+}
+
+/** The README's 33 %: the five corrections and the one prune of the first run, of 18. */
+const DEMO_PRUNE_REFUSED =
+  'the plan changes 6 of 18 managed resources (33%), more than --max-change-percent 30; re-run with --force if this is intended';
 
 describe('edgesync run (spawned)', () => {
   test('SIGTERM during an apply lets the write finish, then exits 0', async ({ emu }) => {
@@ -62,13 +85,9 @@ describe('edgesync run (spawned)', () => {
 
 describe('the README demo: run --emulator on config-examples', () => {
   test('finds and corrects the seeded drift, then applies an edit', async () => {
-    const config = join(tempDir(), 'config-examples');
-    cpSync(join(REPO, 'config-examples'), config, { recursive: true });
+    const config = demoConfig();
     // The README's command, with the schedule pinned so that only the start-up and the edit run.
-    const run = spawnRun(
-      ['--emulator', '--config', config, '--listen', '127.0.0.1:0', '--schedule', '0 0 1 1 *'],
-      {},
-    );
+    const run = spawnDemo(config, []);
 
     const first = await until(() => run.events('reconcile.finished')[0], 'the first reconcile');
     const zones = join(config, 'dns/zones.yaml');
@@ -126,6 +145,69 @@ describe('the README demo: run --emulator on config-examples', () => {
       },
     ]);
     expect(exit).toEqual({ code: 0, signal: null });
+  });
+
+  test('--prune is refused (PLAN_UNSAFE, 6 of 18); --prune --max-change-percent 40 deletes "Temporary scraper block"', async () => {
+    const refused = spawnDemo(demoConfig(), ['--prune']);
+    const first = await until(() => refused.events('reconcile.finished')[0], 'the refused run');
+    process.kill(refused.child.pid as number, 'SIGTERM');
+    await refused.exit;
+
+    // Nothing is applied: each of the six writes fails with the threshold's message.
+    expect(first).toMatchObject({ trigger: 'startup', result: 'failed' });
+    expect(refused.events('change.applied')).toEqual([]);
+    const failed = refused.events('change.failed');
+    expect(failed.map((line) => line.error)).toEqual(
+      Array.from({ length: 6 }, () => ({ code: 'PLAN_UNSAFE', message: DEMO_PRUNE_REFUSED })),
+    );
+    expect(failed.map((line) => line.subject)).toContain('WafCustomRule/#802140');
+
+    const pruned = spawnDemo(demoConfig(), ['--prune', '--max-change-percent', '40']);
+    await until(() => pruned.events('reconcile.finished')[0], 'the pruning run');
+    process.kill(pruned.child.pid as number, 'SIGTERM');
+    await pruned.exit;
+
+    expect(pruned.events('change.failed')).toEqual([]);
+    expect(pruned.events('change.applied').filter((line) => line.action === 'delete')).toEqual([
+      expect.objectContaining({
+        subject: 'WafCustomRule/#802140',
+        object: { shieldZoneId: 5310, id: 802140, key: 'Temporary scraper block' },
+        requests: [expect.objectContaining({ method: 'DELETE', path: '/shield/waf/custom-rule/802140' })],
+      }),
+    ]);
+  });
+
+  test('a second terminal plans against the running demo: the printed URL, EDGESYNC_ACCESS_KEY=demo', async () => {
+    const config = demoConfig();
+    const run = spawnDemo(config, [], { EDGESYNC_ACCESS_KEY: 'demo' });
+    await until(() => run.events('reconcile.finished')[0], 'the first reconcile');
+    const started = run.events('emulator.started')[0];
+    const url = String(started?.url);
+
+    // The README's second command, from the directory that holds config-examples/.
+    const plan = await promisify(execFile)(
+      process.execPath,
+      [MAIN, 'plan', '--config', 'config-examples', '--base-url', url],
+      {
+        cwd: join(config, '..'),
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          NO_COLOR: '1',
+          EDGESYNC_ACCESS_KEY: 'demo',
+        },
+      },
+    );
+    process.kill(run.child.pid as number, 'SIGTERM');
+    await run.exit;
+
+    expect(started?.msg).toBe(
+      `embedded emulator started at ${url} (plan against it: --base-url ${url} with this EDGESYNC_ACCESS_KEY)`,
+    );
+    expect(plan.stdout).toContain(`API: ${url}`);
+    const withPrune = plan.stdout.split('\n').findIndex((line) => line.startsWith('With --prune'));
+    expect(withPrune).toBeGreaterThan(-1);
+    expect(plan.stdout.split('\n').slice(withPrune).join('\n')).toContain('"Temporary scraper block"');
   });
 
   test('npm start’s arguments (pretty logs) show the drift found and corrected', async () => {

@@ -18,7 +18,7 @@ describe('README.md', () => {
     expect(run.ran).toBeGreaterThan(10);
     expect(run.skipped.map((s) => s.replace(/^README\.md:\d+: /, ''))).toEqual([
       'starts the daemon, which runs until Ctrl-C, and the whole test suite',
-      'talks to the demo daemon the block above starts',
+      'talks to the demo daemon the block above starts; test/e2e/daemon.test.ts runs it',
       'installs edgesync globally',
       'changes your shell setup; test/e2e/completion.test.ts runs these in bash, zsh and fish',
       'runs the daemon until it is stopped, with your secrets files',

@@ -5,7 +5,9 @@
  * a million empty documents (the document budget), a file over 4 MiB (the size limit) — each
  * beside a valid change. Each is refused naming the file (log and /status), nothing is
  * written, the daemon keeps serving its last good state (alive, /healthz, /status Stalled on
- * the last good revision), and a fix resumes it: the held-back valid change is applied.
+ * the last good revision), and a fix resumes it: the held-back valid change is applied. A
+ * daemon restarted with such a file already in place does the same from its first run: it
+ * starts, refuses the file at file:line:col, stays up writing nothing, and resumes on the fix.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -115,6 +117,86 @@ describe('an over-budget file reaching a running daemon', () => {
 
     expect(alive()).toBe(true);
     expect(good.status).toBe('Ready');
+    if (cgroup !== undefined) expect(cgroup.oomKills()).toBe(0);
+  });
+});
+
+describe('an over-budget file already there when the daemon starts (a restart)', () => {
+  test('is refused at file:line:col; the daemon stays up, writes nothing, and resumes when it is fixed', async ({
+    emu,
+  }) => {
+    const { root, config } = daemonConfigIn();
+    const args = daemonArgs({ config, stateDir: join(root, 'state'), baseUrl: emu.url });
+    const env = { EDGESYNC_ACCESS_KEY: TEST_KEY, NODE_OPTIONS: imageNodeOptions() };
+    // The run before the restart: the good config applied, then stopped.
+    const before = spawnRun(args, env);
+    await until(() => before.events('reconcile.finished')[0], 'the first run', 60_000);
+    const lastGood = String(before.events('reconcile.finished')[0]?.revision);
+    before.child.kill('SIGTERM');
+    expect((await before.exit).code).toBe(0);
+    const [_what, file, content, message] = HOSTILE[0] ?? [];
+    if (file === undefined || content === undefined || message === undefined)
+      throw new Error('no hostile file');
+    edit(config, 'shield/rules.yaml', ruleYaml('Held back'));
+    writeFileSync(join(config, file), content());
+    const writesBefore = emu.journal.writes().length;
+
+    const cgroup = unavailable === undefined ? memoryCgroup('budget-start', LIMIT_MIB) : undefined;
+    const run = spawnRun(args, env, cgroup === undefined ? {} : { cgroup: cgroup.dir });
+    const alive = () => run.child.exitCode === null && run.child.signalCode === null;
+    const waitFor = (event: string) =>
+      until(
+        () => {
+          if (!alive()) throw new Error(`the daemon ended: ${run.output().slice(-2000)}`);
+          return run.events(event)[0];
+        },
+        event,
+        60_000,
+      );
+    const invalid = await waitFor('config.invalid');
+    const url = String(run.events('daemon.started')[0]?.listen);
+    const status = async () => (await request(`${url}/status`)).json as StatusDocument;
+    const stalled = await until(async () => {
+      const doc = await status();
+      return doc.status === 'Stalled' && doc;
+    }, 'Stalled');
+    // Still up a while later: no crash loop, nothing sent.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const healthz = await request(`${url}/healthz`);
+    const writesWhileStalled = emu.journal.writes().length - writesBefore;
+    const stillAlive = alive();
+
+    rmSync(join(config, file));
+    await waitFor('config.valid');
+    const resumed = await until(
+      async () => {
+        const doc = await status();
+        return doc.status === 'Ready' && emu.state.customRule(1234)?.ruleName === 'Held back' && doc;
+      },
+      'the fix applied',
+      30_000,
+    );
+
+    expect(invalid.issues).toEqual([expect.stringContaining(message)]);
+    expect(stalled).toMatchObject({
+      status: 'Stalled',
+      // This process has loaded nothing good yet: what the run before the restart applied is
+      // in the state store, not in /status (docs/daemon.md, Triggers and the run loop).
+      lastAppliedRevision: null,
+      lastError: { code: 'CONFIG_INVALID' },
+      issues: [
+        expect.objectContaining({
+          file,
+          message: expect.stringContaining(message.split(': ').slice(1).join(': ')),
+        }),
+      ],
+    });
+    expect(lastGood).toMatch(/^config:/);
+    expect(resumed.lastAppliedRevision).not.toBe(lastGood);
+    expect(stillAlive).toBe(true);
+    expect(healthz.status).toBe(200);
+    expect(writesWhileStalled).toBe(0);
+    expect(alive()).toBe(true);
     if (cgroup !== undefined) expect(cgroup.oomKills()).toBe(0);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * `bench/` is not part of the product (issue 24): the program's build holds `src/` alone, and
- * neither the program nor the tests import from `bench/`, so the benchmark can change or go
- * without touching either.
+ * neither the program nor the tests under `test/` import from `bench/`, so the benchmark can
+ * change or go without touching either. The bench's own tests live beside it (`bench/*.test.ts`)
+ * and go with it.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';

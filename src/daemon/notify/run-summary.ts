@@ -83,9 +83,9 @@ export function createRunTally(full: boolean): RunTally {
   const settled: string[] = [];
   return {
     add(plan, apply) {
-      const results = new Map((apply?.results ?? []).map((r) => [r.subject, r]));
-      for (const change of plan.changes) {
-        const result = results.get(change.subject);
+      for (const [index, change] of plan.changes.entries()) {
+        // One result per change, in the plan's order (ApplyResult).
+        const result = apply?.results[index];
         if (result === undefined) continue;
         counts[result.outcome] += 1;
         if (result.outcome === 'unchanged' && !full) settled.push(change.subject);

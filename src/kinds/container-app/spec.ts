@@ -396,26 +396,37 @@ export function usesOptimalRegion(spec: ContainerAppSpec): boolean {
 /**
  * Paths of string values equal to "@optimal" anywhere except the two region id lists: E7
  * resolves the placeholder only there, so anywhere else it would reach the API verbatim.
+ * One path is extended and shortened as the walk goes, and copied only for a value found:
+ * this runs over every node of every app of every load.
  */
-function placeholdersOutsideRegionLists(value: unknown, path: (string | number)[]): (string | number)[][] {
-  if (value === OPTIMAL_REGION) return [path];
-  if (Array.isArray(value)) {
+function placeholdersOutsideRegionLists(
+  value: unknown,
+  path: (string | number)[],
+  found: (string | number)[][] = [],
+): (string | number)[][] {
+  if (value === OPTIMAL_REGION) found.push([...path]);
+  else if (Array.isArray(value)) {
     const parent = path.at(-1);
     const grandparent = path.at(-2);
     if (
       grandparent === 'regionSettings' &&
       (parent === 'allowedRegionIds' || parent === 'requiredRegionIds')
     ) {
-      return [];
+      return found;
     }
-    return value.flatMap((item, index) => placeholdersOutsideRegionLists(item, [...path, index]));
+    for (const [index, item] of value.entries()) {
+      path.push(index);
+      placeholdersOutsideRegionLists(item, path, found);
+      path.pop();
+    }
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      path.push(key);
+      placeholdersOutsideRegionLists(item, path, found);
+      path.pop();
+    }
   }
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).flatMap(([key, item]) =>
-      placeholdersOutsideRegionLists(item, [...path, key]),
-    );
-  }
-  return [];
+  return found;
 }
 
 function resolveContainerApp(app: ContainerAppSpec, ctx: ResolveContext): ContainerAppSpec {

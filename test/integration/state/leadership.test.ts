@@ -122,9 +122,14 @@ function writesNotInFlight(
   return late.filter((w, i) => !inFlight.has(w.path) || late.findIndex((o) => o.path === w.path) !== i);
 }
 
-async function statusOf(daemon: Spawned): Promise<{ role: string; leader: { pid: number } | null }> {
+interface LeaderStatus {
+  role: string;
+  leader: { pid: number; since: string } | null;
+}
+
+async function statusOf(daemon: Spawned): Promise<LeaderStatus> {
   const started = daemon.events('daemon.started')[0] as unknown as { listen: string };
-  return (await request(`${started.listen}/status`)).json as { role: string; leader: { pid: number } | null };
+  return (await request(`${started.listen}/status`)).json as LeaderStatus;
 }
 
 /** A client of the test's database (advisory locks are per database). */
@@ -181,10 +186,14 @@ describe('leadership on the Postgres store', () => {
         return seen.leader?.pid === standby.child.pid ? seen : undefined;
       },
       'the old leader to stand by behind the new one',
-      20_000,
+      40_000,
     );
 
-    expect(standbyStatus).toMatchObject({ role: 'standby', leader: { pid: leader.child.pid } });
+    // The standby names the leader and when it took the lease (its own leader.elected).
+    expect(standbyStatus).toMatchObject({
+      role: 'standby',
+      leader: { pid: leader.child.pid, since: leader.events('leader.elected')[0]?.since },
+    });
     expect(ready.status).toBe(200);
     expect(metrics.text).toMatch(/^edgesync_leader 0$/m);
     expect(lost.reason).toMatch(/database session/);
@@ -201,7 +210,7 @@ describe('leadership on the Postgres store', () => {
     expect(leader.events('change.started').filter((l) => timeOf(l) > timeOf(lost))).toEqual([]);
     expect(oldLeader).toMatchObject({ role: 'standby', leader: { pid: standby.child.pid } });
     expect(emu.journal.writes().filter((w) => w.status >= 400)).toEqual([]);
-  }, 60_000);
+  }, 90_000);
 
   it('a frozen leader (SIGSTOP mid-apply) is ended by the server, a standby leads, and on waking it sends nothing', async () => {
     const emu = await emulator();

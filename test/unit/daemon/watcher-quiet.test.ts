@@ -49,15 +49,22 @@ describe('watchConfig quiet tracking', () => {
 
   it('fires only once a file written in steps has kept its fingerprint for the debounce', async () => {
     const { file, fired } = await start();
-    const firstWrite = Date.now();
-    let lastWrite = firstWrite;
+    const writes: number[] = [];
     for (let step = 0; step < 8; step += 1) {
       writeFileSync(file, `a: ${'x'.repeat(step + 1)}\n`);
-      lastWrite = Date.now();
+      writes.push(Date.now());
       await sleep(50);
     }
     await sleep(400);
-    expect(fired).toHaveLength(1);
-    expect((fired[0] as number) - lastWrite).toBeGreaterThanOrEqual(90);
+    // A loaded host can stretch a 50 ms step past the 100 ms debounce: the writer did pause
+    // then, and a fire in that pause is right. Every fire comes a debounce after a write.
+    const pauses = writes.slice(1).filter((at, i) => at - (writes[i] as number) >= 100).length;
+    expect(fired.length).toBeGreaterThanOrEqual(1);
+    expect(fired.length).toBeLessThanOrEqual(1 + pauses);
+    for (const at of fired) {
+      const before = writes.filter((w) => w <= at).at(-1) as number;
+      expect(at - before).toBeGreaterThanOrEqual(90);
+    }
+    expect((fired.at(-1) as number) - (writes.at(-1) as number)).toBeGreaterThanOrEqual(90);
   });
 });

@@ -37,6 +37,37 @@ describe('state store', () => {
     expect(readdirSync(dir)).toEqual([STATE_FILE]);
   });
 
+  it('writes the document in pieces that make the JSON of the whole, with records of many subjects and none', async () => {
+    const dir = join(tempDir(), 'state');
+    const store = await openStateStore(fileBackend(dir));
+    // More subjects than one piece holds, names that need escaping, and an empty inventory.
+    for (let i = 0; i < 1000; i += 1) store.markInSync(`WafCustomRule/r-${i}"\\`, `digest-${i}`, 'rev1');
+    store.setHint('AccessList/l', { checksum: 'abc' });
+    store.setRollout('ContainerApp/a', {
+      status: 'succeeded',
+      health: 'active',
+      at: new Date(0).toISOString(),
+      revision: 'rev1',
+      digest: 'd',
+      objectId: 7,
+    });
+    store.addRun(run(1));
+    await store.save();
+
+    const text = readFileSync(join(dir, STATE_FILE), 'utf8');
+    const parsed = JSON.parse(text) as { resources: Record<string, unknown>; inventory: unknown };
+    expect(text).toBe(`${JSON.stringify(parsed)}\n`);
+    expect(Object.keys(parsed.resources)).toHaveLength(1000);
+    expect(parsed.resources['WafCustomRule/r-999"\\']).toMatchObject({
+      digest: 'digest-999',
+      revision: 'rev1',
+    });
+    expect(parsed.inventory).toEqual({});
+    const reopened = await openStateStore(fileBackend(dir));
+    expect(reopened.resource('WafCustomRule/r-0"\\')?.digest).toBe('digest-0');
+    expect(reopened.rollout('ContainerApp/a')?.objectId).toBe(7);
+  });
+
   it('shows a deferred run while it lives but never writes it: an older build must still read the file', async () => {
     const dir = join(tempDir(), 'state');
     const store = await openStateStore(fileBackend(dir));

@@ -1,6 +1,6 @@
 /**
- * A file's documents are parsed in runs (several `---` pieces at once) and reused piece by
- * piece when the file changes. Whatever the edits, a reload must give exactly what a fresh
+ * A file's documents are parsed piece by piece (its `---` pieces) and reused piece by piece
+ * when the file changes. Whatever the edits, a reload must give exactly what a fresh
  * loader gives for the same files: the same resources at the same lines, the same warnings,
  * the same errors.
  */
@@ -56,7 +56,7 @@ function prng(seed: number): (n: number) => number {
   };
 }
 
-describe('parsing a file in runs of documents', () => {
+describe('parsing a file piece by piece', () => {
   it('after any sequence of edits, a reload gives what a fresh load of the same files gives', async () => {
     const dir = writeTree(tempDir(), { 'office.txt': '203.0.113.1\n' });
     const file = join(dir, 'all.yaml');
@@ -86,8 +86,7 @@ describe('parsing a file in runs of documents', () => {
     }
   });
 
-  it('a file longer than one run is parsed in several and reloaded piece by piece', async () => {
-    // About 340,000 characters: more than one run.
+  it('a file of thousands of documents is reloaded piece by piece, its later documents moved', async () => {
     const documents = Array.from({ length: 3_000 }, (_, i) => DNS(`zone-${i}`, i + 1));
     const dir = writeTree(tempDir(), { 'zones.yaml': documents.join('---\n') });
     const loader = createDesiredStateLoader();
