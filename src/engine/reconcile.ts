@@ -483,7 +483,7 @@ export async function reconcile(
   if (options.selection.prune === true && !inventory.trusted) {
     options.report.audit?.warn(
       { event: 'prune.limited', reason: options.state.warning },
-      'the state could not be read: objects are pruned this run only in exclusive ShieldZones',
+      'the state could not be read: this run prunes only in scopes a document declares exclusive',
     );
   }
   const readOptions: ReadOptions = {

@@ -90,7 +90,7 @@ export function lifecycleNote(change: PlannedChange): string | undefined {
   if (change.action === 'create') return `create in ${where}`;
   if (change.action === 'adopt') return `adopt #${o.id}`;
   if (change.prune !== undefined) {
-    const why = change.prune === 'exclusive' ? 'exclusive ShieldZone' : 'no document claims it';
+    const why = change.prune === 'exclusive' ? 'declared exclusive' : 'no document claims it';
     return `delete #${o.id} ${JSON.stringify(o.key)} from ${where}: ${why}`;
   }
   return undefined;

@@ -103,6 +103,12 @@ export interface ResourceKind<Spec = unknown, Live = unknown> {
    * or stored unkeyed, even when it cannot be planned.
    */
   holdsSensitiveValues?(spec: Spec): boolean;
+  /**
+   * The section of the plan's Markdown for this kind's resources outside any Shield Zone: one
+   * for the kind (`DNS zones`), or with `perResource` one per resource, titled with its name
+   * (`Container app `shop``). Without it the section is titled with the kind's name.
+   */
+  readonly planSection?: { readonly title: string; readonly perResource?: true };
   /** True when planning this resource needs E7's optimal region (an app placed `@optimal`). */
   needsOptimalRegion?(spec: Spec): boolean;
   /**
