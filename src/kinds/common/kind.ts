@@ -179,6 +179,11 @@ export interface KindLifecycle<Spec = unknown> {
    * object's id, when the create's plan asks for them (`KindPlan.afterCreate`): an app's deploy.
    */
   afterCreate?(id: ObjectId): readonly ApiRequest<WriteOperationId>[];
+  /**
+   * Whether a desired state wants the `afterCreate` requests (an app: unless `deploy: false`),
+   * and what they do in words (`deploy`): asked when they failed after an earlier create and are owed.
+   */
+  readonly afterCreateOwed?: { wanted(spec: Spec): boolean; readonly words: string };
   /** What deleting each of these objects destroys with it (an app's volumes), read for prune candidates only. */
   readLosses?(id: ObjectId, ctx: ReadContext): Promise<readonly string[]>;
   /** The request that deletes one object. */
