@@ -7,6 +7,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DesiredResource } from '../../src/config/types.js';
+import { renderPlanText } from '../../src/engine/render.js';
+import { renderPlanMarkdown } from '../../src/engine/render-markdown.js';
 import { desired } from '../helpers/desired.js';
 import { TEST_SEED } from '../helpers/emulator.js';
 import { type EngineFixture, engineFixture, writesOf } from '../helpers/engine.js';
@@ -228,6 +230,86 @@ describe('container app identity and create', () => {
       expect(f.state.inventory()['ContainerApp/docs']).toBeUndefined();
     },
   );
+});
+
+describe('container app deploy owed', () => {
+  const REFUSED = {
+    status: 400,
+    body: { title: 'Bad Request', status: 400, detail: 'The registry did not answer', errors: [] },
+  };
+
+  it('a deploy that fails after its create is owed: the inventory keeps the app, the next plan shows the deploy, the next apply sends only it, then nothing', async () => {
+    const f = await start();
+    const doc = app('docs site');
+    f.emu.faults.script({ operation: 'deployApp', reply: REFUSED });
+
+    f.emu.journal.clear();
+    const first = await f.run([doc], 'apply');
+
+    const id = appsNamed(f, 'docs site')[0]?.id as string;
+    expect(first.apply?.results[0]).toMatchObject({
+      outcome: 'failed',
+      action: 'create',
+      objectId: id,
+      error: {
+        code: 'API_REJECTED',
+        message: `deploy app (POST /mc/apps/${id}/deploy) failed: 400 Bad Request: The registry did not answer (extended error)`,
+      },
+    });
+    expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual([
+      'POST /mc/apps',
+      `POST /mc/apps/${id}/deploy`,
+    ]);
+    expect(f.emu.state.app(id)?.status).toBe('inactive');
+    expect(f.state.inventory()['ContainerApp/docs']).toEqual({
+      kind: 'ContainerApp',
+      id,
+      key: 'docs site',
+      afterCreateOwed: true,
+    });
+
+    const planned = await f.run([doc], 'plan');
+    expect(planned.plan.changes[0]).toMatchObject({
+      action: 'update',
+      afterCreateOwed: true,
+      diffs: [],
+      requests: [{ operation: 'deployApp', method: 'POST', path: `/mc/apps/${id}/deploy` }],
+      object: { via: 'inventory', id },
+    });
+    const note = `deploy owed: it failed after the create of #${id}`;
+    expect(renderPlanText(planned.plan, { color: false })).toBe(
+      [`~ ContainerApp/docs docs.yaml:1 (${note})`, '', 'Plan: 1 to change, 0 unchanged.', ''].join('\n'),
+    );
+    expect(renderPlanMarkdown(planned.plan)).toContain(`| ✏️ | \`ContainerApp/docs\` \`${note}\` | | | |`);
+
+    f.emu.journal.clear();
+    const second = await f.run([doc], 'apply');
+
+    expect(second.apply?.results[0]).toMatchObject({ outcome: 'applied', action: 'update', objectId: id });
+    expect(writesOf(f.emu)).toEqual([{ method: 'POST', path: `/mc/apps/${id}/deploy`, body: undefined }]);
+    expect(f.emu.state.app(id)?.status).toBe('active');
+    expect(f.state.inventory()['ContainerApp/docs']).toEqual({ kind: 'ContainerApp', id, key: 'docs site' });
+    await applyAgainIsQuiet(f, [doc]);
+  });
+
+  it('an owed deploy that fails again stays owed; a document that now says deploy: false drops it, sending nothing', async () => {
+    const f = await start();
+    f.emu.faults.script({ operation: 'deployApp', reply: REFUSED, times: 2 });
+    await f.run([app('docs site')], 'apply');
+    const id = appsNamed(f, 'docs site')[0]?.id as string;
+
+    f.emu.journal.clear();
+    const again = await f.run([app('docs site')], 'apply');
+    const dropped = await f.run([app('docs site', { deploy: false })], 'apply');
+
+    expect(again.apply?.results[0]).toMatchObject({ outcome: 'failed', action: 'update' });
+    expect(dropped.plan.changes[0]).toMatchObject({ action: 'noop', requests: [] });
+    expect(dropped.plan.changes[0]).not.toHaveProperty('afterCreateOwed');
+    expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual([`POST /mc/apps/${id}/deploy`]);
+    expect(f.emu.state.app(id)?.status).toBe('inactive');
+    expect(f.state.inventory()['ContainerApp/docs']).toEqual({ kind: 'ContainerApp', id, key: 'docs site' });
+    await applyAgainIsQuiet(f, [app('docs site')]);
+  });
 });
 
 describe('container app prune', () => {
