@@ -134,7 +134,7 @@ export function crossDocumentIssues(results: Iterable<FileResult>): ConfigIssue[
       return { subject: keyed.keys.subject, at: at(keyed, 'target'), path: formatPath(target.path) };
     },
     (key, first) =>
-      `targets the same object (${key.slice(key.indexOf(' ') + 1)}) as ${first.subject} at ${issueLocation(first.at)}`,
+      `targets the same ${key.slice(key.indexOf(' ') + 1)} as ${first.subject} at ${issueLocation(first.at)}`,
   );
   report(
     aliases,

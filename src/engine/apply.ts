@@ -205,7 +205,8 @@ async function applyChange(change: PlannedChange, options: ApplyOptions): Promis
     await sendAll({ ...change, requests: after }, options, sent);
     return finish('applied', sent);
   } catch (err) {
-    return finish('failed', sent, toReconcileError(err));
+    // The object exists: the inventory keeps it, with these requests owed to the next run.
+    return { ...finish('failed', sent, toReconcileError(err)), afterCreateFailed: true };
   }
 }
 

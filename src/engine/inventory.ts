@@ -18,6 +18,11 @@ export const InventoryEntry = z.object({
   id: z.union([z.number().int(), z.string().min(1)]),
   /** The natural key when last written or seen: ruleName / list name. */
   key: z.string(),
+  /**
+   * Set when the object was created but what its kind sends after a create (an app's deploy)
+   * failed: each run sends it again until it succeeds or the document no longer asks for it.
+   */
+  afterCreateOwed: z.literal(true).optional(),
 });
 export type InventoryEntry = z.infer<typeof InventoryEntry>;
 

@@ -2,7 +2,10 @@
  * Plan phase, pure: desired resources + live snapshot + state → a Plan of plain data.
  * Safety checks live here too, so `plan` shows exactly what `apply` would refuse.
  */
+
+import type { ApiRequest, WriteOperationId } from '../api/operations.js';
 import type { DesiredResource } from '../config/types.js';
+import type { ObjectId } from '../kinds/common/identity.js';
 import type { KindPlan, PlanContext } from '../kinds/common/kind.js';
 import { KINDS } from '../kinds/registry.js';
 import type { PlanError } from '../kinds/types.js';
@@ -86,6 +89,8 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
   };
   const result: KindPlan = kind.plan(resource, read.lookup.live, ctx);
   const via = read.identity?.via;
+  const owed = result.error === undefined ? owedAfterCreate(resource, read.identity?.id, options) : NONE;
+  const requests = owed.length === 0 ? result.requests : [...result.requests, ...owed];
   const action: ChangeAction =
     result.error !== undefined
       ? 'error'
@@ -93,7 +98,7 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
         ? 'create'
         : via === 'adopt'
           ? 'adopt'
-          : result.requests.length > 0
+          : requests.length > 0
             ? 'update'
             : 'noop';
   const skip = !isWrite(action)
@@ -110,16 +115,34 @@ function planOne(resource: DesiredResource, snapshot: LiveSnapshot, options: Pla
   if (result.digest !== undefined) change.digest = result.digest;
   change.cause = result.diffs.length > 0 ? driftCause(record, change.digest) : 'unknown';
   change.diffs = result.diffs.length === 0 ? NONE : result.diffs;
-  change.requests = isWrite(action) && result.requests.length > 0 ? result.requests : NONE;
+  change.requests = isWrite(action) && requests.length > 0 ? requests : NONE;
   if (skip !== undefined) change.skip = skip;
   if (result.error !== undefined) change.error = result.error;
   if (result.remember !== undefined) change.remember = result.remember;
   if (read.identity !== undefined) change.object = read.identity;
   if (result.followUp === true && action === 'create') change.followUp = true;
   if (result.afterCreate === true && action === 'create') change.afterCreate = true;
+  if (owed.length > 0) change.afterCreateOwed = true;
   const failedRollout =
     skip === undefined ? failedRolloutOf(options.rollout?.(resource.subject), change) : undefined;
   return failedRollout === undefined ? change : refused(change, failedRollout);
+}
+
+/**
+ * What an earlier create of the resource's object still owes (its `afterCreate` requests, an
+ * app's deploy, failed): sent by this run unless the document no longer wants it. Only for the
+ * object the inventory recorded, found again at the same id.
+ */
+function owedAfterCreate(
+  resource: DesiredResource,
+  id: ObjectId | undefined,
+  options: PlanOptions,
+): readonly ApiRequest<WriteOperationId>[] {
+  const entry = options.lifecycle?.inventory.entry(resource.subject);
+  if (entry?.afterCreateOwed !== true || id === undefined || entry.id !== id) return NONE;
+  const lifecycle = KINDS[resource.kind].lifecycle;
+  if (lifecycle?.afterCreateOwed?.wanted(resource.spec) !== true) return NONE;
+  return lifecycle.afterCreate?.(id) ?? NONE;
 }
 
 /**

@@ -320,7 +320,8 @@ function forgetGone(options: ReconcileOptions, gone: readonly string[]): void {
 
 /**
  * Keeps the inventory in step with what was applied: a created, adopted or pinned object is
- * owned by its subject from now on; a pruned one is forgotten.
+ * owned by its subject from now on; a pruned one is forgotten. A create whose follow-up (an
+ * app's deploy) failed is owned too, with that follow-up owed until a run sends it.
  */
 function recordInventory(options: ReconcileOptions, change: PlannedChange, result: ChangeResult): void {
   const object = change.object;
@@ -332,13 +333,21 @@ function recordInventory(options: ReconcileOptions, change: PlannedChange, resul
   }
   const id = result.objectId ?? object.id;
   if (id === undefined) return;
+  const owed = result.afterCreateFailed === true;
   const owned = options.state.inventory()[change.subject];
-  if (owned?.id === id && owned.key === object.key && owned.shieldZoneId === object.shieldZoneId) return;
+  if (
+    owned?.id === id &&
+    owned.key === object.key &&
+    owned.shieldZoneId === object.shieldZoneId &&
+    (owned.afterCreateOwed === true) === owed
+  )
+    return;
   options.state.setInventory(change.subject, {
     kind: change.kind,
     shieldZoneId: object.shieldZoneId,
     id,
     key: object.key,
+    ...(owed ? { afterCreateOwed: true as const } : {}),
   });
 }
 
@@ -483,7 +492,7 @@ export async function reconcile(
   if (options.selection.prune === true && !inventory.trusted) {
     options.report.audit?.warn(
       { event: 'prune.limited', reason: options.state.warning },
-      'the state could not be read: objects are pruned this run only in exclusive ShieldZones',
+      'the state could not be read: this run prunes only in scopes a document declares exclusive',
     );
   }
   const readOptions: ReadOptions = {
@@ -562,6 +571,7 @@ export async function reconcile(
         );
       },
       onResult: (change, result) => {
+        if (result.afterCreateFailed === true) recordInventory(options, change, result);
         if (result.outcome === 'applied' || result.outcome === 'unchanged') {
           if (change.action !== 'delete') {
             options.state.markInSync(

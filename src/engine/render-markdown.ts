@@ -7,6 +7,7 @@
  * is written inside a code span, where Markdown and HTML are inert: a rule named
  * `</details><img …>` or `@team` renders as text and pings no one.
  */
+import { KINDS } from '../kinds/registry.js';
 import {
   adoptedLine,
   adoptedUnchanged,
@@ -35,13 +36,13 @@ export function mdCode(value: string, options: { table?: boolean } = {}): string
   return `${fence}${pad}${text}${pad}${fence}`;
 }
 
-/** Where a change belongs in the comment: its Shield Zone, its app, or its kind. */
+/** Where a change belongs in the comment: its Shield Zone, else the section its kind names (an app's own, all DNS zones'). */
 function groupOf(change: PlannedChange): string {
   if (change.shieldZoneId !== undefined) return `Shield Zone ${change.shieldZoneId}`;
   if (change.object?.shieldZoneId !== undefined) return `Shield Zone ${change.object.shieldZoneId}`;
-  if (change.kind === 'ContainerApp') return `Container app ${mdCode(change.name)}`;
-  if (change.kind === 'DnsZone') return 'DNS zones';
-  return change.kind;
+  const section = KINDS[change.kind].planSection;
+  if (section === undefined) return change.kind;
+  return section.perResource === true ? `${section.title} ${mdCode(change.name)}` : section.title;
 }
 
 function deletes(change: PlannedChange): boolean {

@@ -89,8 +89,12 @@ export function lifecycleNote(change: PlannedChange): string | undefined {
   const where = scopeName(o.kind, o.shieldZoneId);
   if (change.action === 'create') return `create in ${where}`;
   if (change.action === 'adopt') return `adopt #${o.id}`;
+  if (change.afterCreateOwed === true) {
+    const words = lifecycleOf(o.kind)?.afterCreateOwed?.words ?? 'follow-up';
+    return `${words} owed: it failed after the create of #${o.id}`;
+  }
   if (change.prune !== undefined) {
-    const why = change.prune === 'exclusive' ? 'exclusive ShieldZone' : 'no document claims it';
+    const why = change.prune === 'exclusive' ? 'declared exclusive' : 'no document claims it';
     return `delete #${o.id} ${JSON.stringify(o.key)} from ${where}: ${why}`;
   }
   return undefined;

@@ -93,6 +93,11 @@ export interface PlannedChange {
   /** A create after which the kind's `lifecycle.afterCreate` requests go, at the new id (an app's deploy). */
   readonly afterCreate?: boolean;
   /**
+   * The object was created by an earlier run whose `afterCreate` requests then failed: they are
+   * this change's last requests (docs/reconcile.md, Container apps).
+   */
+  readonly afterCreateOwed?: boolean;
+  /**
    * A rollback (`spec.rollout.onFailure: rollback`): the revision whose rollout failed, and the
    * last one that reached `active`, applied again; `notes`: what of it could not be restored.
    */
@@ -185,6 +190,8 @@ export interface ChangeResult {
   readonly action?: ChangeAction;
   /** The id of the object a create made (or a re-plan found), for the inventory. */
   readonly objectId?: ObjectId;
+  /** The object was created but its `afterCreate` requests failed: the inventory records them as owed. */
+  readonly afterCreateFailed?: boolean;
 }
 
 export interface ApplyResult {

@@ -7,6 +7,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DesiredResource } from '../../src/config/types.js';
+import { renderPlanText } from '../../src/engine/render.js';
+import { renderPlanMarkdown } from '../../src/engine/render-markdown.js';
 import { desired } from '../helpers/desired.js';
 import { TEST_SEED } from '../helpers/emulator.js';
 import { type EngineFixture, engineFixture, writesOf } from '../helpers/engine.js';
@@ -190,21 +192,123 @@ describe('container app identity and create', () => {
     await applyAgainIsQuiet(f, [doc]);
   });
 
-  it('a create the API refuses (409) fails with its message and creates nothing', async () => {
+  it.each([
+    {
+      status: 409,
+      body: { title: 'Conflict', status: 409, detail: 'Application count limit is reached', errors: [] },
+      message:
+        'create app (POST /mc/apps) failed: 409 Conflict: Application count limit is reached (extended error)',
+    },
+    {
+      status: 422,
+      body: {
+        title: 'Unprocessable Entity',
+        status: 422,
+        detail: 'One or more validation errors occurred.',
+        errors: [
+          { field: 'containerTemplates[0].imageName', message: 'Image nginx was not found in the registry' },
+        ],
+      },
+      message:
+        'create app (POST /mc/apps) failed: 422 Unprocessable Entity: One or more validation errors occurred; containerTemplates[0].imageName: Image nginx was not found in the registry (extended error)',
+    },
+  ])(
+    'a create the API refuses ($status) fails with its message, is sent once and creates nothing',
+    async ({ status, body, message }) => {
+      const f = await start();
+      f.emu.faults.script({ operation: 'createApp', reply: { status, body } });
+
+      f.emu.journal.clear();
+      const { apply } = await f.run([app('docs site')], 'apply');
+
+      expect(apply?.results[0]).toMatchObject({
+        outcome: 'failed',
+        error: { code: 'API_REJECTED', message },
+      });
+      expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual(['POST /mc/apps']);
+      expect(appsNamed(f, 'docs site')).toEqual([]);
+      expect(f.state.inventory()['ContainerApp/docs']).toBeUndefined();
+    },
+  );
+});
+
+describe('container app deploy owed', () => {
+  const REFUSED = {
+    status: 400,
+    body: { title: 'Bad Request', status: 400, detail: 'The registry did not answer', errors: [] },
+  };
+
+  it('a deploy that fails after its create is owed: the inventory keeps the app, the next plan shows the deploy, the next apply sends only it, then nothing', async () => {
     const f = await start();
-    f.emu.faults.script({
-      operation: 'createApp',
-      reply: {
-        status: 409,
-        body: { title: 'Conflict', status: 409, detail: 'Application count limit is reached', errors: [] },
+    const doc = app('docs site');
+    f.emu.faults.script({ operation: 'deployApp', reply: REFUSED });
+
+    f.emu.journal.clear();
+    const first = await f.run([doc], 'apply');
+
+    const id = appsNamed(f, 'docs site')[0]?.id as string;
+    expect(first.apply?.results[0]).toMatchObject({
+      outcome: 'failed',
+      action: 'create',
+      objectId: id,
+      error: {
+        code: 'API_REJECTED',
+        message: `deploy app (POST /mc/apps/${id}/deploy) failed: 400 Bad Request: The registry did not answer (extended error)`,
       },
     });
+    expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual([
+      'POST /mc/apps',
+      `POST /mc/apps/${id}/deploy`,
+    ]);
+    expect(f.emu.state.app(id)?.status).toBe('inactive');
+    expect(f.state.inventory()['ContainerApp/docs']).toEqual({
+      kind: 'ContainerApp',
+      id,
+      key: 'docs site',
+      afterCreateOwed: true,
+    });
 
-    const { apply } = await f.run([app('docs site')], 'apply');
+    const planned = await f.run([doc], 'plan');
+    expect(planned.plan.changes[0]).toMatchObject({
+      action: 'update',
+      afterCreateOwed: true,
+      diffs: [],
+      requests: [{ operation: 'deployApp', method: 'POST', path: `/mc/apps/${id}/deploy` }],
+      object: { via: 'inventory', id },
+    });
+    const note = `deploy owed: it failed after the create of #${id}`;
+    expect(renderPlanText(planned.plan, { color: false })).toBe(
+      [`~ ContainerApp/docs docs.yaml:1 (${note})`, '', 'Plan: 1 to change, 0 unchanged.', ''].join('\n'),
+    );
+    expect(renderPlanMarkdown(planned.plan)).toContain(`| ✏️ | \`ContainerApp/docs\` \`${note}\` | | | |`);
 
-    expect(apply?.results[0]?.outcome).toBe('failed');
-    expect(apply?.results[0]?.error?.message).toContain('Application count limit is reached');
-    expect(appsNamed(f, 'docs site')).toEqual([]);
+    f.emu.journal.clear();
+    const second = await f.run([doc], 'apply');
+
+    expect(second.apply?.results[0]).toMatchObject({ outcome: 'applied', action: 'update', objectId: id });
+    expect(writesOf(f.emu)).toEqual([{ method: 'POST', path: `/mc/apps/${id}/deploy`, body: undefined }]);
+    expect(f.emu.state.app(id)?.status).toBe('active');
+    expect(f.state.inventory()['ContainerApp/docs']).toEqual({ kind: 'ContainerApp', id, key: 'docs site' });
+    await applyAgainIsQuiet(f, [doc]);
+  });
+
+  it('an owed deploy that fails again stays owed; a document that now says deploy: false drops it, sending nothing', async () => {
+    const f = await start();
+    f.emu.faults.script({ operation: 'deployApp', reply: REFUSED, times: 2 });
+    await f.run([app('docs site')], 'apply');
+    const id = appsNamed(f, 'docs site')[0]?.id as string;
+
+    f.emu.journal.clear();
+    const again = await f.run([app('docs site')], 'apply');
+    const dropped = await f.run([app('docs site', { deploy: false })], 'apply');
+
+    expect(again.apply?.results[0]).toMatchObject({ outcome: 'failed', action: 'update' });
+    expect(dropped.plan.changes[0]).toMatchObject({ action: 'noop', requests: [] });
+    expect(dropped.plan.changes[0]).not.toHaveProperty('afterCreateOwed');
+    expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual([`POST /mc/apps/${id}/deploy`]);
+    expect(f.emu.state.app(id)?.status).toBe('inactive');
+    expect(f.state.inventory()['ContainerApp/docs']).toEqual({ kind: 'ContainerApp', id, key: 'docs site' });
+    await applyAgainIsQuiet(f, [app('docs site')]);
   });
 });
 

@@ -11,6 +11,10 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { DesiredResource } from '../../src/config/types.js';
+import type { RolloutsOutcome } from '../../src/engine/reconcile.js';
+import { renderPlanText, renderRolloutsText } from '../../src/engine/render.js';
+import { renderPlanMarkdown } from '../../src/engine/render-markdown.js';
+import type { Plan } from '../../src/engine/types.js';
 import type { Logger } from '../../src/log.js';
 import { desired } from '../helpers/desired.js';
 import { TEST_SEED } from '../helpers/emulator.js';
@@ -62,8 +66,15 @@ function webTag(f: EngineFixture): string | undefined {
   return f.emu.state.app('app1')?.containerTemplates.find((t) => t.name === 'web')?.imageTag;
 }
 
-async function applyWaiting(f: EngineFixture, doc: DesiredResource, audit?: Logger) {
+/** Applies `doc` and waits for its rollout; `revision` is the commit the run applies. */
+async function applyWaiting(
+  f: EngineFixture,
+  doc: DesiredResource,
+  audit?: Logger,
+  revision = 'test-revision',
+) {
   return f.run([doc], 'apply', {
+    selection: { revision },
     write: { rollouts: 'wait', rolloutPollMs: 20 },
     ...(audit === undefined ? {} : { report: { audit } }),
   });
@@ -153,17 +164,17 @@ describe('rollout health', () => {
     const f = await start(SEED);
     const { audit, events } = auditLog();
     const remediate = { onFailure: 'rollback' };
-    await applyWaiting(f, storefront('1.5.0', remediate));
+    await applyWaiting(f, storefront('1.5.0', remediate), undefined, 'good1');
     f.emu.journal.clear();
 
-    const outcome = await applyWaiting(f, storefront('9.9.9-broken', remediate), audit);
+    const outcome = await applyWaiting(f, storefront('9.9.9-broken', remediate), audit, 'broken2');
 
     expect(outcome.rollouts?.results.map((r) => r.outcome)).toEqual(['failed']);
     const rollback = outcome.rollouts?.rollback;
     expect(rollback?.plan.changes[0]).toMatchObject({
       subject: 'ContainerApp/storefront',
       action: 'update',
-      rollback: { from: 'test-revision', to: 'test-revision', notes: [] },
+      rollback: { from: 'broken2', to: 'good1', notes: [] },
       diffs: [
         expect.objectContaining({
           path: 'containerTemplates[web].imageTag',
@@ -173,7 +184,7 @@ describe('rollout health', () => {
       ],
     });
     expect(rollback?.rollouts?.results).toEqual([
-      expect.objectContaining({ outcome: 'succeeded', rollbackOf: 'test-revision' }),
+      expect.objectContaining({ outcome: 'succeeded', rollbackOf: 'broken2' }),
     ]);
     // Two PATCHes: the broken tag, then the good one back (the secret travels, as a value the emulator keeps).
     const patches = writesOf(f.emu).filter((w) => w.method === 'PATCH');
@@ -190,23 +201,71 @@ describe('rollout health', () => {
       'rollout.succeeded',
     ]);
     expect(events.find((e) => e.event === 'rollout.failed')).toMatchObject({ onFailure: 'rollback' });
+    // What apply prints: the rollback change in the rollback run's plan, and the rollouts.
+    expect(renderPlanText(rollback?.plan as Plan, { color: false }).split('\n')[0]).toBe(
+      '~ ContainerApp/storefront storefront.yaml:1 (cause: desired-changed, rollback: the rollout of broken2 failed, so good1, the last revision that reached active, is applied again)',
+    );
+    const printed = renderRolloutsText(outcome.rollouts as RolloutsOutcome, { color: false }).split('\n');
+    expect(printed.slice(0, 4)).toEqual([
+      '',
+      'Rollouts:',
+      'failing   ContainerApp/storefront: the rollout failed: the API says failing; container web: notStarted, 5 restarts, CrashLoopBackOff: back-off restarting failed container web: exited with code 1 (image acme/web:9.9.9-broken)',
+      'rollback  ContainerApp/storefront: good1 applied again (the last revision that reached active)',
+    ]);
+    expect(printed.slice(4)).toEqual([
+      expect.stringMatching(/^active {4}ContainerApp\/storefront \(the rollback\): rolled out in \d+\.\d s$/),
+      '',
+    ]);
 
     // Stops: the same document is not applied again (no flapping between the two images).
     f.emu.journal.clear();
-    const held = await applyWaiting(f, storefront('9.9.9-broken', remediate));
+    const held = await applyWaiting(f, storefront('9.9.9-broken', remediate), undefined, 'broken2');
     expect(held.plan.changes[0]).toMatchObject({
       action: 'error',
       error: {
         code: 'ROLLOUT_FAILED',
         message:
-          'the rollout of revision test-revision failed and was rolled back to test-revision; it is not applied again until the document changes',
+          'the rollout of revision broken2 failed and was rolled back to good1; it is not applied again until the document changes',
       },
     });
     expect(writesOf(f.emu)).toEqual([]);
     expect(webTag(f)).toBe('1.5.0');
+    // The plans after it say why nothing is sent, in text and in Markdown (a pull request's comment).
+    const heldWhy =
+      'the rollout of revision broken2 failed and was rolled back to good1; it is not applied again until the document changes';
+    expect(renderPlanText(held.plan, { color: false })).toBe(
+      [
+        '! ContainerApp/storefront storefront.yaml:1 (cause: desired-changed)',
+        '    containerTemplates[web].imageTag: "1.5.0" → "9.9.9-broken"',
+        `    error: ${heldWhy}`,
+        '',
+        'Plan: 0 to change, 1 failed or refused, 0 unchanged.',
+        '',
+      ].join('\n'),
+    );
+    expect(renderPlanMarkdown(held.plan)).toBe(
+      [
+        '**Plan: 0 to change, 1 failed or refused, 0 unchanged.**',
+        '',
+        'edgesync plan of revision `broken2`.',
+        '',
+        '#### Container app `storefront`',
+        '',
+        '| | Resource | Field | Live | Desired |',
+        '|---|---|---|---|---|',
+        '| ❌ | `ContainerApp/storefront` | `containerTemplates[web].imageTag` | `"1.5.0"` | `"9.9.9-broken"` |',
+        '',
+        '<details open><summary>Errors</summary>',
+        '',
+        `- \`ContainerApp/storefront\`: \`${heldWhy}\``,
+        '',
+        '</details>',
+        '',
+      ].join('\n'),
+    );
 
     // A changed document is applied and watched again.
-    const fixed = await applyWaiting(f, storefront('1.6.0', remediate));
+    const fixed = await applyWaiting(f, storefront('1.6.0', remediate), undefined, 'fixed3');
     expect(fixed.rollouts?.results.map((r) => r.outcome)).toEqual(['succeeded']);
     expect(webTag(f)).toBe('1.6.0');
     expect(f.state.rollout('ContainerApp/storefront')).not.toHaveProperty('held');
@@ -255,9 +314,14 @@ describe('rollout health', () => {
     expect(f.state.rollout('ContainerApp/storefront')?.status).toBe('aborted');
   });
 
-  it('detach returns the rollouts for the caller to follow and records them progressing', async () => {
+  it('detach returns the rollouts for the caller to follow, with the 300 s default timeout when the document sets no rollout, and records them progressing', async () => {
     const f = await start(SEED);
-    const outcome = await f.run([storefront('1.5.0')], 'apply', { write: { rollouts: 'detach' } });
+    const noRollout = desired('ContainerApp', 'storefront', {
+      appId: 'app1',
+      name: 'storefront',
+      containerTemplates: [{ name: 'web', imageTag: '1.5.0' }],
+    });
+    const outcome = await f.run([noRollout], 'apply', { write: { rollouts: 'detach' } });
     expect(outcome.rollouts?.pending?.map((t) => [t.subject, t.objectId, t.timeoutMs])).toEqual([
       ['ContainerApp/storefront', 'app1', 300_000],
     ]);

@@ -122,7 +122,7 @@ describe('the edgesync binary', () => {
     expect(JSON.parse(again.stdout).counts).toEqual({ applied: 0, unchanged: 16, skipped: 2, failed: 0 });
     expect(pruned.code).toBe(0);
     expect(pruned.stdout).toContain(
-      '- WafCustomRule/#802140 (no document) (delete #802140 "Temporary scraper block" from Shield Zone 5310: exclusive ShieldZone',
+      '- WafCustomRule/#802140 (no document) (delete #802140 "Temporary scraper block" from Shield Zone 5310: declared exclusive',
     );
     expect(pruned.stdout).toContain('applied   WafCustomRule/#802140 (delete #802140)');
     // Only drift that apply does not write (suspended, report-only): not a change.

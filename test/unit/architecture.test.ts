@@ -5,7 +5,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { KIND_NAMES } from '../../src/kinds/types.js';
 
 const SRC = resolve(import.meta.dirname, '../../src');
 
@@ -141,6 +143,35 @@ function violationsOf(file: string, text: string): string[] {
   return violations;
 }
 
+/** A kind name as a whole word: `DnsZones` is a plural in prose, `WafCustomRuleX` another name. */
+const KIND_WORD = new RegExp(`\\b(?:${KIND_NAMES.join('|')})\\b`);
+
+/**
+ * Engine strings that may name a kind, with why: a usage example is not a branch on a kind.
+ * Each is `file: literal text`.
+ */
+const KIND_NAMES_ALLOWED = ['engine/only.ts: WafCustomRule/block-sqli'];
+
+/** The string and template literal texts of `text` (TypeScript source) that name a kind. */
+function kindNamesInStrings(text: string): string[] {
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (
+      (ts.isStringLiteral(node) ||
+        ts.isNoSubstitutionTemplateLiteral(node) ||
+        ts.isTemplateHead(node) ||
+        ts.isTemplateMiddle(node) ||
+        ts.isTemplateTail(node)) &&
+      KIND_WORD.test(node.text)
+    ) {
+      found.push(node.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(ts.createSourceFile('source.ts', text, ts.ScriptTarget.Latest, true));
+  return found;
+}
+
 describe('module boundaries (ARCHITECTURE.md)', () => {
   const files = sourceFiles(SRC);
 
@@ -236,6 +267,32 @@ describe('module boundaries (ARCHITECTURE.md)', () => {
       .map(({ from, to }) => `${from} → ${to}`);
 
     expect(named).toEqual([]);
+  });
+
+  it('the engine names no kind in its strings, outside comments: what differs by kind is a property of the kind', () => {
+    const found = files
+      .filter((file) => relative(SRC, file).startsWith('engine/'))
+      .flatMap((file) =>
+        kindNamesInStrings(readFileSync(file, 'utf8'))
+          .filter((text) => !KIND_NAMES_ALLOWED.includes(`${relative(SRC, file)}: ${text}`))
+          .map((text) => `${relative(SRC, file)}: ${text}`),
+      );
+
+    expect(found).toEqual([]);
+  });
+
+  it('finds kind names in string and template literals only, not in comments or identifiers', () => {
+    const text = [
+      '// a ContainerApp is grouped by name',
+      '/** exclusive ShieldZone */',
+      "const a = change.kind === 'ContainerApp';",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: TypeScript source as text
+      'const b = `exclusive ${x} ShieldZone`;',
+      "const c = 'DnsZones are listed';",
+      'const desiredShieldZones = 1;',
+      "const d = 'WafCustomRuleX';",
+    ].join('\n');
+    expect(kindNamesInStrings(text)).toEqual(['ContainerApp', ' ShieldZone']);
   });
 
   it('allows only edges some file uses: a permission no code needs is a door left open', () => {

@@ -182,7 +182,9 @@ export const accessListSpec: KindSpecModule<AccessListSpec, AccessListCanonical>
   schema: AccessListSpec,
   resolve: resolveAccessList,
   target: (spec) =>
-    spec.id === undefined ? undefined : `shield-zone:${spec.shieldZoneId}/access-list:${spec.id}`,
+    spec.id === undefined
+      ? undefined
+      : `custom access list (id ${spec.id} in Shield Zone ${spec.shieldZoneId})`,
   targetPath: () => ['id'],
   naturalKey: (spec) =>
     spec.id !== undefined || spec.name === undefined

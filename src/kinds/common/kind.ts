@@ -103,6 +103,12 @@ export interface ResourceKind<Spec = unknown, Live = unknown> {
    * or stored unkeyed, even when it cannot be planned.
    */
   holdsSensitiveValues?(spec: Spec): boolean;
+  /**
+   * The section of the plan's Markdown for this kind's resources outside any Shield Zone: one
+   * for the kind (`DNS zones`), or with `perResource` one per resource, titled with its name
+   * (`Container app `shop``). Without it the section is titled with the kind's name.
+   */
+  readonly planSection?: { readonly title: string; readonly perResource?: true };
   /** True when planning this resource needs E7's optimal region (an app placed `@optimal`). */
   needsOptimalRegion?(spec: Spec): boolean;
   /**
@@ -173,6 +179,11 @@ export interface KindLifecycle<Spec = unknown> {
    * object's id, when the create's plan asks for them (`KindPlan.afterCreate`): an app's deploy.
    */
   afterCreate?(id: ObjectId): readonly ApiRequest<WriteOperationId>[];
+  /**
+   * Whether a desired state wants the `afterCreate` requests (an app: unless `deploy: false`),
+   * and what they do in words (`deploy`): asked when they failed after an earlier create and are owed.
+   */
+  readonly afterCreateOwed?: { wanted(spec: Spec): boolean; readonly words: string };
   /** What deleting each of these objects destroys with it (an app's volumes), read for prune candidates only. */
   readLosses?(id: ObjectId, ctx: ReadContext): Promise<readonly string[]>;
   /** The request that deletes one object. */

@@ -28,8 +28,9 @@ export interface KindSpecModule<Parsed = unknown, Canonical = unknown> {
   /** Turns the parsed spec into the canonical form the engine diffs (reads entriesFile, etc.). */
   resolve(parsed: Parsed, ctx: ResolveContext): Canonical;
   /**
-   * The live object a spec pins by id; two documents with the same kind and target are an
-   * error. Undefined when the document names no id (it is found by its natural key).
+   * The live object a spec pins by id, in the words a conflict shows users (`custom WAF rule
+   * (id 7)`); two documents with the same kind and target are an error. Undefined when the
+   * document names no id (it is found by its natural key).
    */
   target(spec: Canonical): string | undefined;
   /** Where in `spec` the target is named, so a target conflict points at that line. */

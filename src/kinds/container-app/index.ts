@@ -122,6 +122,7 @@ export const containerAppKind: ResourceKind<ContainerAppSpec, AppRead> = {
   liveDigestView,
   lifecycle: appLifecycle,
   rollout: appRollout,
+  planSection: { title: 'Container app', perResource: true },
   checkReply(request, reply) {
     // The new app's id: the inventory records it, and the deploy goes to it.
     if (request.operation === 'createApp') return { id: (reply as { id: string }).id };

@@ -10,6 +10,11 @@ import type { AppListItemWire } from '../../api/wire/mc.js';
 import type { KindLifecycle, ReadContext } from '../common/kind.js';
 import type { ContainerAppSpec } from './spec.js';
 
+/** A created app is deployed unless its document says `deploy: false`. */
+export function deploysAfterCreate(spec: ContainerAppSpec): boolean {
+  return spec.deploy !== false;
+}
+
 /** How messages name the apps' scope. */
 export const ACCOUNT = 'the account';
 
@@ -34,6 +39,7 @@ export const appLifecycle: KindLifecycle<ContainerAppSpec> = {
   },
   createOperation: 'createApp',
   afterCreate: (id) => [writeRequests.deployApp(String(id))],
+  afterCreateOwed: { wanted: deploysAfterCreate, words: 'deploy' },
   deleteRequest: (_scope, id) => writeRequests.deleteApp(String(id)),
   deleteDiffs: (app) =>
     (app.loses ?? []).map((volume) => ({

@@ -25,6 +25,7 @@ import {
   sensitiveMaterial,
   type VariableKinds,
 } from './env.js';
+import { deploysAfterCreate } from './lifecycle.js';
 import { containerRequest, regionSettingsRequest } from './requests.js';
 import {
   type ContainerAppSpec,
@@ -92,7 +93,7 @@ function planCreate(
     autoScaling: body.autoScaling ?? { min: 1, max: 1 },
     regionSettings: body.regionSettings ?? {},
   });
-  return { ...patch, requests: [request], afterCreate: spec.deploy !== false };
+  return { ...patch, requests: [request], afterCreate: deploysAfterCreate(spec) };
 }
 
 /** Replaces `@optimal` with E7's region id, keeping order and dropping a resulting duplicate. */

@@ -445,7 +445,8 @@ export const containerAppSpec: KindSpecModule<ContainerAppSpec, ContainerAppSpec
   schema: ContainerAppSpec,
   resolve: resolveContainerApp,
   // Without an appId the name is the app's key: two documents with one name are an error.
-  target: (spec) => (spec.appId !== undefined ? `app:${spec.appId}` : `app-name:${spec.name}`),
+  target: (spec) =>
+    spec.appId !== undefined ? `app (id ${spec.appId})` : `app (named ${JSON.stringify(spec.name)})`,
   targetPath: (spec) => (spec.appId !== undefined ? ['appId'] : ['name']),
   shieldZoneId: () => undefined,
 };

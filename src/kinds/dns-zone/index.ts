@@ -69,6 +69,7 @@ export const dnsZoneKind: ResourceKind<DnsZoneSpec, LiveDnsZone> = {
   spec: dnsZoneSpec as ResourceKind<DnsZoneSpec>['spec'],
   readLive: readDnsZones,
   plan: planDnsZone,
+  planSection: { title: 'DNS zones' },
   checkReply(_request, reply) {
     // The DNSSEC status object is the audit record of E5 and of the enable call.
     return reply as DnssecStatusWire;

@@ -16,7 +16,7 @@ export const dnsZoneSpec: KindSpecModule<DnsZoneSpec, DnsZoneSpec> = {
   kind: 'DnsZone',
   schema: DnsZoneSpec,
   resolve: (parsed) => parsed,
-  target: (spec) => `dns-zone:${spec.id}`,
+  target: (spec) => `DNS zone (id ${spec.id})`,
   targetPath: () => ['id'],
   shieldZoneId: () => undefined,
 };

@@ -31,8 +31,9 @@ export const managedAccessListSpec: KindSpecModule<ManagedAccessListSpec, Manage
   kind: 'ManagedAccessList',
   schema: ManagedAccessListSpec,
   resolve: (parsed) => parsed,
+  // Names are matched case-insensitively, as the listing is: the key says the name in lower case.
   target: (spec) =>
-    `shield-zone:${spec.shieldZoneId}/managed-list:${spec.listId !== undefined ? spec.listId : `name=${spec.name?.toLowerCase()}`}`,
+    `managed list (${spec.listId !== undefined ? `id ${spec.listId}` : `named ${JSON.stringify(spec.name?.toLowerCase())}`} in Shield Zone ${spec.shieldZoneId})`,
   targetPath: (spec) => (spec.listId !== undefined ? ['listId'] : ['name']),
   shieldZoneId: (spec) => spec.shieldZoneId,
   aliases: (spec) =>

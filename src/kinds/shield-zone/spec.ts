@@ -58,7 +58,7 @@ export const shieldZoneSpec: KindSpecModule<ShieldZoneSpec, ShieldZoneSpec> = {
   kind: 'ShieldZone',
   schema: ShieldZoneSpec,
   resolve: (parsed) => parsed,
-  target: (spec) => `shield-zone:${spec.shieldZoneId}`,
+  target: (spec) => `Shield Zone (id ${spec.shieldZoneId})`,
   targetPath: () => ['shieldZoneId'],
   // Writes nothing: not part of a zone's write lane.
   shieldZoneId: () => undefined,

@@ -97,7 +97,7 @@ export const wafCustomRuleSpec: KindSpecModule<WafCustomRuleSpec, WafCustomRuleS
   kind: 'WafCustomRule',
   schema: WafCustomRuleSpec,
   resolve: (parsed) => parsed,
-  target: (spec) => (spec.id === undefined ? undefined : `custom-rule:${spec.id}`),
+  target: (spec) => (spec.id === undefined ? undefined : `custom WAF rule (id ${spec.id})`),
   targetPath: () => ['id'],
   // Only documents without an id find their rule by name (a live zone may hold two rules of one
   // name, each pinned by its id); two such documents must not share a name.

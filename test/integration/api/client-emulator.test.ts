@@ -1,6 +1,7 @@
 /**
  * The client against the emulator for each of the nine seed operations: the success reply,
- * each failure shape the seed's Errors table lists for it, and the auth failure. Client and
+ * each failure shape the seed's Errors table lists for it, and the auth failure; and the app
+ * listing's cursor paging across the emulator's pages. Client and
  * emulator share no code (ARCHITECTURE.md), so agreement here means both follow the seed.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -280,4 +281,31 @@ describe('client × emulator, per seed operation', () => {
       ]);
     },
   );
+
+  it("listApps follows the emulator's cursors to the last page: 2,001 apps are three pages of 1,000", async () => {
+    const template = emu.state.apps()[0];
+    if (template === undefined) throw new Error('TEST_SEED has no app');
+    for (let n = emu.state.apps().length; n < 2001; n += 1) {
+      emu.state.setApp({ ...structuredClone(template), id: `paged-${n}`, name: `paged app ${n}` });
+    }
+    emu.journal.clear();
+
+    const apps = await tc.client.listApps();
+
+    expect(apps.map((a) => a.id)).toEqual(emu.state.apps().map((a) => a.id));
+    expect(apps).toHaveLength(2001);
+    const pages = emu.journal.entries({ operation: 'listApps' });
+    const cursors = pages.map((e) => (e.replyBody as { cursor: string | null }).cursor);
+    expect(pages.map((e) => [e.status, (e.replyBody as { items: unknown[] }).items.length])).toEqual([
+      [200, 1000],
+      [200, 1000],
+      [200, 1],
+    ]);
+    expect(pages.map((e) => e.query)).toEqual([
+      { limit: '1000' },
+      { limit: '1000', nextCursor: cursors[0] },
+      { limit: '1000', nextCursor: cursors[1] },
+    ]);
+    expect(cursors[2]).toBeNull();
+  });
 });

@@ -584,6 +584,89 @@ describe('listDnsZones', () => {
   });
 });
 
+describe('listApps', () => {
+  const item = (n: number) => ({ id: `app${n}`, name: `app ${n}`, status: 'active' });
+  /** Serves `pages`, keyed by the nextCursor asked for ('' for the first page). */
+  const byCursor =
+    (pages: Record<string, { items: number[]; cursor: string | null }>): Handler =>
+    (request, res) => {
+      const cursor = new URL(request.path, 'http://x').searchParams.get('nextCursor') ?? '';
+      const page = pages[cursor];
+      reply(
+        200,
+        page === undefined
+          ? { items: [], cursor: null }
+          : { items: page.items.map(item), cursor: page.cursor },
+      )(request, res);
+    };
+
+  it('follows the cursor page by page with limit 1000, the cursor URL-encoded, until it is null', async () => {
+    server.setHandler(
+      byCursor({
+        '': { items: [1, 2], cursor: 'c/1+' },
+        'c/1+': { items: [3], cursor: 'c2' },
+        c2: { items: [4], cursor: null },
+      }),
+    );
+
+    const apps = await test.client.listApps();
+
+    expect(apps.map((a) => a.id)).toEqual(['app1', 'app2', 'app3', 'app4']);
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /mc/apps?limit=1000',
+      'GET /mc/apps?limit=1000&nextCursor=c%2F1%2B',
+      'GET /mc/apps?limit=1000&nextCursor=c2',
+    ]);
+  });
+
+  it('ends the listing at an empty cursor too', async () => {
+    server.setHandler(byCursor({ '': { items: [1], cursor: '' } }));
+
+    const apps = await test.client.listApps();
+
+    expect(apps.map((a) => a.id)).toEqual(['app1']);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('fails with API_BAD_RESPONSE when a cursor comes back a second time, and asks no further', async () => {
+    server.setHandler(
+      byCursor({
+        '': { items: [1], cursor: 'c1' },
+        c1: { items: [2], cursor: 'c2' },
+        c2: { items: [3], cursor: 'c1' },
+      }),
+    );
+
+    const error = await failure(test.client.listApps());
+
+    expect(error.code).toBe('API_BAD_RESPONSE');
+    expect(error.message).toBe(
+      'list apps (GET /mc/apps?limit=1000&nextCursor=c2) failed: 200 OK: the cursor "c1" came back twice (schema mismatch)',
+    );
+    expect(server.requests.map((r) => r.path)).toEqual([
+      '/mc/apps?limit=1000',
+      '/mc/apps?limit=1000&nextCursor=c1',
+      '/mc/apps?limit=1000&nextCursor=c2',
+    ]);
+  });
+
+  it('stops a server whose cursors never end after MAX_PAGES (100) pages', async () => {
+    server.setHandler((request, res) => {
+      const cursor = new URL(request.path, 'http://x').searchParams.get('nextCursor') ?? 'c0';
+      reply(200, { items: [item(Number(cursor.slice(1)))], cursor: `c${Number(cursor.slice(1)) + 1}` })(
+        request,
+        res,
+      );
+    });
+
+    const error = await failure(test.client.listApps());
+
+    expect(error.code).toBe('API_BAD_RESPONSE');
+    expect(error.message).toContain('the listing goes on past 100 pages');
+    expect(server.requests).toHaveLength(MAX_PAGES);
+  });
+});
+
 describe('listCustomWafRules', () => {
   const ruleN = (id: number) => ({ ...rule, id, ruleName: `rule-${id}` });
   const page = (items: number[], currentPage: number, totalPages: number, nextPage: number | null) => ({

@@ -137,6 +137,99 @@ describe('container secrets', () => {
     expect(statSync(join(stateDir, INSTALL_KEY_FILE)).mode & 0o777).toBe(0o600);
   });
 
+  it('creates an app from a file without appId: POST /mc/apps carries its endpoint and the real valueFrom value; no plan, audit line or state byte holds it', async () => {
+    const config = writeTree(tempDir(), {
+      'docs.yaml': `apiVersion: edgesync/v1
+kind: ContainerApp
+metadata: { name: docs }
+spec:
+  name: docs site
+  regionSettings: { allowedRegionIds: [DE], requiredRegionIds: [DE] }
+  containerTemplates:
+    - name: web
+      imageRegistryId: "1"
+      imageNamespace: library
+      imageName: nginx
+      imageTag: "1.27"
+      endpoints:
+        - displayName: public
+          cdn: { isSslEnabled: true, portMappings: [{ containerPort: 80 }] }
+      environmentVariables:
+        - { name: LOG_LEVEL, value: info }
+        - name: DATABASE_URL
+          valueFrom: { env: EDGESYNC_SECRET_DATABASE_URL }
+`,
+    });
+    const creating = { ...env, EDGESYNC_CONFIG: config };
+
+    const text = await cli(['plan'], { env: creating });
+    const markdown = await cli(['plan', '--format', 'markdown'], { env: creating });
+    const json = await cli(['plan', '--json'], { env: creating });
+    const applied = await cli(['apply', '--log-level', 'debug', '--rollout-poll-ms', '20'], {
+      env: creating,
+    });
+    const again = await cli(['plan', '--json'], { env: creating });
+
+    const created = emu.state.apps().filter((a) => a.name === 'docs site');
+    const id = created[0]?.id;
+    expect(created).toHaveLength(1);
+    expect(applied.code).toBe(0);
+    expect(writesOf(emu)).toEqual([
+      {
+        method: 'POST',
+        path: '/mc/apps',
+        body: {
+          name: 'docs site',
+          runtimeType: 'shared',
+          autoScaling: { min: 1, max: 1 },
+          regionSettings: { allowedRegionIds: ['DE'], requiredRegionIds: ['DE'] },
+          containerTemplates: [
+            {
+              name: 'web',
+              imageName: 'nginx',
+              imageNamespace: 'library',
+              imageTag: '1.27',
+              imageRegistryId: '1',
+              endpoints: [
+                { displayName: 'public', cdn: { isSslEnabled: true, portMappings: [{ containerPort: 80 }] } },
+              ],
+              environmentVariables: [
+                { name: 'LOG_LEVEL', value: 'info' },
+                { name: 'DATABASE_URL', value: DESIRED_DB },
+              ],
+            },
+          ],
+        },
+      },
+      { method: 'POST', path: `/mc/apps/${id}/deploy`, body: undefined },
+    ]);
+    expect(text.stdout).toBe(
+      [
+        `API: ${emu.url}`,
+        '',
+        '+ ContainerApp/docs docs.yaml:1 (create in the account, cause: unknown)',
+        '    name: "" → "docs site"',
+        '    regionSettings.allowedRegionIds: [] → ["DE"]',
+        '    regionSettings.requiredRegionIds: [] → ["DE"]',
+        '    containerTemplates[web]: (absent) → "new container library/nginx:1.27"',
+        '',
+        'Plan: 1 to change (1 to create), 0 unchanged.',
+        '',
+      ].join('\n'),
+    );
+    expect(
+      JSON.parse(json.stdout).changes[0].requests[0].body.containerTemplates[0].environmentVariables,
+    ).toEqual([
+      { name: 'LOG_LEVEL', value: 'info' },
+      { name: 'DATABASE_URL', value: '(sensitive)' },
+    ]);
+    expect(applied.stderr).toContain('"event":"change.applied"');
+    expect(JSON.parse(again.stdout).changes.map((c: { action: string }) => c.action)).toEqual(['noop']);
+    for (const run of [text, markdown, json, applied, again])
+      expect(leaks(run.stdout + run.stderr)).toEqual([]);
+    expect(leaks(filesOf(stateDir))).toEqual([]);
+  });
+
   it('shows a rotated secret as a change of its variable (desired-changed), a live edit as out-of-band', async () => {
     await cli(['apply'], { env });
     const rotated = { ...env, EDGESYNC_SECRET_DATABASE_URL: ROTATED_DB };

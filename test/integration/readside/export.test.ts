@@ -137,6 +137,42 @@ describe('export round trip: export → validate → plan shows no field change,
     ).toEqual(['WafCustomRule/block-sqli-on-login', 'WafCustomRule/block-sqli-on-login-2']);
   });
 
+  it('writes apps without appId where the account has no other app of their name', () => {
+    const apps = exported.filter((r) => r.kind === 'ContainerApp');
+    expect(apps.map((r) => [r.subject, (r.spec as { appId?: string }).appId])).toEqual([
+      ['ContainerApp/pinned', undefined],
+      ['ContainerApp/storefront', undefined],
+    ]);
+  });
+
+  it('keeps the appId of two apps that share a name, and the round trip still plans no change', async () => {
+    const seed = structuredClone(EXPORT_SEED);
+    const storefront = seed.apps?.find((a) => a.id === 'Go1e5FdmzoQdr3O');
+    if (storefront === undefined) throw new Error('EXPORT_SEED has no storefront');
+    seed.apps?.push({ ...structuredClone(storefront), id: 'storefrontTwin1' });
+    await fx.close();
+    fx = await engineFixture(seed);
+
+    const run = await cliAgainst(fx.emu, [
+      'export',
+      ...['--app', 'Go1e5FdmzoQdr3O', '--app', 'storefrontTwin1', '--app', 'pinnedApp01'],
+    ]);
+    const { state, plan } = await loadAndPlan(run.stdout);
+
+    expect(run.code).toBe(0);
+    expect(state.resources.map((r) => [r.subject, (r.spec as { appId?: string }).appId])).toEqual([
+      ['ContainerApp/storefront', 'Go1e5FdmzoQdr3O'],
+      ['ContainerApp/storefront-2', 'storefrontTwin1'],
+      ['ContainerApp/pinned', undefined],
+    ]);
+    expect(plan.changes.map((c) => [c.subject, c.action, c.diffs])).toEqual([
+      ['ContainerApp/pinned', 'adopt', []],
+      ['ContainerApp/storefront', 'noop', []],
+      ['ContainerApp/storefront-2', 'noop', []],
+    ]);
+    expect(fx.emu.journal.writes()).toEqual([]);
+  });
+
   it('holds through the CLI: export --out, validate, plan --detailed-exitcode exit 0 (adoptions are information), apply records them, plan exit 0', async () => {
     const out = tempDir();
     const stateDir = tempDir();

@@ -195,7 +195,7 @@ describe('the incremental loader (daemon)', () => {
         line: 9,
         col: 13,
         path: 'spec.id',
-        message: 'targets the same object (dns-zone:1) as DnsZone/a1 at a.yaml:4:13',
+        message: 'targets the same DNS zone (id 1) as DnsZone/a1 at a.yaml:4:13',
         severity: 'error',
       },
     ]);
