@@ -5,6 +5,7 @@
  * and decides what `--prune` may delete. Where it is kept is the state store's business
  * (`src/state/`, docs/state.md): this module owns the schema and never touches a file.
  */
+import { stringifyChunked } from '@discoveryjs/json-ext';
 import { z } from 'zod';
 import { ReconcileError } from '../errors.js';
 import type { Lease, StateBackend } from '../state/backend.js';
@@ -268,7 +269,7 @@ class StoredState implements StateStore {
     // Deferred runs are shown while this process lives but never written: a build from before
     // that record existed rejects the file, and would set the inventory aside with it.
     const runs = this.state.runs.filter((run) => run.result !== 'deferred');
-    this.version = await this.backend.writeDocument(documentPieces({ ...this.state, runs }), this.lease);
+    this.version = await this.backend.writeDocument(documentText({ ...this.state, runs }), this.lease);
   }
 
   async reload(): Promise<void> {
@@ -282,48 +283,24 @@ class StoredState implements StateStore {
   }
 }
 
-/** Entries per piece of a saved document: some tens of KB of JSON each. */
-const ENTRIES_PER_PIECE = 256;
-
-/** The document's records by subject, which grow with the repository: written in pieces. */
-const PIECED: ReadonlySet<string> = new Set(['resources', 'hints', 'inventory', 'rollouts']);
-
 /**
- * The text `JSON.stringify(file)` and a newline would give, in pieces of ENTRIES_PER_PIECE
- * entries of its records: the store writes them as they come, so a save never holds the whole
- * text (about 30 MB for 100,000 resources, and as much again as bytes). The entries are taken
- * when the save starts (records are replaced, never changed in place), so a change made while
- * the pieces are written is not half in it.
+ * The text `JSON.stringify(file)` and a newline would give, in chunks: the store writes them
+ * as they come, so a save never holds the whole text (about 30 MB for 100,000 resources, and
+ * as much again as bytes). The records that grow with the repository are copied when the save
+ * starts (records are replaced, never changed in place), so a change made while the chunks are
+ * written is not half in it.
  */
-function documentPieces(file: StateFile): Iterable<string> {
-  const sections = Object.entries(file)
-    .filter(([, value]) => value !== undefined)
-    .map(([key, value]) => ({
-      key,
-      value,
-      entries: PIECED.has(key) ? Object.entries(value as Record<string, unknown>) : undefined,
-    }));
-  return (function* pieces() {
-    let separator = '{';
-    for (const section of sections) {
-      yield `${separator}${JSON.stringify(section.key)}:`;
-      separator = ',';
-      if (section.entries === undefined) {
-        yield JSON.stringify(section.value);
-        continue;
-      }
-      const entries = section.entries.filter(([, value]) => value !== undefined);
-      if (entries.length === 0) yield '{}';
-      for (let start = 0; start < entries.length; start += ENTRIES_PER_PIECE) {
-        const piece = entries
-          .slice(start, start + ENTRIES_PER_PIECE)
-          .map(([subject, value]) => `${JSON.stringify(subject)}:${JSON.stringify(value)}`)
-          .join(',');
-        const end = start + ENTRIES_PER_PIECE >= entries.length ? '}' : '';
-        yield `${start === 0 ? '{' : ','}${piece}${end}`;
-      }
-    }
-    yield '}\n';
+function documentText(file: StateFile): Iterable<string> {
+  const snapshot: StateFile = {
+    ...file,
+    resources: { ...file.resources },
+    hints: { ...file.hints },
+    inventory: { ...file.inventory },
+    ...(file.rollouts === undefined ? {} : { rollouts: { ...file.rollouts } }),
+  };
+  return (function* chunks() {
+    yield* stringifyChunked(snapshot);
+    yield '\n';
   })();
 }
 
