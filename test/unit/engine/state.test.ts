@@ -68,6 +68,60 @@ describe('state store', () => {
     expect(reopened.rollout('ContainerApp/a')?.objectId).toBe(7);
   });
 
+  it('writes the records as they were when the save started, whatever changes while it is written', async () => {
+    const dir = join(tempDir(), 'state');
+    const backend = fileBackend(dir);
+    let during: (() => void) | undefined;
+    // The file store, with a change made after the first chunk of the document is taken.
+    const store = await openStateStore({
+      ...backend,
+      writeDocument: (text, lease) =>
+        backend.writeDocument(
+          (function* chunks() {
+            let first = true;
+            for (const chunk of text) {
+              yield chunk;
+              if (first) during?.();
+              first = false;
+            }
+          })(),
+          lease,
+        ),
+    });
+    for (let i = 0; i < 1000; i += 1) store.markInSync(`WafCustomRule/r-${i}`, `digest-${i}`, 'rev1');
+    store.setInventory('WafCustomRule/r-0', { kind: 'WafCustomRule', shieldZoneId: 1, id: 7, key: 'r-0' });
+    during = () => {
+      store.setInventory('WafCustomRule/r-0', undefined);
+      store.setHint('AccessList/late', { checksum: 'late' });
+      store.setRollout('ContainerApp/late', {
+        status: 'succeeded',
+        health: 'active',
+        at: new Date(0).toISOString(),
+        revision: 'rev2',
+        digest: 'd',
+        objectId: 8,
+      });
+    };
+    await store.save();
+
+    const written = JSON.parse(readFileSync(join(dir, STATE_FILE), 'utf8')) as Record<
+      string,
+      Record<string, unknown>
+    >;
+    expect(Object.keys(written.resources ?? {})).toHaveLength(1000);
+    expect(written.inventory).toEqual({
+      'WafCustomRule/r-0': { kind: 'WafCustomRule', shieldZoneId: 1, id: 7, key: 'r-0' },
+    });
+    expect(written.hints).toEqual({});
+    expect(written.rollouts).toBeUndefined();
+    during = undefined;
+    await store.save();
+    const next = await openStateStore(fileBackend(dir));
+    expect(next.inventory()).toEqual({});
+    expect(next.hint('AccessList/late')).toEqual({ checksum: 'late' });
+    expect(next.rollout('ContainerApp/late')?.objectId).toBe(8);
+  });
+
   it('shows a deferred run while it lives but never writes it: an older build must still read the file', async () => {
     const dir = join(tempDir(), 'state');
     const store = await openStateStore(fileBackend(dir));
