@@ -3,16 +3,18 @@
  * from the file's previous parse, or refused unparsed. Each chunk's share of the results is recorded (`ChunkInfo`), so that the next
  * parse of the file can reuse it.
  */
-import type {
-  Chunk,
-  ChunkInfo,
-  DocumentResult,
-  FileDependency,
-  FileResult,
-  PreviousChunk,
-  PreviousParse,
+import {
+  type Chunk,
+  type ChunkInfo,
+  ChunkTable,
+  type DocumentResult,
+  type FileDependency,
+  type FileResult,
+  type PreviousChunk,
+  type PreviousParse,
+  shiftDocument,
+  shiftLocation,
 } from './file-pieces.js';
-import { shiftDocument, shiftLocation } from './file-pieces.js';
 import type { LoaderLimits } from './files.js';
 import { type DocumentSite, parseDocument } from './parse-document.js';
 import type { ConfigIssue } from './types.js';
@@ -81,7 +83,7 @@ export class FileResultBuilder {
       documents: this.documents,
       issues: this.issues,
       dependencies: this.dependencies,
-      chunks: this.chunks,
+      chunks: ChunkTable.of(this.chunks),
     };
   }
 }

@@ -215,7 +215,7 @@ class StoredState implements StateStore {
     const keep = remember ?? (previous?.digest === digest ? previous.remember : undefined);
     this.state.resources[subject] = {
       digest,
-      at: new Date().toISOString(),
+      at: isoNow(),
       revision,
       ...(keep === undefined ? {} : { remember: { ...keep } }),
     };
@@ -303,6 +303,17 @@ function documentText(file: StateFile): Iterable<string> {
     yield '\n';
   })();
 }
+
+/**
+ * Now as an ISO string, one string per millisecond: a run marks thousands of records in sync
+ * within the same few milliseconds, and the store keeps every record's stamp for its whole life.
+ */
+function isoNow(): string {
+  const ms = Date.now();
+  if (lastStamp.ms !== ms) lastStamp = { ms, iso: new Date(ms).toISOString() };
+  return lastStamp.iso;
+}
+let lastStamp = { ms: Number.NaN, iso: '' };
 
 /** Stored runs plus this process's deferred ones, in time order, the last MAX_RUN_RECORDS. */
 function mergeRuns(stored: readonly RunRecord[], deferred: readonly RunRecord[]): RunRecord[] {
