@@ -26,8 +26,10 @@ export const InventoryEntry = z.object({
 });
 export type InventoryEntry = z.infer<typeof InventoryEntry>;
 
+/** The inventory as the state document writes it. */
 export const InventorySchema = z.record(z.string(), InventoryEntry);
-export type Inventory = z.infer<typeof InventorySchema>;
+/** The inventory as a process holds it, by subject. */
+export type Inventory = ReadonlyMap<string, InventoryEntry>;
 
 export function isLifecycleKind(kind: string): kind is LifecycleKind {
   return (LIFECYCLE_KINDS as readonly string[]).includes(kind);
@@ -46,8 +48,15 @@ export interface InventoryView {
   readonly trusted: boolean;
 }
 
-export function inventoryView(inventory: Inventory, trusted: boolean): InventoryView {
-  const map = new Map(Object.entries(inventory));
+/**
+ * A snapshot: what an apply records in the state while it runs does not change the inventory
+ * the run read and planned against.
+ */
+export function inventoryView(
+  inventory: Iterable<readonly [string, InventoryEntry]>,
+  trusted: boolean,
+): InventoryView {
+  const map = new Map(inventory);
   return { entry: (subject) => map.get(subject), entries: () => map, trusted };
 }
 
@@ -68,12 +77,12 @@ export interface MovedEntry {
  * old one would be left in place, owned by nobody.
  */
 export function movedEntries(
-  inventory: Readonly<Inventory>,
+  inventory: Inventory,
   documents: readonly { readonly subject: string; readonly spec: unknown }[],
 ): MovedEntry[] {
   const moved: MovedEntry[] = [];
   for (const { subject, spec } of documents) {
-    const entry = inventory[subject];
+    const entry = inventory.get(subject);
     const { shieldZoneId, id } = spec as { shieldZoneId?: unknown; id?: unknown };
     // A document pinned by id names its object outright: a zone that does not hold it is an
     // error of that document, not a reason to let go of the object it had.
@@ -93,11 +102,12 @@ export function movedFrom(subject: string): string | undefined {
 }
 
 /** The inventory with those entries under their own subjects. */
-export function withMoves(inventory: Readonly<Inventory>, moves: readonly MovedEntry[]): Inventory {
-  const next: Inventory = { ...inventory };
+export function withMoves(inventory: Inventory, moves: readonly MovedEntry[]): Inventory {
+  if (moves.length === 0) return inventory;
+  const next = new Map(inventory);
   for (const move of moves) {
-    delete next[move.from];
-    next[move.to] = move.entry;
+    next.delete(move.from);
+    next.set(move.to, move.entry);
   }
   return next;
 }

@@ -54,7 +54,7 @@ function checkSubject(subject: string): void {
 export function selectOnly(
   only: readonly string[],
   documents: readonly DesiredResource[],
-  inventory: Readonly<Inventory>,
+  inventory: Inventory,
   moves: readonly MovedEntry[],
 ): OnlySelection {
   const named = [...new Set(only)];

@@ -225,7 +225,7 @@ export async function readLiveStateByZone(
         const orphans =
           options.orphans === undefined
             ? {}
-            : { orphans: inventoryView(Object.fromEntries(zone.orphans), options.orphans.trusted) };
+            : { orphans: inventoryView(zone.orphans, options.orphans.trusted) };
         use(zone.resources, await readLiveState(zone.resources, { ...options, limit, ...orphans }));
       }),
     ),

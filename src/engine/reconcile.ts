@@ -193,7 +193,7 @@ function pruneScope(
 
 /** Inventory entries whose document is gone (in scope): the prune candidates' zones are read. */
 function orphansOf(lifecycle: LifecycleOptions): InventoryView {
-  return inventoryView(Object.fromEntries(orphanEntries(lifecycle)), lifecycle.inventory.trusted);
+  return inventoryView(orphanEntries(lifecycle), lifecycle.inventory.trusted);
 }
 
 function lifecycleOf(
@@ -327,14 +327,14 @@ function recordInventory(options: ReconcileOptions, change: PlannedChange, resul
   const object = change.object;
   if (object === undefined || !isLifecycleKind(change.kind)) return;
   if (change.action === 'delete') {
-    const owned = options.state.inventory()[change.subject];
+    const owned = options.state.inventory().get(change.subject);
     if (owned?.id === object.id) options.state.setInventory(change.subject, undefined);
     return;
   }
   const id = result.objectId ?? object.id;
   if (id === undefined) return;
   const owed = result.afterCreateFailed === true;
-  const owned = options.state.inventory()[change.subject];
+  const owned = options.state.inventory().get(change.subject);
   if (
     owned?.id === id &&
     owned.key === object.key &&

@@ -91,7 +91,11 @@ describe('container app identity and create', () => {
     ]);
     expect(created).toHaveLength(1);
     expect(created[0]?.status).toBe('active');
-    expect(f.state.inventory()['ContainerApp/docs']).toEqual({ kind: 'ContainerApp', id, key: 'docs site' });
+    expect(f.state.inventory().get('ContainerApp/docs')).toEqual({
+      kind: 'ContainerApp',
+      id,
+      key: 'docs site',
+    });
     await applyAgainIsQuiet(f, [doc]);
   });
 
@@ -133,7 +137,7 @@ describe('container app identity and create', () => {
     expect(writesOf(f.emu)).toEqual([
       { method: 'PATCH', path: '/mc/apps/app1', body: { autoScaling: { min: 2, max: 3 } } },
     ]);
-    expect(f.state.inventory()['ContainerApp/shop']).toEqual({
+    expect(f.state.inventory().get('ContainerApp/shop')).toEqual({
       kind: 'ContainerApp',
       id: 'app1',
       key: 'storefront',
@@ -188,7 +192,7 @@ describe('container app identity and create', () => {
       'POST /mc/apps',
       `POST /mc/apps/${created[0]?.id}/deploy`,
     ]);
-    expect(f.state.inventory()['ContainerApp/docs']?.id).toBe(created[0]?.id);
+    expect(f.state.inventory().get('ContainerApp/docs')?.id).toBe(created[0]?.id);
     await applyAgainIsQuiet(f, [doc]);
   });
 
@@ -227,7 +231,7 @@ describe('container app identity and create', () => {
       });
       expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual(['POST /mc/apps']);
       expect(appsNamed(f, 'docs site')).toEqual([]);
-      expect(f.state.inventory()['ContainerApp/docs']).toBeUndefined();
+      expect(f.state.inventory().get('ContainerApp/docs')).toBeUndefined();
     },
   );
 });
@@ -261,7 +265,7 @@ describe('container app deploy owed', () => {
       `POST /mc/apps/${id}/deploy`,
     ]);
     expect(f.emu.state.app(id)?.status).toBe('inactive');
-    expect(f.state.inventory()['ContainerApp/docs']).toEqual({
+    expect(f.state.inventory().get('ContainerApp/docs')).toEqual({
       kind: 'ContainerApp',
       id,
       key: 'docs site',
@@ -288,7 +292,11 @@ describe('container app deploy owed', () => {
     expect(second.apply?.results[0]).toMatchObject({ outcome: 'applied', action: 'update', objectId: id });
     expect(writesOf(f.emu)).toEqual([{ method: 'POST', path: `/mc/apps/${id}/deploy`, body: undefined }]);
     expect(f.emu.state.app(id)?.status).toBe('active');
-    expect(f.state.inventory()['ContainerApp/docs']).toEqual({ kind: 'ContainerApp', id, key: 'docs site' });
+    expect(f.state.inventory().get('ContainerApp/docs')).toEqual({
+      kind: 'ContainerApp',
+      id,
+      key: 'docs site',
+    });
     await applyAgainIsQuiet(f, [doc]);
   });
 
@@ -307,7 +315,11 @@ describe('container app deploy owed', () => {
     expect(dropped.plan.changes[0]).not.toHaveProperty('afterCreateOwed');
     expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual([`POST /mc/apps/${id}/deploy`]);
     expect(f.emu.state.app(id)?.status).toBe('inactive');
-    expect(f.state.inventory()['ContainerApp/docs']).toEqual({ kind: 'ContainerApp', id, key: 'docs site' });
+    expect(f.state.inventory().get('ContainerApp/docs')).toEqual({
+      kind: 'ContainerApp',
+      id,
+      key: 'docs site',
+    });
     await applyAgainIsQuiet(f, [app('docs site')]);
   });
 });
@@ -350,7 +362,7 @@ describe('container app prune', () => {
     });
     expect(writesOf(f.emu)).toEqual([{ method: 'DELETE', path: `/mc/apps/${id}`, body: undefined }]);
     expect(f.emu.state.app(id)).toBeUndefined();
-    expect(f.state.inventory()['ContainerApp/docs']).toBeUndefined();
+    expect(f.state.inventory().get('ContainerApp/docs')).toBeUndefined();
     await applyAgainIsQuiet(f, [keep], true);
   });
 

@@ -55,7 +55,7 @@ describe('the prune guards count what edgesync manages', () => {
     const five = [1, 2, 3, 4, 5].map((n) => rule(`r${n}`, `Managed ${n}`));
     const other = list('partners', 'Partners');
     await f.run([...five, other], 'apply');
-    expect(Object.keys(f.state.inventory())).toHaveLength(6);
+    expect([...f.state.inventory().keys()]).toHaveLength(6);
 
     f.emu.journal.clear();
     const broken = await f.run([other], 'apply', { selection: { prune: true } });
@@ -119,7 +119,7 @@ describe('the prune guards count what edgesync manages', () => {
     // all-zones guard, so only the zone's guard on lists can refuse.
     const rules = [1, 2, 3, 4, 5, 6, 7].map((n) => rule(`r${n}`, `Managed ${n}`));
     await f.run([...lists, ...rules], 'apply');
-    expect(Object.keys(f.state.inventory())).toHaveLength(10);
+    expect([...f.state.inventory().keys()]).toHaveLength(10);
 
     f.emu.journal.clear();
     const out = await f.run([...lists.slice(0, 2), ...rules], 'apply', { selection: { prune: true } });
@@ -135,7 +135,7 @@ describe('the prune guards count what edgesync manages', () => {
       ],
     ]);
     expect(deletesOf(f)).toEqual([]);
-    const c = f.state.inventory()['AccessList/c'];
+    const c = f.state.inventory().get('AccessList/c');
     expect(c === undefined ? undefined : f.emu.state.accessList(42, Number(c.id))?.name).toBe('List C');
   });
 
@@ -232,7 +232,7 @@ describe('a create whose reply was lost, then a listing that lags', () => {
       },
     });
     expect(liveRuleNames(f).filter((n) => n === 'New one')).toHaveLength(1);
-    expect(f.state.inventory()['WafCustomRule/new-one']).toBeUndefined();
+    expect(f.state.inventory().get('WafCustomRule/new-one')).toBeUndefined();
 
     f.emu.journal.clear();
     const next = await f.run([doc], 'apply');
@@ -240,7 +240,7 @@ describe('a create whose reply was lost, then a listing that lags', () => {
     expect(next.plan.changes[0]).toMatchObject({ action: 'adopt', object: { id } });
     expect(writesOf(f.emu)).toEqual([]);
     expect(liveRuleNames(f).filter((n) => n === 'New one')).toHaveLength(1);
-    expect(f.state.inventory()['WafCustomRule/new-one']?.id).toBe(id);
+    expect(f.state.inventory().get('WafCustomRule/new-one')?.id).toBe(id);
   });
 
   it('a list: one POST, outcome unknown; the next run adopts it and sends its settings once', async () => {
@@ -338,7 +338,7 @@ describe('ignore globs', () => {
     const f = await start({ shieldZones: [{ id: 42, planType: 'Advanced', customWafRulesLimit: 100 }] });
     const legacy = rule('legacy', 'Legacy managed');
     await f.run([zone(['Legacy *']), legacy, rule('keep', 'Kept')], 'apply');
-    const id = f.state.inventory()['WafCustomRule/legacy']?.id;
+    const id = f.state.inventory().get('WafCustomRule/legacy')?.id;
 
     f.emu.journal.clear();
     const out = await f.run([zone(['Legacy *']), rule('keep', 'Kept')], 'apply', {
@@ -356,7 +356,7 @@ describe('a rename onto a name another live object has', () => {
   it('is refused at plan time, naming both objects; nothing is sent', async () => {
     const f = await start();
     await f.run([rule('mine', 'Mine')], 'apply');
-    const id = f.state.inventory()['WafCustomRule/mine']?.id;
+    const id = f.state.inventory().get('WafCustomRule/mine')?.id;
 
     f.emu.journal.clear();
     const out = await f.run([rule('mine', 'Log scanners')], 'apply');

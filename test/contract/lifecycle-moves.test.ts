@@ -43,7 +43,7 @@ afterEach(async () => {
 async function createdIn42(): Promise<{ f: EngineFixture; id: number }> {
   fx = await engineFixture(SEED);
   await fx.run([rule(42)], 'apply');
-  const id = fx.state.inventory()['WafCustomRule/block-x']?.id as number;
+  const id = fx.state.inventory().get('WafCustomRule/block-x')?.id as number;
   expect(id).toEqual(expect.any(Number));
   fx.emu.journal.clear();
   return { f: fx, id };
@@ -68,7 +68,7 @@ describe('a document moved to another zone', () => {
     ]);
     expect(names(f, 44)).toEqual(['Block x']);
     expect(names(f, 42)).not.toContain('Block x');
-    expect(f.state.inventory()).toEqual({
+    expect(Object.fromEntries(f.state.inventory())).toEqual({
       'WafCustomRule/block-x': {
         kind: 'WafCustomRule',
         shieldZoneId: 44,
@@ -146,7 +146,7 @@ describe('a document moved to another zone', () => {
     expect(names(f, 42)).toContain('Block x');
     expect(names(f, 44)).toEqual(['Block x']);
     // Still owned, so that a later run can prune it: the create in zone 44 did not overwrite it.
-    expect(f.state.inventory()['WafCustomRule/block-x@shield-zone-42']).toEqual({
+    expect(f.state.inventory().get('WafCustomRule/block-x@shield-zone-42')).toEqual({
       kind: 'WafCustomRule',
       shieldZoneId: 42,
       id,
@@ -158,7 +158,7 @@ describe('a document moved to another zone', () => {
     expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual([
       `DELETE /shield/waf/custom-rule/${id}`,
     ]);
-    expect(Object.keys(f.state.inventory())).toEqual(['WafCustomRule/block-x']);
+    expect([...f.state.inventory().keys()]).toEqual(['WafCustomRule/block-x']);
   });
 
   it('is not pruned from the old zone while the new zone cannot take the object (a create past its limit)', async () => {
@@ -194,7 +194,7 @@ describe('a document moved to another zone', () => {
     expect(plan.notPruned).toBeUndefined();
     expect(writesOf(f.emu)).toEqual([]);
     expect(names(f, 42)).toContain('Block x');
-    expect(f.state.inventory()['WafCustomRule/block-x']?.shieldZoneId).toBe(42);
+    expect(f.state.inventory().get('WafCustomRule/block-x')?.shieldZoneId).toBe(42);
   });
 
   it('a plan (not apply) shows the move without recording it', async () => {
@@ -206,7 +206,7 @@ describe('a document moved to another zone', () => {
       ['WafCustomRule/block-x', 'create'],
       ['WafCustomRule/block-x@shield-zone-42', 'delete'],
     ]);
-    expect(Object.keys(f.state.inventory())).toEqual(['WafCustomRule/block-x']);
-    expect(f.state.inventory()['WafCustomRule/block-x']?.shieldZoneId).toBe(42);
+    expect([...f.state.inventory().keys()]).toEqual(['WafCustomRule/block-x']);
+    expect(f.state.inventory().get('WafCustomRule/block-x')?.shieldZoneId).toBe(42);
   });
 });

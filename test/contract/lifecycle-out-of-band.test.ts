@@ -42,7 +42,7 @@ afterEach(async () => {
 async function deletedOutOfBand(): Promise<{ f: EngineFixture; id: number }> {
   fx = await engineFixture();
   await fx.run([keep, doc], 'apply');
-  const id = fx.state.inventory()['WafCustomRule/block-x']?.id as number;
+  const id = fx.state.inventory().get('WafCustomRule/block-x')?.id as number;
   fx.emu.state.removeCustomRule(id);
   fx.emu.journal.clear();
   return { f: fx, id };
@@ -54,14 +54,14 @@ describe('inventory objects deleted out of band', () => {
 
     const planned = await f.run([keep], 'plan', { selection: { prune: true } });
     expect(planned.plan.gone).toEqual(['WafCustomRule/block-x']);
-    expect(f.state.inventory()['WafCustomRule/block-x']).toBeDefined();
+    expect(f.state.inventory().get('WafCustomRule/block-x')).toBeDefined();
 
     const applied = await f.run([keep], 'apply');
 
     expect(applied.plan.gone).toEqual(['WafCustomRule/block-x']);
     expect(applied.plan.notPruned).toBeUndefined();
     expect(writesOf(f.emu)).toEqual([]);
-    expect(Object.keys(f.state.inventory())).toEqual(['WafCustomRule/third']);
+    expect([...f.state.inventory().keys()]).toEqual(['WafCustomRule/third']);
     const again = await f.run([keep], 'apply', { selection: { prune: true } });
     expect(again.plan.gone).toBeUndefined();
     expect(again.plan.changes.map((c) => c.action)).toEqual(['noop']);
@@ -75,6 +75,6 @@ describe('inventory objects deleted out of band', () => {
     expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual(['POST /shield/waf/custom-rule']);
     const recreated = f.emu.state.customRules(42).find((r) => r.ruleName === 'Block x');
     expect(recreated?.id).not.toBe(id);
-    expect(f.state.inventory()['WafCustomRule/block-x']?.id).toBe(recreated?.id);
+    expect(f.state.inventory().get('WafCustomRule/block-x')?.id).toBe(recreated?.id);
   });
 });

@@ -93,7 +93,7 @@ describe('create', () => {
       action: 'create',
       objectId: created?.id,
     });
-    expect(f.state.inventory()['WafCustomRule/block-admin']).toEqual({
+    expect(f.state.inventory().get('WafCustomRule/block-admin')).toEqual({
       kind: 'WafCustomRule',
       shieldZoneId: 42,
       id: created?.id,
@@ -162,7 +162,7 @@ describe('adopt and rename', () => {
     expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual([
       'PATCH /shield/waf/custom-rule/1236',
     ]);
-    expect(f.state.inventory()['WafCustomRule/third']).toMatchObject({ id: 1236, key: 'Third' });
+    expect(f.state.inventory().get('WafCustomRule/third')).toMatchObject({ id: 1236, key: 'Third' });
     await applyTwiceIsQuiet(f, [doc]);
   });
 
@@ -176,14 +176,14 @@ describe('adopt and rename', () => {
     expect(plan.changes[0]).toMatchObject({ action: 'adopt', diffs: [], requests: [] });
     expect(apply?.results[0]).toMatchObject({ outcome: 'applied', action: 'adopt' });
     expect(writesOf(f.emu)).toEqual([]);
-    expect(f.state.inventory()['AccessList/countries']).toMatchObject({ id: 9002, key: 'Countries' });
+    expect(f.state.inventory().get('AccessList/countries')).toMatchObject({ id: 9002, key: 'Countries' });
     await applyTwiceIsQuiet(f, [doc]);
   });
 
   it('a changed ruleName of an owned rule is a rename (PATCH of the same id), not a create and a delete', async () => {
     const f = await start();
     await f.run([rule('block-admin', 'Block admin')], 'apply');
-    const id = f.state.inventory()['WafCustomRule/block-admin']?.id;
+    const id = f.state.inventory().get('WafCustomRule/block-admin')?.id;
     const renamed = rule('block-admin', 'Block the admin area');
 
     f.emu.journal.clear();
@@ -194,7 +194,7 @@ describe('adopt and rename', () => {
       `PATCH /shield/waf/custom-rule/${id}`,
     ]);
     expect(liveRuleNames(f)).toEqual(['Block SQLi', 'Log scanners', 'Third', 'Block the admin area']);
-    expect(f.state.inventory()['WafCustomRule/block-admin']).toMatchObject({
+    expect(f.state.inventory().get('WafCustomRule/block-admin')).toMatchObject({
       id,
       key: 'Block the admin area',
     });
@@ -222,7 +222,7 @@ describe('prune', () => {
     const f = await start();
     const keep = rule('third', 'Third', { ruleConfiguration: { ...BLOCK_ADMIN_RULE, value: '/third' } });
     await f.run([keep, rule('block-admin', 'Block admin')], 'apply');
-    const id = f.state.inventory()['WafCustomRule/block-admin']?.id as number;
+    const id = f.state.inventory().get('WafCustomRule/block-admin')?.id as number;
     f.emu.journal.clear();
     return { f, id, keep };
   }
@@ -264,7 +264,7 @@ describe('prune', () => {
     ]);
     // 1234 and 1235 were never created or adopted: untouched.
     expect(liveRuleNames(f)).toEqual(['Block SQLi', 'Log scanners', 'Third']);
-    expect(f.state.inventory()['WafCustomRule/block-admin']).toBeUndefined();
+    expect(f.state.inventory().get('WafCustomRule/block-admin')).toBeUndefined();
     await applyTwiceIsQuiet(f, [keep], true);
   });
 
@@ -471,7 +471,7 @@ describe('a create whose reply is lost', () => {
     expect(writesOf(f.emu).map((w) => `${w.method} ${w.path}`)).toEqual(['POST /shield/waf/custom-rule']);
     expect(liveRuleNames(f).filter((n) => n === 'Block admin')).toHaveLength(1);
     const id = f.emu.state.customRules(42).find((r) => r.ruleName === 'Block admin')?.id;
-    expect(f.state.inventory()['WafCustomRule/block-admin']?.id).toBe(id);
+    expect(f.state.inventory().get('WafCustomRule/block-admin')?.id).toBe(id);
     await applyTwiceIsQuiet(f, [doc]);
   });
 

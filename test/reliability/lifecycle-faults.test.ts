@@ -110,7 +110,7 @@ describe('creates and prunes while 20 % of API calls fail', () => {
         ['List 2', false, 3],
         ['Office IPs', true, 2],
       ]);
-      expect(Object.keys(state.inventory()).sort()).toEqual(resources.map((r) => r.subject).sort());
+      expect([...state.inventory().keys()].sort()).toEqual(resources.map((r) => r.subject).sort());
     } finally {
       await api.close();
       await emu.close();

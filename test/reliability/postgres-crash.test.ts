@@ -74,7 +74,7 @@ describe('the Postgres store under crashes and races', () => {
     expect(restarted.map((p) => p.status)).toEqual(['fulfilled', 'fulfilled']);
     expect(before.map((row) => row.version)).toEqual([1]);
     expect(after).toEqual(before);
-    expect(Object.keys(reopened.inventory())).toEqual(['WafCustomRule/seven']);
+    expect([...reopened.inventory().keys()]).toEqual(['WafCustomRule/seven']);
     await Promise.all([...racers, writer].map((store) => store.close()));
   }, 60_000);
 
@@ -107,7 +107,7 @@ describe('the Postgres store under crashes and races', () => {
       const read = await openStateStore(postgresBackend({ url, password: PG_PASSWORD, instance: 'crash' }), {
         readOnly: true,
       });
-      const entries = Object.values(read.inventory());
+      const entries = [...read.inventory().values()];
       seen.push({ entries: entries.length, keys: new Set(entries.map((e) => e.key)).size });
       saves.push(Number(/^save (\d+)$/.exec(entries[0]?.key ?? '')?.[1]));
       expect(read.warning).toBeUndefined();

@@ -164,7 +164,7 @@ describe('container apps created, adopted and pruned while 20 % of API calls fai
         expect(lostCreateReplies).toBeGreaterThanOrEqual(4);
         expect(final.plan.changes.filter((c) => c.action !== 'noop')).toEqual([]);
         expect(emu.journal.writes()).toEqual([]);
-        expect(Object.keys(state.inventory()).sort()).toEqual(resources.map((r) => r.subject).sort());
+        expect([...state.inventory().keys()].sort()).toEqual(resources.map((r) => r.subject).sort());
       } finally {
         await api.close();
         await emu.close();

@@ -282,7 +282,7 @@ describe('creating, adopting and pruning at full size while 20 % of API calls fa
         expect(final.plan.changes.filter((c) => c.action !== 'noop')).toEqual([]);
         expect(final.plan.notPruned ?? []).toEqual([]);
         expect(emu.journal.writes()).toEqual([]);
-        expect(Object.keys(state.inventory()).sort()).toEqual(resources.map((r) => r.subject).sort());
+        expect([...state.inventory().keys()].sort()).toEqual(resources.map((r) => r.subject).sort());
       } finally {
         await api.close();
         await emu.close();

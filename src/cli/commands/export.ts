@@ -155,7 +155,7 @@ async function rememberedApps(
   try {
     const state = await openStateStore(backend, { readOnly: true });
     if (state.warning !== undefined) io.stderr.write(`edgesync: warning: ${state.warning}\n`);
-    for (const record of Object.values(state.resources())) {
+    for (const record of state.resources().values()) {
       const appId = record.remember?.[REMEMBERED_APP_ID];
       if (typeof appId === 'string' && record.remember !== undefined) byApp.set(appId, record.remember);
     }

@@ -61,13 +61,13 @@ async function runForget(subjects: readonly string[], flags: ForgetFlags, io: Cl
 async function forgetIn(state: StateStore, subjects: readonly string[], io: CliIo): Promise<number> {
   if (state.warning !== undefined) throw new ReconcileError('STATE_IO', state.warning);
   const inventory = state.inventory();
-  const unknown = subjects.filter((subject) => inventory[subject] === undefined);
+  const unknown = subjects.filter((subject) => !inventory.has(subject));
   if (unknown.length > 0) {
     io.stderr.write(errorLine('USAGE', `not in the inventory (nothing forgotten): ${unknown.join(', ')}`));
     return 1;
   }
   for (const subject of subjects) {
-    const entry = inventory[subject];
+    const entry = inventory.get(subject);
     state.setInventory(subject, undefined);
     io.stdout.write(
       `forgotten ${subject}: ${entry?.kind} #${entry?.id} ${JSON.stringify(entry?.key)} in Shield Zone ${entry?.shieldZoneId} stays live, unmanaged\n`,

@@ -68,14 +68,14 @@ async function runShow(flags: ShowFlags, io: CliIo): Promise<number> {
   try {
     const state = await openStateStore(backend, { readOnly: true });
     const lease = await backend.holder();
-    const inventory = Object.entries(state.inventory()).sort(([a], [b]) => a.localeCompare(b));
+    const inventory = [...state.inventory()].sort(([a], [b]) => a.localeCompare(b));
     if (flags.json === true) {
       const body = {
         store: backend.kind,
         location: backend.location,
         leader: lease === undefined ? null : { ...lease.holder, term: lease.term },
         inventory: inventory.map(([subject, entry]) => ({ subject, ...entry })),
-        resources: Object.keys(state.resources()).length,
+        resources: state.resources().size,
         runs: state.runs(),
         ...(state.warning === undefined ? {} : { warning: state.warning }),
       };
@@ -95,7 +95,7 @@ async function runShow(flags: ShowFlags, io: CliIo): Promise<number> {
       lease === undefined
         ? 'Lease: free'
         : `Lease: pid ${lease.holder.pid} on host ${lease.holder.host} (edgesync ${lease.holder.command}, since ${lease.holder.since}), term ${lease.term}`,
-      `Inventory: ${rows.length} ${rows.length === 1 ? 'object' : 'objects'}; ${Object.keys(state.resources()).length} resources with a last-applied record`,
+      `Inventory: ${rows.length} ${rows.length === 1 ? 'object' : 'objects'}; ${state.resources().size} resources with a last-applied record`,
       ...(rows.length === 0
         ? []
         : [
@@ -171,9 +171,9 @@ async function runMigrate(flags: MigrateFlags, io: CliIo): Promise<number> {
           if (text !== undefined) await to.writeRecord(name, text, toLease);
         }
         await to.writeDocument(source.text, toLease);
-        const entries = Object.keys(parsed.inventory()).length;
+        const entries = parsed.inventory().size;
         io.stdout.write(
-          `migrated the state of ${from.location} to ${to.location}: ${entries} inventory ${entries === 1 ? 'entry' : 'entries'}, ${Object.keys(parsed.resources()).length} resource records, ${parsed.runs().length} runs${key === undefined ? '' : ', the install key'}\n`,
+          `migrated the state of ${from.location} to ${to.location}: ${entries} inventory ${entries === 1 ? 'entry' : 'entries'}, ${parsed.resources().size} resource records, ${parsed.runs().length} runs${key === undefined ? '' : ', the install key'}\n`,
         );
         return 0;
       } finally {

@@ -44,7 +44,7 @@ describe('state file versions', () => {
     expect(store.runs()).toHaveLength(1);
     expect(saved.version).toBe(STATE_VERSION);
     expect(STATE_VERSION).toBe(2);
-    expect(reopened.inventory()).toEqual({
+    expect(Object.fromEntries(reopened.inventory())).toEqual({
       'WafCustomRule/block-sqli': { kind: 'WafCustomRule', shieldZoneId: 42, id: 1234, key: 'Block SQLi' },
     });
   });
@@ -57,7 +57,7 @@ describe('state file versions', () => {
     const store = await openStateStore(fileBackend(dir));
 
     expect(store.warning).toMatch(/was unreadable and was moved to/);
-    expect(store.inventory()).toEqual({});
+    expect(Object.fromEntries(store.inventory())).toEqual({});
   });
 });
 
@@ -80,7 +80,9 @@ const keep = desired('WafCustomRule', 'a', {
   ruleName: 'A',
   ruleConfiguration: { actionType: 'Block', operatorType: 'RX', variableTypes: { REQUEST_URI: '' } },
 });
-const owned = { 'WafCustomRule/gone': { kind: 'WafCustomRule' as const, shieldZoneId: 42, id: 4, key: 'D' } };
+const owned = new Map([
+  ['WafCustomRule/gone', { kind: 'WafCustomRule' as const, shieldZoneId: 42, id: 4, key: 'D' }],
+]);
 
 /**
  * planLifecycle of no other changes in `zones`, with --prune, a trusted inventory of `owned`,

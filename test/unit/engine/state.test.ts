@@ -117,7 +117,7 @@ describe('state store', () => {
     during = undefined;
     await store.save();
     const next = await openStateStore(fileBackend(dir));
-    expect(next.inventory()).toEqual({});
+    expect(Object.fromEntries(next.inventory())).toEqual({});
     expect(next.hint('AccessList/late')).toEqual({ checksum: 'late' });
     expect(next.rollout('ContainerApp/late')?.objectId).toBe(8);
   });
@@ -185,7 +185,7 @@ describe('state store', () => {
 
     await daemon.reload();
 
-    expect(Object.keys(daemon.inventory())).toEqual(['WafCustomRule/eight']);
+    expect([...daemon.inventory().keys()]).toEqual(['WafCustomRule/eight']);
     expect(daemon.runs().map((r) => r.result)).toEqual(['deferred']);
   });
 });
