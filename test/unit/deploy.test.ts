@@ -200,6 +200,22 @@ describe('Dockerfile', () => {
   });
 });
 
+/** The limits of docs/performance.md's "Memory limit per number of resources" table, as `256Mi up to 10,000`. */
+function memoryLimits(unit: string): string[] {
+  const doc = readFileSync(join(REPO, 'docs/performance.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('### Memory limit per number of resources'));
+  const limits = [...section.matchAll(/^\| up to ([\d,]+) \| (\d+) MiB \|/gm)].map(
+    ([, resources, mib]) => `${mib}${unit} up to ${resources}`,
+  );
+  expect(limits).toHaveLength(3);
+  return limits;
+}
+
+/** A YAML file's text with its comment lines run together, as one sentence reads across them. */
+function commentsOf(file: string): string {
+  return readFileSync(join(REPO, file), 'utf8').replace(/\n\s*#\s*/g, ' ');
+}
+
 describe('deploy/docker-compose.yml', () => {
   const compose = parse(readFileSync(join(REPO, 'deploy/docker-compose.yml'), 'utf8')) as {
     services: Record<string, Record<string, unknown>>;
@@ -213,6 +229,7 @@ describe('deploy/docker-compose.yml', () => {
     build: { context: string; dockerfile: string };
     stop_grace_period: string;
     read_only: boolean;
+    mem_limit: string;
   };
   const gitSync = compose.services['git-sync'] as { image: string; command: string[]; volumes: string[] };
 
@@ -234,6 +251,13 @@ describe('deploy/docker-compose.yml', () => {
     expect(existsSync(resolve(REPO, 'deploy', edgesync.build.context, edgesync.build.dockerfile))).toBe(true);
     expect(Number.parseInt(edgesync.stop_grace_period, 10)).toBeGreaterThan(DEFAULT_SHUTDOWN_TIMEOUT_S);
     expect(edgesync.read_only).toBe(true);
+  });
+
+  it("sets a memory limit and states the one per number of resources that docs/performance.md's table gives", () => {
+    expect(commentsOf('deploy/docker-compose.yml')).toContain(
+      `Set it by the number of resources: ${memoryLimits('m').join(', ')}`,
+    );
+    expect(memoryLimits('m').map((l) => l.split(' ')[0])).toContain(edgesync.mem_limit);
   });
 
   it('keeps the state in PostgreSQL only with the postgres profile: a file store by default', () => {
@@ -347,7 +371,7 @@ describe.each(VARIANTS)('deploy/kubernetes/%s', (dir) => {
       String(portOf('--metrics-listen')),
     );
     expect(edgesync.resources.requests).toBeDefined();
-    // Headroom over the daemon's 256 MB peak-RSS budget (docs/design.md, Targets), which the benchmark measures.
+    // The limit docs/performance.md gives for up to 30,000 resources (the next test).
     expect(edgesync.resources.limits.memory).toBe('384Mi');
     for (const c of [edgesync, gitSync]) {
       expect(c.securityContext).toMatchObject({
@@ -358,6 +382,14 @@ describe.each(VARIANTS)('deploy/kubernetes/%s', (dir) => {
     }
     expect(pod.securityContext.runAsNonRoot).toBe(true);
     expect(pod.terminationGracePeriodSeconds).toBeGreaterThan(DEFAULT_SHUTDOWN_TIMEOUT_S);
+  });
+
+  it("states the memory limit per number of resources that docs/performance.md's table gives", () => {
+    const manifest = `deploy/kubernetes/${dir}/${workload.kind.toLowerCase()}.yaml`;
+    expect(commentsOf(manifest)).toContain(
+      `Set it by the number of resources: ${memoryLimits('Mi').join(', ')}`,
+    );
+    expect(memoryLimits('Mi').map((l) => l.split(' ')[0])).toContain(edgesync.resources.limits.memory);
   });
 
   it('sets no heap cap: V8 sizes its heap from the memory limit', () => {
