@@ -27,7 +27,7 @@ describe('state file versions', () => {
     copyFileSync(V1_FILE, join(dir, STATE_FILE));
 
     const store = await openStateStore(fileBackend(dir));
-    const before = { warning: store.warning, inventory: { ...store.inventory() } };
+    const before = { warning: store.warning, inventory: Object.fromEntries(store.inventory()) };
     store.setInventory('WafCustomRule/block-sqli', {
       kind: 'WafCustomRule',
       shieldZoneId: 42,
