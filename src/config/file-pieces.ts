@@ -76,8 +76,8 @@ const CHUNK_FIELDS = 4;
 
 /**
  * A file's ChunkInfo list packed into one string of digests and one array of small numbers.
- * The daemon keeps one chunk per document for its whole life, and as objects each one cost
- * an object and a string of its own for what two packed runs of 32 bytes hold.
+ * The daemon keeps one chunk per document for its whole life; as objects, each chunk cost an
+ * object and a string of its own besides its 32 digest bytes and four numbers.
  */
 export class ChunkTable implements Iterable<ChunkInfo> {
   private constructor(
@@ -86,21 +86,24 @@ export class ChunkTable implements Iterable<ChunkInfo> {
   ) {}
 
   static of(chunks: readonly ChunkInfo[]): ChunkTable {
-    const numbers: number[] = [];
-    for (const chunk of chunks) {
-      if (chunk.digest.length !== DIGEST_CHARS) throw new Error(`not a piece digest: ${chunk.digest}`);
-      numbers.push(chunk.line, chunk.documents, chunk.issues, chunk.dependencies);
+    // Sized once: an array grown by push keeps spare room, and this one is kept.
+    const numbers = new Array<number>(chunks.length * CHUNK_FIELDS);
+    for (const [i, chunk] of chunks.entries()) {
+      // The packed layout finds each digest by its place: one of another length would shift
+      // every digest after it.
+      if (chunk.digest.length !== DIGEST_CHARS)
+        throw new Error(`a piece digest has ${chunk.digest.length} characters, not ${DIGEST_CHARS}`);
+      const at = i * CHUNK_FIELDS;
+      numbers[at] = chunk.line;
+      numbers[at + 1] = chunk.documents;
+      numbers[at + 2] = chunk.issues;
+      numbers[at + 3] = chunk.dependencies;
     }
     return new ChunkTable(chunks.map((chunk) => chunk.digest).join(''), numbers);
   }
 
-  get length(): number {
-    return this.numbers.length / CHUNK_FIELDS;
-  }
-
   *[Symbol.iterator](): Iterator<ChunkInfo> {
-    for (let i = 0; i < this.length; i += 1) {
-      const at = i * CHUNK_FIELDS;
+    for (let at = 0, i = 0; at < this.numbers.length; at += CHUNK_FIELDS, i += 1) {
       yield {
         digest: this.digests.slice(i * DIGEST_CHARS, (i + 1) * DIGEST_CHARS),
         line: this.numbers[at] as number,
@@ -128,9 +131,9 @@ export interface Chunk {
 }
 
 /**
- * A piece's digest: SHA-256 as 32 one-byte characters (`binary`, that is latin1), the most compact text form
- * (the daemon keeps one per document for its whole life, in a ChunkTable, and it is only ever
- * compared with another, never shown).
+ * A piece's digest: SHA-256 as 32 one-byte characters (`binary`, that is latin1), its most
+ * compact text form (the daemon keeps one per document for its whole life, in a ChunkTable,
+ * and it is only ever compared with another, never shown).
  */
 function pieceDigest(text: string): string {
   return hash('sha256', text, 'binary');
