@@ -472,23 +472,28 @@ function scaleRows(f: ScaleFigures): Figure[] {
         const smaller = f.sizes
           .slice(0, f.sizes.indexOf(s))
           .findLast((o) => o.daemon?.retainedHeapBytes !== undefined);
-        const slope =
+        const added =
           smaller?.daemon?.retainedHeapBytes === undefined
             ? undefined
-            : (d.retainedHeapBytes - smaller.daemon.retainedHeapBytes) / (s.resources - smaller.resources);
+            : {
+                since: smaller.resources,
+                perResource:
+                  (d.retainedHeapBytes - smaller.daemon.retainedHeapBytes) /
+                  (s.resources - smaller.resources),
+              };
         const whole = `${mib(d.retainedHeapBytes)} in all, ${(per / 1024).toFixed(2)} KB per resource`;
         const judgesWhole = s.resources >= WHOLE_HEAP_JUDGED_FROM;
         const passes = [
-          ...(slope === undefined ? [] : [slope <= RETAINED_TARGET]),
+          ...(added === undefined ? [] : [added.perResource <= RETAINED_TARGET]),
           ...(judgesWhole ? [per <= RETAINED_TARGET] : []),
         ];
         rows.push({
           figure: `retained heap after the runs, ${n} resources: what each resource adds${judgesWhole ? ', and the whole heap per resource' : ''}`,
           target: '≤ 2 KB',
           measured:
-            slope === undefined || smaller === undefined
+            added === undefined
               ? `— (no smaller size; ${whole})`
-              : `${(slope / 1024).toFixed(2)} KB per resource added since ${count(smaller.resources)} (${whole})`,
+              : `${(added.perResource / 1024).toFixed(2)} KB per resource added since ${count(added.since)} (${whole})`,
           ...(passes.length === 0 ? {} : { pass: passes.every(Boolean) }),
         });
       }
